@@ -1,0 +1,408 @@
+// FP32 SIMT GEMM template: C = alpha * A * B + beta * C, all matrices row-major.
+//
+// Compiled at run time by NVRTC; one instantiation per tuning candidate, selected with an NVRTC
+// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2>`. The host side
+// (runtime/src/kernel_config.cpp) owns the meaning and valid ranges of every parameter and the
+// shared-memory size formula; this file must agree with it.
+//
+// Why it is shaped like this:
+// - Every thread owns a TM x TN micro-tile of C. Threads of a warp form a WARP_ROWS x (32/WARP_ROWS)
+//   grid and their micro-tiles are interleaved in chunks of 4, so one warp reads a contiguous run of
+//   shared memory per k step (float4 reads, broadcast across the warp, no bank conflicts).
+// - Out-of-range tile elements are zero-filled at load time, so the inner loop never branches; only
+//   loads and the epilogue know about edges. Vector loads are used only where the vector is in
+//   bounds and aligned, which makes every M, N, K and leading dimension correct.
+// - STAGES == 1: load, sync, compute. STAGES == 2 without ASYNC: the next tile is fetched into
+//   registers while the current one is computed (works on every architecture). ASYNC: cp.async
+//   (sm_80+) with STAGES shared-memory buffers in flight.
+// - Split-K (gridDim.z > 1) writes partial sums to a workspace; splitk_reduce then applies
+//   alpha/beta in a fixed order, so results are deterministic.
+// No standard headers: NVRTC compiles this without a host toolchain.
+
+namespace gemmtune {
+
+namespace detail {
+
+__device__ __forceinline__ void cp_async_f32(float* smem, const float* gmem, bool in_bounds) {
+#if __CUDA_ARCH__ >= 800
+  unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  int src_bytes = in_bounds ? 4 : 0;  // 0 bytes read: the destination is zero-filled
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
+#else
+  __trap();
+#endif
+}
+
+__device__ __forceinline__ void cp_async_f32x4(float* smem, const float* gmem) {
+#if __CUDA_ARCH__ >= 800
+  unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem));
+#else
+  __trap();
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+#endif
+}
+
+template <int W>
+struct VecOf;
+template <>
+struct VecOf<1> {
+  using type = float;
+};
+template <>
+struct VecOf<2> {
+  using type = float2;
+};
+template <>
+struct VecOf<4> {
+  using type = float4;
+};
+
+// Copies W consecutive floats from shared memory into registers with one access where aligned.
+template <int W, bool ALIGNED>
+__device__ __forceinline__ void load_run(float* dst, const float* src) {
+  if constexpr (ALIGNED && W > 1) {
+    typename VecOf<W>::type v = *reinterpret_cast<const typename VecOf<W>::type*>(src);
+    const float* f = reinterpret_cast<const float*>(&v);
+#pragma unroll
+    for (int i = 0; i < W; ++i) dst[i] = f[i];
+  } else {
+#pragma unroll
+    for (int i = 0; i < W; ++i) dst[i] = src[i];
+  }
+}
+
+__device__ __forceinline__ bool aligned_to(const void* p, unsigned bytes) {
+  return (reinterpret_cast<unsigned long long>(p) % bytes) == 0;
+}
+
+// Largest of 4, 2, 1 that divides x: the width of the contiguous runs a micro-tile is made of.
+__host__ __device__ constexpr int run_width(int x) { return x % 4 == 0 ? 4 : (x % 2 == 0 ? 2 : 1); }
+
+}  // namespace detail
+
+template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
+          int ASYNC, int TRANSPOSE_A, int VEC>
+struct SgemmShape {
+  static constexpr int kWarpCols = 32 / WARP_ROWS;
+  static constexpr int kWarpsM = BM / (TM * WARP_ROWS);
+  static constexpr int kWarpsN = BN / (TN * kWarpCols);
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  // Shared-memory tiles. A is [BK][BM + PAD_A] when transposed, else [BM][BK + PAD_A].
+  static constexpr int kStrideA = TRANSPOSE_A ? BM + PAD_A : BK + PAD_A;
+  static constexpr int kTileA = TRANSPOSE_A ? BK * kStrideA : BM * kStrideA;
+  static constexpr int kStrideB = BN + PAD_B;
+  static constexpr int kTileB = BK * kStrideB;
+  static constexpr int kRunM = detail::run_width(TM);
+  static constexpr int kRunN = detail::run_width(TN);
+  static constexpr int kLoadsA = BM * BK / (kThreads * VEC);
+  static constexpr int kLoadsB = BK * BN / (kThreads * VEC);
+  static_assert(32 % WARP_ROWS == 0, "WARP_ROWS must divide 32");
+  static_assert(kWarpsM * TM * WARP_ROWS == BM && kWarpsN * TN * kWarpCols == BN, "tile/warp mismatch");
+  static_assert(kLoadsA * kThreads * VEC == BM * BK && kLoadsB * kThreads * VEC == BK * BN,
+                "tile loads must divide evenly among threads");
+  static_assert(BK % VEC == 0 && BN % VEC == 0, "vector width must divide BK and BN");
+  static_assert(ASYNC ? STAGES >= 2 : (STAGES == 1 || STAGES == 2), "1-2 stages, or 2+ with cp.async");
+};
+
+template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
+          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS>
+__global__ void __launch_bounds__(
+    SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC>::kThreads,
+    MIN_BLOCKS)
+    sgemm(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+          const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+          float* __restrict__ workspace, int swizzle) {
+  using S = SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC>;
+  extern __shared__ float4 smem_raw[];  // float4: 16-byte alignment for vector accesses
+  float* smem = reinterpret_cast<float*>(smem_raw);
+
+  // Block swizzle: walk `swizzle` block rows at a time so neighbouring blocks share A and B in L2.
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const int pid = blockIdx.x;
+  const int per_group = swizzle * tiles_n;
+  const int first_m = (pid / per_group) * swizzle;
+  const int group_rows = min(tiles_m - first_m, swizzle);
+  const int tile_m = first_m + (pid % per_group) % group_rows;
+  const int tile_n = (pid % per_group) / group_rows;
+  const int m0 = tile_m * BM;
+  const int n0 = tile_n * BN;
+
+  // This block's share of K (split-K), rounded to whole BK tiles.
+  const int k_tiles_total = (K + BK - 1) / BK;
+  const int k_tiles_per_split = (k_tiles_total + gridDim.z - 1) / gridDim.z;
+  const int kt_begin = blockIdx.z * k_tiles_per_split;
+  const int kt_end = min(k_tiles_total, kt_begin + k_tiles_per_split);
+  const int k_tiles = max(0, kt_end - kt_begin);
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int warp_m = warp / S::kWarpsN;
+  const int warp_n = warp % S::kWarpsN;
+  const int lane_r = lane / S::kWarpCols;
+  const int lane_c = lane % S::kWarpCols;
+  // First row/column of this thread's runs inside the block tile; runs repeat every stride_m/n.
+  const int row_base = warp_m * TM * WARP_ROWS + lane_r * S::kRunM;
+  const int col_base = warp_n * TN * S::kWarpCols + lane_c * S::kRunN;
+  constexpr int kStrideRunM = WARP_ROWS * S::kRunM;
+  constexpr int kStrideRunN = S::kWarpCols * S::kRunN;
+
+  // Vector loads need the whole vector in bounds and 16-byte (or 8-byte) alignment; checked once.
+  const bool a_vec_ok = VEC > 1 && lda % VEC == 0 && detail::aligned_to(A, 4 * VEC);
+  const bool b_vec_ok = VEC > 1 && ldb % VEC == 0 && detail::aligned_to(B, 4 * VEC);
+
+  // ---- global -> shared loads -------------------------------------------------------------
+  // Element (r, c) of the A tile is A[m0 + r][k + c]; stored at As[c][r] when transposed.
+  auto a_index = [](int r, int c) { return TRANSPOSE_A ? c * S::kStrideA + r : r * S::kStrideA + c; };
+
+  float a_regs[ASYNC ? 1 : S::kLoadsA * VEC];
+  float b_regs[ASYNC ? 1 : S::kLoadsB * VEC];
+
+  // Synchronous path: fetch one tile of A and B into registers (zero outside the matrix).
+  auto fetch_regs = [&](int kt) {
+    const int k0 = kt * BK;
+#pragma unroll
+    for (int i = 0; i < S::kLoadsA; ++i) {
+      const int v = tid + i * S::kThreads;
+      const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
+      const int gm = m0 + r, gk = k0 + c;
+      const float* src = A + static_cast<long long>(gm) * lda + gk;
+      if (VEC > 1 && a_vec_ok && gm < M && gk + VEC <= K) {
+        detail::load_run<VEC, true>(&a_regs[i * VEC], src);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) a_regs[i * VEC + j] = (gm < M && gk + j < K) ? src[j] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < S::kLoadsB; ++i) {
+      const int v = tid + i * S::kThreads;
+      const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
+      const int gk = k0 + r, gn = n0 + c;
+      const float* src = B + static_cast<long long>(gk) * ldb + gn;
+      if (VEC > 1 && b_vec_ok && gk < K && gn + VEC <= N) {
+        detail::load_run<VEC, true>(&b_regs[i * VEC], src);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) b_regs[i * VEC + j] = (gk < K && gn + j < N) ? src[j] : 0.0f;
+      }
+    }
+  };
+  auto store_regs = [&](int stage) {
+    float* As = smem + stage * (S::kTileA + S::kTileB);
+    float* Bs = As + S::kTileA;
+#pragma unroll
+    for (int i = 0; i < S::kLoadsA; ++i) {
+      const int v = tid + i * S::kThreads;
+      const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
+      if constexpr (!TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0) {
+        *reinterpret_cast<float4*>(&As[a_index(r, c)]) =
+            make_float4(a_regs[i * 4], a_regs[i * 4 + 1], a_regs[i * 4 + 2], a_regs[i * 4 + 3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) As[a_index(r, c + j)] = a_regs[i * VEC + j];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < S::kLoadsB; ++i) {
+      const int v = tid + i * S::kThreads;
+      const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
+      float* dst = &Bs[r * S::kStrideB + c];
+      if constexpr (VEC == 4 && S::kStrideB % 4 == 0) {
+        *reinterpret_cast<float4*>(dst) = make_float4(b_regs[i * 4], b_regs[i * 4 + 1], b_regs[i * 4 + 2],
+                                                      b_regs[i * 4 + 3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) dst[j] = b_regs[i * VEC + j];
+      }
+    }
+  };
+  // Asynchronous path (sm_80+): copies land in shared memory without passing through registers.
+  // A transposed is copied element by element (4-byte cp.async), everything else in 16-byte
+  // pieces where the piece is in bounds and aligned.
+  auto issue_async = [&](int kt, int stage) {
+    const int k0 = kt * BK;
+    float* As = smem + stage * (S::kTileA + S::kTileB);
+    float* Bs = As + S::kTileA;
+#pragma unroll
+    for (int i = 0; i < S::kLoadsA; ++i) {
+      const int v = tid + i * S::kThreads;
+      const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
+      const int gm = m0 + r, gk = k0 + c;
+      const float* src = A + static_cast<long long>(gm) * lda + gk;
+      if (!TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0 && a_vec_ok && gm < M && gk + 4 <= K) {
+        detail::cp_async_f32x4(&As[a_index(r, c)], src);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const bool ok = gm < M && gk + j < K;
+          detail::cp_async_f32(&As[a_index(r, c + j)], ok ? src + j : A, ok);
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < S::kLoadsB; ++i) {
+      const int v = tid + i * S::kThreads;
+      const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
+      const int gk = k0 + r, gn = n0 + c;
+      const float* src = B + static_cast<long long>(gk) * ldb + gn;
+      float* dst = &Bs[r * S::kStrideB + c];
+      if (VEC == 4 && S::kStrideB % 4 == 0 && b_vec_ok && gk < K && gn + 4 <= N) {
+        detail::cp_async_f32x4(dst, src);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VEC; ++j) {
+          const bool ok = gk < K && gn + j < N;
+          detail::cp_async_f32(dst + j, ok ? src + j : B, ok);
+        }
+      }
+    }
+  };
+
+  // ---- compute on one shared-memory stage ---------------------------------------------------
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  auto compute_stage = [&](int stage) {
+    const float* As = smem + stage * (S::kTileA + S::kTileB);
+    const float* Bs = As + S::kTileA;
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      float a_frag[TM];
+      float b_frag[TN];
+#pragma unroll
+      for (int run = 0; run < TM / S::kRunM; ++run) {
+        const int r = row_base + run * kStrideRunM;
+        if constexpr (TRANSPOSE_A) {
+          detail::load_run<S::kRunM, S::kStrideA % S::kRunM == 0>(&a_frag[run * S::kRunM],
+                                                                   &As[kk * S::kStrideA + r]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < S::kRunM; ++j) a_frag[run * S::kRunM + j] = As[(r + j) * S::kStrideA + kk];
+        }
+      }
+#pragma unroll
+      for (int run = 0; run < TN / S::kRunN; ++run) {
+        const int c = col_base + run * kStrideRunN;
+        detail::load_run<S::kRunN, S::kStrideB % S::kRunN == 0>(&b_frag[run * S::kRunN],
+                                                                 &Bs[kk * S::kStrideB + c]);
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
+    }
+  };
+
+  // ---- main loop ----------------------------------------------------------------------------
+  if constexpr (ASYNC) {
+    // STAGES - 1 tiles in flight ahead of the one being computed. A group is committed every
+    // iteration, even an empty one, so wait_group<STAGES - 2> always means "tile t has landed".
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < k_tiles) issue_async(kt_begin + s, s);
+      detail::cp_async_commit();
+    }
+    for (int t = 0; t < k_tiles; ++t) {
+      detail::cp_async_wait<STAGES - 2>();
+      __syncthreads();  // tile t visible to all; everyone is done with the stage refilled below
+      if (t + STAGES - 1 < k_tiles) issue_async(kt_begin + t + STAGES - 1, (t + STAGES - 1) % STAGES);
+      detail::cp_async_commit();
+      compute_stage(t % STAGES);
+    }
+    detail::cp_async_wait<0>();
+  } else if constexpr (STAGES == 2) {
+    if (k_tiles > 0) {
+      fetch_regs(kt_begin);
+      store_regs(0);
+      __syncthreads();
+    }
+    for (int t = 0; t < k_tiles; ++t) {
+      const bool more = t + 1 < k_tiles;
+      if (more) fetch_regs(kt_begin + t + 1);  // global latency hides behind compute_stage
+      compute_stage(t % 2);
+      if (more) store_regs((t + 1) % 2);  // the other stage: last read before the previous sync
+      __syncthreads();
+    }
+  } else {
+    for (int t = 0; t < k_tiles; ++t) {
+      fetch_regs(kt_begin + t);
+      store_regs(0);
+      __syncthreads();
+      compute_stage(0);
+      __syncthreads();
+    }
+  }
+
+  // ---- epilogue -----------------------------------------------------------------------------
+  // Split-K: raw partial sums to workspace[z][M][N]; splitk_reduce applies alpha and beta.
+  const bool partial = gridDim.z > 1;
+  float* out = partial ? workspace + static_cast<long long>(blockIdx.z) * M * N : C;
+  const int ldo = partial ? N : ldc;
+  const bool out_vec_ok = ldo % 4 == 0 && detail::aligned_to(out, 16);
+  const float scale = partial ? 1.0f : alpha;
+  const bool read_c = !partial && beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int gm = m0 + row_base + (i / S::kRunM) * kStrideRunM + i % S::kRunM;
+    if (gm >= M) continue;
+    float* row = out + static_cast<long long>(gm) * ldo;
+#pragma unroll
+    for (int run = 0; run < TN / S::kRunN; ++run) {
+      const int gn = n0 + col_base + run * kStrideRunN;
+      const int j0 = run * S::kRunN;
+      if (S::kRunN == 4 && out_vec_ok && gn + 4 <= N) {
+        float4 r = make_float4(scale * acc[i][j0], scale * acc[i][j0 + 1], scale * acc[i][j0 + 2],
+                               scale * acc[i][j0 + 3]);
+        if (read_c) {
+          const float4 c = *reinterpret_cast<const float4*>(row + gn);
+          r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
+        }
+        *reinterpret_cast<float4*>(row + gn) = r;
+      } else {
+#pragma unroll
+        for (int j = 0; j < S::kRunN; ++j) {
+          if (gn + j < N) {
+            const float r = scale * acc[i][j0 + j];
+            row[gn + j] = read_c ? r + beta * row[gn + j] : r;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Sums the split-K partials in a fixed order: C = alpha * sum_z W[z] + beta * C. A template only so
+// that NVRTC compiles it when asked for by name, like the GEMM itself.
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS) splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace, float alpha,
+                              float beta, float* __restrict__ C, int ldc) {
+  const long long total = static_cast<long long>(M) * N;
+  for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
+       idx += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float sum = 0.0f;
+    for (int z = 0; z < splits; ++z) sum += workspace[z * total + idx];
+    const int m = static_cast<int>(idx / N), n = static_cast<int>(idx % N);
+    float* c = C + static_cast<long long>(m) * ldc + n;
+    *c = beta != 0.0f ? alpha * sum + beta * *c : alpha * sum;
+  }
+}
+
+}  // namespace gemmtune

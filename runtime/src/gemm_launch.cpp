@@ -1,0 +1,77 @@
+// Kernel loading and launch geometry: one block per BM x BN tile in a 1-D grid (no 65535 limit on
+// M), K split over gridDim.z when split-K is on, then the reduction kernel.
+#include "gemm_launch.hpp"
+
+#include <algorithm>
+
+#include "cuda_check.hpp"
+
+namespace gemmtune {
+
+const char* gemm_arguments_error(const GemmArguments& a) {
+  if (a.m < 0 || a.n < 0 || a.k < 0) return "m, n and k must not be negative";
+  if (a.lda < std::max(1, a.k)) return "lda must be at least max(1, k)";
+  if (a.ldb < std::max(1, a.n)) return "ldb must be at least max(1, n)";
+  if (a.ldc < std::max(1, a.n)) return "ldc must be at least max(1, n)";
+  if (a.m > 0 && a.n > 0 && a.c == nullptr) return "c must not be null";
+  if (a.m > 0 && a.n > 0 && a.k > 0 && (a.a == nullptr || a.b == nullptr)) return "a and b must not be null";
+  return nullptr;
+}
+
+std::size_t workspace_bytes(const KernelConfig& config, int m, int n) {
+  if (config.split_k <= 1) return 0;
+  return std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
+}
+
+LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& config) : config_(config) {
+  GEMMTUNE_CUDA_CHECK(
+      cudaLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  try {
+    GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&gemm_, library_, compiled.gemm_symbol.c_str()));
+    GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&reduce_, library_, compiled.reduce_symbol.c_str()));
+    GEMMTUNE_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(config.shared_bytes())));
+  } catch (...) {
+    cudaLibraryUnload(library_);
+    throw;
+  }
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(library_));
+}
+
+cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
+  if (gemm_arguments_error(args)) return cudaErrorInvalidValue;
+  if (args.m == 0 || args.n == 0) return cudaSuccess;
+  const long long tiles = static_cast<long long>((args.m + config_.block_m - 1) / config_.block_m) *
+                          ((args.n + config_.block_n - 1) / config_.block_n);
+  if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+  int splits = config_.split_k;
+  if (splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
+
+  int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc;
+  float alpha = args.alpha, beta = args.beta;
+  const float* a = args.a;
+  const float* b = args.b;
+  float* c = args.c;
+  int swizzle = config_.swizzle;
+  void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &swizzle};
+  const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(splits));
+  const dim3 block(static_cast<unsigned>(config_.threads()));
+  cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(gemm_), grid, block, gemm_params,
+                                     config_.shared_bytes(), stream);
+  if (err != cudaSuccess || splits == 1) return err;
+
+  const float* partials = workspace;
+  void* reduce_params[] = {&m, &n, &splits, &partials, &alpha, &beta, &c, &ldc};
+  const long long elements = static_cast<long long>(m) * n;
+  const unsigned reduce_blocks =
+      static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8));
+  return cudaLaunchKernel(reinterpret_cast<const void*>(reduce_), dim3(reduce_blocks), dim3(kReduceThreads),
+                          reduce_params, 0, stream);
+}
+
+}  // namespace gemmtune
+

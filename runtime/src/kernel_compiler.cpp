@@ -1,0 +1,188 @@
+// NVRTC compilation with an on-disk cache. A cache entry is two files written atomically (temporary
+// name, then rename): <key>.cubin and <key>.json, the latter holding the symbols, resources and a
+// hash of the cubin, so a truncated or corrupted entry is detected and rebuilt, never loaded.
+#include "kernel_compiler.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <nvrtc.h>
+#include <spdlog/spdlog.h>
+
+#include "atomic_file.hpp"
+#include "embedded_files.hpp"
+#include "stable_hash.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr const char* kTemplatePath = "kernel_templates/sgemm.cuh";
+
+std::string embedded_template() {
+  const std::string_view src = embedded_file(kTemplatePath);
+  if (src.empty()) throw std::logic_error("kernel template was not embedded at build time");
+  return std::string(src);
+}
+
+std::string reduce_expression() { return fmt::format("gemmtune::splitk_reduce<{}>", kReduceThreads); }
+
+std::vector<std::string> nvrtc_options(const std::string& arch) {
+  return {"--gpu-architecture=" + arch, "--std=c++17", "-Xptxas=-v",
+          "-default-device"};
+}
+
+void check_arch(const std::string& arch) {
+  static const std::regex pattern("sm_[0-9]{2,3}a?");
+  if (!std::regex_match(arch, pattern)) throw std::invalid_argument("invalid GPU architecture '" + arch + "'");
+}
+
+std::optional<CompiledKernel> load_cached(const std::filesystem::path& dir, const std::string& key) {
+  const auto meta_text = read_whole_file(dir / (key + ".json"));
+  if (!meta_text) return std::nullopt;
+  try {
+    const auto meta = nlohmann::json::parse(*meta_text);
+    CompiledKernel k;
+    k.cubin = read_whole_file(dir / (key + ".cubin")).value_or(std::string());
+    if (k.cubin.size() != meta.at("cubin_bytes").get<std::size_t>() ||
+        stable_hash_hex(k.cubin) != meta.at("cubin_hash").get<std::string>()) {
+      spdlog::warn("compile cache entry {} is corrupted; rebuilding it", key);
+      return std::nullopt;
+    }
+    k.gemm_symbol = meta.at("gemm_symbol").get<std::string>();
+    k.reduce_symbol = meta.at("reduce_symbol").get<std::string>();
+    k.resources.registers = meta.at("registers").get<int>();
+    k.resources.spill_store_bytes = meta.at("spill_store_bytes").get<int>();
+    k.resources.spill_load_bytes = meta.at("spill_load_bytes").get<int>();
+    k.resources.stack_bytes = meta.at("stack_bytes").get<int>();
+    k.from_cache = true;
+    return k;
+  } catch (const std::exception& e) {
+    spdlog::warn("compile cache entry {} is unreadable ({}); rebuilding it", key, e.what());
+    return std::nullopt;
+  }
+}
+
+void store_cached(const std::filesystem::path& dir, const std::string& key, const CompiledKernel& k) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const nlohmann::json meta = {{"cubin_bytes", k.cubin.size()},
+                               {"cubin_hash", stable_hash_hex(k.cubin)},
+                               {"gemm_symbol", k.gemm_symbol},
+                               {"reduce_symbol", k.reduce_symbol},
+                               {"registers", k.resources.registers},
+                               {"spill_store_bytes", k.resources.spill_store_bytes},
+                               {"spill_load_bytes", k.resources.spill_load_bytes},
+                               {"stack_bytes", k.resources.stack_bytes}};
+  // The cubin first: a reader only trusts it once the metadata naming its hash exists.
+  if (!write_file_atomically(dir / (key + ".cubin"), k.cubin) ||
+      !write_file_atomically(dir / (key + ".json"), meta.dump())) {
+    spdlog::debug("could not write compile cache entry {} in {}", key, dir.string());
+  }
+}
+
+struct ProgramGuard {
+  nvrtcProgram program = nullptr;
+  ~ProgramGuard() {
+    if (program) nvrtcDestroyProgram(&program);
+  }
+};
+
+}  // namespace
+
+KernelResources parse_ptxas_resources(const std::string& log, const std::string& lowered_name) {
+  KernelResources r;
+  const auto start = log.find("Compiling entry function '" + lowered_name + "'");
+  if (start == std::string::npos) return r;
+  auto end = log.find("Compiling entry function", start + 1);
+  const std::string section = log.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::smatch m;
+  static const std::regex regs("Used ([0-9]+) registers");
+  static const std::regex spills("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads");
+  if (std::regex_search(section, m, regs)) r.registers = std::stoi(m[1]);
+  if (std::regex_search(section, m, spills)) {
+    r.stack_bytes = std::stoi(m[1]);
+    r.spill_store_bytes = std::stoi(m[2]);
+    r.spill_load_bytes = std::stoi(m[3]);
+  }
+  return r;
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
+  return fmt::format("{}.{}", major, minor);
+}
+
+std::filesystem::path default_cache_dir() {
+  if (const char* dir = std::getenv("GEMMTUNE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "gemmtune";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".cache" / "gemmtune";
+  return std::filesystem::temp_directory_path() / "gemmtune-cache";
+}
+
+KernelCompiler::KernelCompiler(std::filesystem::path cache_dir, std::string template_source)
+    : cache_dir_(std::move(cache_dir)),
+      template_source_(template_source.empty() ? embedded_template() : std::move(template_source)) {}
+
+std::string KernelCompiler::cache_key(const KernelConfig& config, const std::string& arch) const {
+  std::string material = template_source_;
+  material += '\0' + config.name_expression() + '\0' + reduce_expression() + '\0' + arch + '\0' + nvrtc_version();
+  for (const auto& opt : nvrtc_options(arch)) material += '\0' + opt;
+  return arch + "-" + stable_hash_hex(material);
+}
+
+CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch) const {
+  if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
+  check_arch(arch);
+  const std::string key = cache_key(config, arch);
+  if (!cache_dir_.empty()) {
+    if (auto cached = load_cached(cache_dir_, key)) return *cached;
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string gemm_expr = config.name_expression();
+  const std::string reduce_expr = reduce_expression();
+  ProgramGuard guard;
+  if (nvrtcCreateProgram(&guard.program, template_source_.c_str(), "sgemm.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+    throw CompileError("nvrtcCreateProgram failed", "", {});
+  nvrtcAddNameExpression(guard.program, gemm_expr.c_str());
+  nvrtcAddNameExpression(guard.program, reduce_expr.c_str());
+  const auto options = nvrtc_options(arch);
+  std::vector<const char*> option_ptrs;
+  for (const auto& o : options) option_ptrs.push_back(o.c_str());
+  const nvrtcResult result =
+      nvrtcCompileProgram(guard.program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(guard.program, &log_size);
+  std::string log(log_size, '\0');
+  if (log_size > 0) nvrtcGetProgramLog(guard.program, log.data());
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  if (result != NVRTC_SUCCESS)
+    throw CompileError(fmt::format("NVRTC failed for {} on {}: {}", config.name(), arch, nvrtcGetErrorString(result)),
+                       log, options);
+
+  CompiledKernel k;
+  const char* lowered = nullptr;
+  if (nvrtcGetLoweredName(guard.program, gemm_expr.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
+    throw CompileError("no lowered name for " + gemm_expr, log, options);
+  k.gemm_symbol = lowered;
+  if (nvrtcGetLoweredName(guard.program, reduce_expr.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
+    throw CompileError("no lowered name for " + reduce_expr, log, options);
+  k.reduce_symbol = lowered;
+  std::size_t cubin_size = 0;
+  if (nvrtcGetCUBINSize(guard.program, &cubin_size) != NVRTC_SUCCESS || cubin_size == 0)
+    throw CompileError("NVRTC produced no CUBIN for " + arch, log, options);
+  k.cubin.resize(cubin_size);
+  nvrtcGetCUBIN(guard.program, k.cubin.data());
+  k.resources = parse_ptxas_resources(log, k.gemm_symbol);
+  if (k.resources.registers == 0) throw CompileError("could not read register usage from the NVRTC log", log, options);
+  k.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!cache_dir_.empty()) store_cached(cache_dir_, key, k);
+  return k;
+}
+
+}  // namespace gemmtune

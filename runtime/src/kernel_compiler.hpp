@@ -1,0 +1,79 @@
+// Compiles KernelConfigs to CUBIN with NVRTC for a given architecture and reads the resources the
+// compile reports (registers, spills, stack). Results go through an on-disk cache keyed by
+// everything that can change the binary, so a second identical run compiles nothing. Thread-safe:
+// the tuner calls compile() from many threads at once.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kernel_config.hpp"
+
+namespace gemmtune {
+
+struct KernelResources {
+  int registers = 0;
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int stack_bytes = 0;
+  int spill_bytes() const { return spill_store_bytes + spill_load_bytes; }
+};
+
+struct CompiledKernel {
+  std::string cubin;          // the binary, loadable with cudaLibraryLoadData
+  std::string gemm_symbol;    // lowered (mangled) name of the GEMM kernel
+  std::string reduce_symbol;  // lowered name of the split-K reduction kernel
+  KernelResources resources;
+  bool from_cache = false;
+  double compile_seconds = 0;
+};
+
+// A failed compile, with the NVRTC log and options kept for the report.
+class CompileError : public std::runtime_error {
+ public:
+  CompileError(const std::string& what, std::string log, std::vector<std::string> options)
+      : std::runtime_error(what), log_(std::move(log)), options_(std::move(options)) {}
+  const std::string& log() const { return log_; }
+  const std::vector<std::string>& options() const { return options_; }
+
+ private:
+  std::string log_;
+  std::vector<std::string> options_;
+};
+
+// Threads per block of the split-K reduction kernel.
+inline constexpr int kReduceThreads = 256;
+
+class KernelCompiler {
+ public:
+  // cache_dir empty: no disk cache. template_source empty: the embedded kernel_templates/sgemm.cuh
+  // (tests pass deliberately broken templates to prove that failures are contained).
+  explicit KernelCompiler(std::filesystem::path cache_dir, std::string template_source = {});
+
+  // arch: "sm_75", "sm_80", "sm_90", ... Throws CompileError, or std::invalid_argument for an
+  // invalid config (checked before any source reaches NVRTC).
+  CompiledKernel compile(const KernelConfig& config, const std::string& arch) const;
+
+  const std::filesystem::path& cache_dir() const { return cache_dir_; }
+
+  // The key a compile is cached under: hash of template source, name expressions, options,
+  // NVRTC version and architecture.
+  std::string cache_key(const KernelConfig& config, const std::string& arch) const;
+
+ private:
+  std::filesystem::path cache_dir_;
+  std::string template_source_;
+};
+
+// Default cache directory: $GEMMTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gemmtune, else
+// ~/.cache/gemmtune, else a directory under the system temp dir.
+std::filesystem::path default_cache_dir();
+
+// "13.0"
+std::string nvrtc_version();
+
+// Parses the ptxas verbose log for one entry function (exposed for tests).
+KernelResources parse_ptxas_resources(const std::string& log, const std::string& lowered_name);
+
+}  // namespace gemmtune

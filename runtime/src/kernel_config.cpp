@@ -1,0 +1,149 @@
+// Parameter rules and naming for KernelConfig; the ranges here bound what any results cache can ask
+// the compiler for, so untrusted caches cannot reach NVRTC with anything else.
+#include "kernel_config.hpp"
+
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace gemmtune {
+namespace {
+
+bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
+bool in(int x, std::initializer_list<int> allowed) {
+  for (int a : allowed)
+    if (x == a) return true;
+  return false;
+}
+auto fields(const KernelConfig& c) {
+  return std::tie(c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
+                  c.stages, c.async_copy, c.transpose_a, c.vector_width, c.min_blocks, c.swizzle, c.split_k);
+}
+
+}  // namespace
+
+int KernelConfig::threads() const {
+  if (thread_m <= 0 || thread_n <= 0) return 0;
+  return (block_m / thread_m) * (block_n / thread_n);
+}
+
+std::size_t KernelConfig::shared_bytes() const {
+  const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
+                                         : std::size_t(block_m) * (block_k + pad_a);
+  const std::size_t tile_b = std::size_t(block_k) * (block_n + pad_b);
+  return std::size_t(stages) * (tile_a + tile_b) * sizeof(float);
+}
+
+std::string KernelConfig::name() const {
+  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}_z{}_k{}", block_m, block_n, block_k,
+                     thread_m, thread_n, warp_rows, pad_a, pad_b, stages, async_copy ? "a" : "",
+                     transpose_a ? "a" : "n", vector_width, min_blocks, swizzle, split_k);
+}
+
+std::string KernelConfig::name_expression() const {
+  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n, block_k,
+                     thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
+                     vector_width, min_blocks);
+}
+
+bool KernelConfig::same_binary(const KernelConfig& other) const {
+  KernelConfig a = *this, b = other;
+  a.swizzle = b.swizzle = 1;
+  a.split_k = b.split_k = 1;
+  return a == b;
+}
+
+bool operator==(const KernelConfig& a, const KernelConfig& b) { return fields(a) == fields(b); }
+
+std::optional<std::string> config_error(const KernelConfig& c) {
+  if (!in(c.block_m, {16, 32, 64, 128, 256})) return fmt::format("block_m {} not in 16..256 (power of 2)", c.block_m);
+  if (!in(c.block_n, {16, 32, 64, 128, 256})) return fmt::format("block_n {} not in 16..256 (power of 2)", c.block_n);
+  if (!in(c.block_k, {4, 8, 16, 32, 64})) return fmt::format("block_k {} not in 4..64 (power of 2)", c.block_k);
+  if (!in(c.thread_m, {1, 2, 4, 8, 16})) return fmt::format("thread_m {} not in 1..16 (power of 2)", c.thread_m);
+  if (!in(c.thread_n, {1, 2, 4, 8, 16})) return fmt::format("thread_n {} not in 1..16 (power of 2)", c.thread_n);
+  if (!in(c.warp_rows, {1, 2, 4, 8, 16, 32})) return fmt::format("warp_rows {} does not divide 32", c.warp_rows);
+  if (c.pad_a < 0 || c.pad_a > 8) return fmt::format("pad_a {} not in 0..8", c.pad_a);
+  if (c.pad_b < 0 || c.pad_b > 8) return fmt::format("pad_b {} not in 0..8", c.pad_b);
+  if (c.stages < 1 || c.stages > 8) return fmt::format("stages {} not in 1..8", c.stages);
+  if (c.async_copy ? c.stages < 2 : c.stages > 2)
+    return fmt::format("stages {} with async_copy={}: 1-2 stages without cp.async, 2+ with it", c.stages,
+                       c.async_copy);
+  if (!in(c.vector_width, {1, 2, 4})) return fmt::format("vector_width {} not 1, 2 or 4", c.vector_width);
+  if (c.min_blocks < 1 || c.min_blocks > 8) return fmt::format("min_blocks {} not in 1..8", c.min_blocks);
+  if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
+  if (c.split_k < 1 || c.split_k > 64) return fmt::format("split_k {} not in 1..64", c.split_k);
+
+  // Structural rules the template's static_asserts enforce.
+  const int warp_cols = 32 / c.warp_rows;
+  if (c.block_m % (c.thread_m * c.warp_rows) != 0)
+    return fmt::format("block_m {} is not a multiple of thread_m*warp_rows = {}", c.block_m, c.thread_m * c.warp_rows);
+  if (c.block_n % (c.thread_n * warp_cols) != 0)
+    return fmt::format("block_n {} is not a multiple of thread_n*(32/warp_rows) = {}", c.block_n, c.thread_n * warp_cols);
+  const int threads = c.threads();
+  if (threads < 32 || threads > 1024) return fmt::format("{} threads per block, not in 32..1024", threads);
+  if (c.block_k % c.vector_width != 0 || c.block_n % c.vector_width != 0)
+    return fmt::format("vector_width {} does not divide block_k and block_n", c.vector_width);
+  if ((c.block_m * c.block_k) % (threads * c.vector_width) != 0)
+    return fmt::format("A tile {}x{} does not split evenly into {} threads x {} floats", c.block_m, c.block_k,
+                       threads, c.vector_width);
+  if ((c.block_k * c.block_n) % (threads * c.vector_width) != 0)
+    return fmt::format("B tile {}x{} does not split evenly into {} threads x {} floats", c.block_k, c.block_n,
+                       threads, c.vector_width);
+  return std::nullopt;
+}
+
+int min_compute_capability(const KernelConfig& c) { return c.async_copy ? 80 : 75; }
+
+KernelConfig default_config() {
+  KernelConfig c;  // the member defaults: 64x64x8, 4x4 per thread, 256 threads, register double buffering
+  return c;
+}
+
+void to_json(nlohmann::json& j, const KernelConfig& c) {
+  j = nlohmann::json{{"block_m", c.block_m},         {"block_n", c.block_n},       {"block_k", c.block_k},
+                     {"thread_m", c.thread_m},       {"thread_n", c.thread_n},     {"warp_rows", c.warp_rows},
+                     {"pad_a", c.pad_a},             {"pad_b", c.pad_b},           {"stages", c.stages},
+                     {"async_copy", c.async_copy},   {"transpose_a", c.transpose_a},
+                     {"vector_width", c.vector_width}, {"min_blocks", c.min_blocks},
+                     {"swizzle", c.swizzle},         {"split_k", c.split_k}};
+}
+
+void from_json(const nlohmann::json& j, KernelConfig& c) {
+  if (!j.is_object()) throw std::invalid_argument("kernel config must be a JSON object");
+  auto get_int = [&](const char* key, int& out) {
+    const auto it = j.find(key);
+    if (it == j.end()) throw std::invalid_argument(fmt::format("kernel config lacks '{}'", key));
+    if (!it->is_number_integer()) throw std::invalid_argument(fmt::format("kernel config '{}' is not an integer", key));
+    const auto v = it->get<long long>();
+    if (v < -1000000 || v > 1000000) throw std::invalid_argument(fmt::format("kernel config '{}' out of range", key));
+    out = static_cast<int>(v);
+  };
+  auto get_bool = [&](const char* key, bool& out) {
+    const auto it = j.find(key);
+    if (it == j.end()) throw std::invalid_argument(fmt::format("kernel config lacks '{}'", key));
+    if (!it->is_boolean()) throw std::invalid_argument(fmt::format("kernel config '{}' is not a boolean", key));
+    out = it->get<bool>();
+  };
+  KernelConfig r;
+  get_int("block_m", r.block_m);
+  get_int("block_n", r.block_n);
+  get_int("block_k", r.block_k);
+  get_int("thread_m", r.thread_m);
+  get_int("thread_n", r.thread_n);
+  get_int("warp_rows", r.warp_rows);
+  get_int("pad_a", r.pad_a);
+  get_int("pad_b", r.pad_b);
+  get_int("stages", r.stages);
+  get_bool("async_copy", r.async_copy);
+  get_bool("transpose_a", r.transpose_a);
+  get_int("vector_width", r.vector_width);
+  get_int("min_blocks", r.min_blocks);
+  get_int("swizzle", r.swizzle);
+  get_int("split_k", r.split_k);
+  if (auto err = config_error(r)) throw std::invalid_argument("kernel config: " + *err);
+  c = r;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,60 @@
+// The typed description of one SGEMM kernel variant: every parameter of kernel_templates/sgemm.cuh
+// plus the launch-time choices (block swizzle, split-K). Shared by the tuner (which enumerates them)
+// and the runtime (which reads them back from results caches), so the rules live here once.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace gemmtune {
+
+struct KernelConfig {
+  // Compile-time: each distinct combination is one NVRTC instantiation.
+  int block_m = 64;       // BM: rows of C per thread block
+  int block_n = 64;       // BN: columns of C per thread block
+  int block_k = 8;        // BK: depth of one shared-memory tile
+  int thread_m = 4;       // TM: rows of C per thread (micro-tile)
+  int thread_n = 4;       // TN: columns of C per thread
+  int warp_rows = 4;      // threads of a warp along M; 32 / warp_rows along N
+  int pad_a = 0;          // floats of padding per shared-memory row of A
+  int pad_b = 0;          // floats of padding per shared-memory row of B
+  int stages = 2;         // shared-memory stages: 1 single, 2 double buffered, 3+ need async_copy
+  bool async_copy = false;   // cp.async global->shared copies (sm_80+)
+  bool transpose_a = true;   // A stored k-major in shared memory (vector fragment reads)
+  int vector_width = 4;      // floats per global load (1, 2 or 4)
+  int min_blocks = 1;        // __launch_bounds__ minimum resident blocks per SM
+  // Launch-time: the same binary serves every value.
+  int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
+  int split_k = 1;   // slices of K reduced by a second kernel (1 = none)
+
+  int threads() const;
+  std::size_t shared_bytes() const;
+  // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1
+  std::string name() const;
+  // NVRTC name expression of the template instantiation (launch-time fields excluded).
+  std::string name_expression() const;
+  // True when two configs compile to the same kernel binary.
+  bool same_binary(const KernelConfig& other) const;
+
+  friend bool operator==(const KernelConfig& a, const KernelConfig& b);
+  friend bool operator!=(const KernelConfig& a, const KernelConfig& b) { return !(a == b); }
+};
+
+// Why the template cannot be instantiated with this config (ranges and structural rules), or
+// nullopt when it can. Never depends on a device: device limits are the tuner's constraints.
+std::optional<std::string> config_error(const KernelConfig& config);
+
+// Minimum compute capability (major * 10 + minor) the config needs.
+int min_compute_capability(const KernelConfig& config);
+
+// The config every supported GPU can run and that is correct for every shape.
+KernelConfig default_config();
+
+// JSON conversion. from_json validates every field and throws std::invalid_argument naming it.
+void to_json(nlohmann::json& j, const KernelConfig& config);
+void from_json(const nlohmann::json& j, KernelConfig& config);
+
+}  // namespace gemmtune

@@ -1,0 +1,124 @@
+// Every kind of kernel the space can express, at edge sizes (1, tile +-1, primes, odd leading
+// dimensions), against a float64 CPU reference, with beta != 0 and with beta == 0 over NaN.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cuda_check.hpp"
+#include "gemm_launch.hpp"
+#include "gpu_bench.hpp"
+#include "gpu_test_support.hpp"
+#include "kernel_compiler.hpp"
+
+namespace gemmtune {
+namespace {
+
+KernelConfig make(int bm, int bn, int bk, int tm, int tn, int wr, int stages, bool async, bool trans, int vec,
+                  int pad_a = 0, int pad_b = 0, int swizzle = 1, int split_k = 1, int min_blocks = 1) {
+  KernelConfig c;
+  c.block_m = bm, c.block_n = bn, c.block_k = bk, c.thread_m = tm, c.thread_n = tn, c.warp_rows = wr;
+  c.stages = stages, c.async_copy = async, c.transpose_a = trans, c.vector_width = vec;
+  c.pad_a = pad_a, c.pad_b = pad_b, c.swizzle = swizzle, c.split_k = split_k, c.min_blocks = min_blocks;
+  return c;
+}
+
+std::vector<KernelConfig> variants() {
+  return {
+      default_config(),
+      make(128, 128, 8, 8, 8, 4, 3, true, true, 4, 4, 0),          // cuBLAS-like, cp.async 3 stages
+      make(128, 64, 16, 8, 4, 8, 4, true, false, 4, 4, 4),         // A not transposed, 16-byte cp.async
+      make(64, 128, 16, 4, 8, 4, 2, false, false, 4, 1, 0),        // odd padding: scalar shared stores
+      make(64, 64, 8, 4, 4, 4, 1, false, true, 1),                 // single stage, scalar loads
+      make(32, 64, 16, 2, 4, 4, 2, false, true, 2, 0, 2),          // float2 loads, 2-wide runs
+      make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4),     // split-K 4 + swizzle 4
+      make(128, 128, 8, 8, 8, 8, 2, false, true, 4, 0, 0, 8, 1, 2),  // 8x4 warps, min 2 blocks
+      make(256, 128, 8, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),    // split-K 3 (uneven K slices)
+  };
+}
+
+struct Shape {
+  int m, n, k, lda_pad, ldb_pad, ldc_pad;
+};
+
+const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},     {17, 33, 9, 0, 0, 0},    {63, 65, 129, 1, 3, 2},
+                         {128, 128, 128, 0, 0, 0}, {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},
+                         {300, 1, 77, 0, 0, 0},  {97, 101, 7, 2, 0, 1},   {256, 256, 1000, 0, 0, 0}};
+
+TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const KernelConfig& config : variants()) {
+    if (min_compute_capability(config) > device.compute_capability) continue;
+    SCOPED_TRACE(config.name());
+    const LoadedKernel kernel(compiler.compile(config, device.arch()), config);
+    for (const Shape& s : kShapes) {
+      const int lda = s.k + s.lda_pad, ldb = s.n + s.ldb_pad, ldc = s.n + s.ldc_pad;
+      SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << "," << ldc);
+      std::vector<float> a(std::size_t(s.m) * lda), b(std::size_t(s.k) * ldb), c0(std::size_t(s.m) * ldc);
+      for (auto& x : a) x = dist(rng);
+      for (auto& x : b) x = dist(rng);
+      for (auto& x : c0) x = dist(rng);
+      DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
+      DeviceBuffer ws(std::max<std::size_t>(16, workspace_bytes(config, s.m, s.n)));
+      GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+      GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+      for (const float beta : {-0.5f, 0.0f}) {
+        const float alpha = 1.5f;
+        if (beta != 0) {
+          GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
+        } else {
+          GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c0.size() * 4));  // NaN: must be overwritten
+        }
+        const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc};
+        ASSERT_EQ(kernel.launch(args, ws.get(), nullptr), cudaSuccess);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        std::vector<float> got(c0.size());
+        GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+        int bad = 0;
+        for (int i = 0; i < s.m && bad < 3; ++i) {
+          for (int j = 0; j < s.n && bad < 3; ++j) {
+            double ref = 0, mag = 0;
+            for (int p = 0; p < s.k; ++p) {
+              ref += double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j];
+              mag += std::fabs(double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j]);
+            }
+            const double cij = beta != 0 ? c0[std::size_t(i) * ldc + j] : 0.0;
+            const double expected = alpha * ref + beta * cij;
+            const double bound = (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
+            const double value = got[std::size_t(i) * ldc + j];
+            if (!(std::fabs(value - expected) <= bound)) {
+              ++bad;
+              ADD_FAILURE() << "beta " << beta << " C[" << i << "][" << j << "] = " << value << ", expected " << expected;
+            }
+          }
+        }
+        // Padding columns of C are never written.
+        if (beta != 0) {
+          for (int i = 0; i < s.m; ++i) {
+            for (int j = s.n; j < ldc; ++j) ASSERT_EQ(got[std::size_t(i) * ldc + j], c0[std::size_t(i) * ldc + j]);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmCorrectness, ZeroSizedProblemsAreNoOps) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  const KernelCompiler compiler{default_cache_dir()};
+  const LoadedKernel kernel(compiler.compile(default_config(), device.arch()), default_config());
+  DeviceBuffer c(64);
+  const GemmArguments empty{0, 4, 4, 1.0f, nullptr, 4, nullptr, 4, 0.0f, c.get(), 4};
+  EXPECT_EQ(kernel.launch(empty, nullptr, nullptr), cudaSuccess);
+  GemmArguments bad = empty;
+  bad.ldc = 2;  // smaller than n
+  EXPECT_EQ(kernel.launch(bad, nullptr, nullptr), cudaErrorInvalidValue);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,92 @@
+// KernelConfig: naming, structural rules, JSON round trips and the validation of untrusted JSON.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "kernel_config.hpp"
+
+namespace gemmtune {
+namespace {
+
+TEST(KernelConfig, DefaultIsValidAndNamed) {
+  const KernelConfig c = default_config();
+  EXPECT_FALSE(config_error(c).has_value());
+  EXPECT_EQ(c.threads(), 256);
+  EXPECT_EQ(c.name(), "sgemm_64x64x8_t4x4_w4_p0.0_s2_ta_v4_b1_z1_k1");
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,8,4,4,4,0,0,2,0,1,4,1>");
+}
+
+TEST(KernelConfig, SharedBytesFollowLayout) {
+  KernelConfig c;
+  c.block_m = 128, c.block_n = 64, c.block_k = 16, c.pad_a = 4, c.pad_b = 0, c.stages = 3, c.async_copy = true;
+  c.transpose_a = true;
+  EXPECT_EQ(c.shared_bytes(), 3u * (16 * (128 + 4) + 16 * 64) * 4);
+  c.transpose_a = false;
+  EXPECT_EQ(c.shared_bytes(), 3u * (128 * (16 + 4) + 16 * 64) * 4);
+}
+
+TEST(KernelConfig, JsonRoundTrip) {
+  KernelConfig c;
+  c.block_m = 128, c.thread_m = 8, c.thread_n = 8, c.stages = 4, c.async_copy = true, c.swizzle = 8, c.split_k = 4;
+  ASSERT_FALSE(config_error(c).has_value()) << *config_error(c);
+  const nlohmann::json j = c;
+  EXPECT_EQ(j.get<KernelConfig>(), c);
+}
+
+TEST(KernelConfig, SameBinaryIgnoresLaunchParameters) {
+  KernelConfig a, b;
+  b.swizzle = 8;
+  b.split_k = 4;
+  EXPECT_TRUE(a.same_binary(b));
+  EXPECT_NE(a, b);
+  b.block_k = 16;
+  EXPECT_FALSE(a.same_binary(b));
+}
+
+struct BadConfigCase {
+  const char* field;
+  nlohmann::json value;
+  const char* message;
+};
+
+class KernelConfigRejects : public ::testing::TestWithParam<BadConfigCase> {};
+
+TEST_P(KernelConfigRejects, EveryBadField) {
+  nlohmann::json j = default_config();
+  j[GetParam().field] = GetParam().value;
+  try {
+    (void)j.get<KernelConfig>();
+    FAIL() << "accepted " << j.dump();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().message), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, KernelConfigRejects,
+    ::testing::Values(BadConfigCase{"block_m", 48, "block_m"}, BadConfigCase{"block_m", "64", "not an integer"},
+                      BadConfigCase{"block_n", -64, "block_n"}, BadConfigCase{"block_k", 3, "block_k"},
+                      BadConfigCase{"thread_m", 3, "thread_m"}, BadConfigCase{"warp_rows", 3, "warp_rows"},
+                      BadConfigCase{"pad_a", 100, "pad_a"}, BadConfigCase{"stages", 3, "async_copy"},
+                      BadConfigCase{"stages", 0, "stages"}, BadConfigCase{"vector_width", 8, "vector_width"},
+                      BadConfigCase{"swizzle", 3, "swizzle"}, BadConfigCase{"split_k", 0, "split_k"},
+                      BadConfigCase{"async_copy", 1, "boolean"}, BadConfigCase{"min_blocks", 1e12, "integer"},
+                      BadConfigCase{"thread_n", 16, "block_n"}));
+
+TEST(KernelConfig, RejectsMissingFieldsAndNonObjects) {
+  nlohmann::json j = default_config();
+  j.erase("pad_b");
+  EXPECT_THROW((void)j.get<KernelConfig>(), std::invalid_argument);
+  EXPECT_THROW((void)nlohmann::json::array().get<KernelConfig>(), std::invalid_argument);
+}
+
+TEST(KernelConfig, RejectsUnevenLoads) {
+  KernelConfig c;
+  c.block_m = 16, c.block_n = 256, c.block_k = 4, c.thread_m = 1, c.thread_n = 4, c.warp_rows = 1;
+  // 16*256/4 = 1024 threads; the A tile (64 floats) cannot give each thread a float4.
+  const auto err = config_error(c);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("A tile"), std::string::npos) << *err;
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,104 @@
+// Results merging and the tuning log: merge replaces per problem, keeps others, never loses an
+// unreadable file, and the log survives a torn last line and refuses another device's log.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "atomic_file.hpp"
+#include "results_store.hpp"
+#include "tuning_log.hpp"
+
+namespace gemmtune {
+namespace {
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gemmtune-test-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+nlohmann::json entry(int m, double tflops) {
+  return {{"m", m}, {"n", m}, {"k", m}, {"dtype", "f32"}, {"layout", "row-major"}, {"best", {{"tflops", tflops}}}};
+}
+
+using ResultsStore = TempDir;
+
+TEST_F(ResultsStore, MergeReplacesSameProblemAndKeepsOthers) {
+  const auto path = dir_ / "gpu.json";
+  merge_results(path, {{"device", "x"}}, {entry(512, 1.0), entry(1024, 2.0)});
+  merge_results(path, {{"device", "x"}}, {entry(512, 3.0)});
+  const auto doc = nlohmann::json::parse(*read_whole_file(path));
+  EXPECT_EQ(doc["schema"], kResultsSchema);
+  EXPECT_EQ(doc["kind"], "measured");
+  ASSERT_EQ(doc["entries"].size(), 2u);
+  EXPECT_EQ(doc["entries"][0]["best"]["tflops"], 3.0);
+  EXPECT_EQ(doc["entries"][1]["best"]["tflops"], 2.0);
+}
+
+TEST_F(ResultsStore, ConcurrentWritersLoseNothing) {
+  const auto path = dir_ / "gpu.json";
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t)
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) merge_results(path, {}, {entry(16 * (t * 10 + i + 1), t)});
+    });
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["entries"].size(), 40u);
+}
+
+TEST_F(ResultsStore, UnreadableFileIsKeptAside) {
+  const auto path = dir_ / "gpu.json";
+  { std::ofstream(path) << "{ truncated"; }
+  merge_results(path, {}, {entry(512, 1.0)});
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "gpu.json.unreadable"));
+  EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["entries"].size(), 1u);
+}
+
+using TuningLogTest = TempDir;
+
+TEST_F(TuningLogTest, ResumesAndSkipsTornLines) {
+  const auto path = dir_ / "log.jsonl";
+  const GemmShape s{512, 512, 512};
+  {
+    TuningLog log(path, "gpu-a", "t1");
+    log.append(s, {{"name", "cfg1"}, {"status", "ok"}, {"median_ms", 0.5}});
+    log.append(s, {{"name", "cfg2"}, {"status", "incorrect"}});
+  }
+  { std::ofstream(path, std::ios::app) << "{\"type\":\"evaluation\",\"name\":\"cf"; }  // killed mid-write
+  TuningLog log(path, "gpu-a", "t1");
+  ASSERT_NE(log.find(s, "cfg1"), nullptr);
+  EXPECT_EQ((*log.find(s, "cfg1"))["median_ms"], 0.5);
+  EXPECT_EQ((*log.find(s, "cfg2"))["status"], "incorrect");
+  EXPECT_EQ(log.find(s, "cfg3"), nullptr);
+  log.append(s, {{"name", "cfg3"}, {"status", "ok"}, {"median_ms", 0.4}});
+  TuningLog again(path, "gpu-a", "t1");
+  EXPECT_NE(again.find(s, "cfg3"), nullptr);
+  // A changed kernel template invalidates old measurements.
+  TuningLog other_template(path, "gpu-a", "t2");
+  EXPECT_EQ(other_template.find(s, "cfg1"), nullptr);
+}
+
+TEST_F(TuningLogTest, RefusesAnotherDevicesLog) {
+  const auto path = dir_ / "log.jsonl";
+  { TuningLog log(path, "gpu-a", "t1"); }
+  EXPECT_THROW(TuningLog(path, "gpu-b", "t1"), std::invalid_argument);
+}
+
+TEST_F(TuningLogTest, AtomicWriteLeavesNoTemporaries) {
+  ASSERT_TRUE(write_file_atomically(dir_ / "f", "hello"));
+  EXPECT_EQ(*read_whole_file(dir_ / "f"), "hello");
+  std::string error;
+  EXPECT_FALSE(write_file_atomically(dir_ / "missing-dir" / "f", "x", &error));
+  EXPECT_NE(error.find("cannot create"), std::string::npos);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
+}
+
+}  // namespace
+}  // namespace gemmtune

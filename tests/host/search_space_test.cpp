@@ -1,0 +1,138 @@
+// Search-space parsing and enumeration: counts add up, each constraint removes what it should,
+// and bad files are refused with a message naming the problem.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "device_catalog.hpp"
+#include "search_space.hpp"
+
+namespace gemmtune {
+namespace {
+
+SearchSpace tiny_space(const std::string& constraints_json) {
+  return parse_search_space(nlohmann::json::parse(R"({"parameters": {
+      "block_m": [32, 64, 128], "block_n": [64, 128], "block_k": [8, 16], "thread_m": [4, 8], "thread_n": [4, 8],
+      "stages": [1, 2, 3], "async_copy": [false, true], "swizzle": [1, 4], "split_k": [1, 4]},
+      "constraints": )" + constraints_json + "}"),
+                            "test");
+}
+
+TEST(SearchSpace, CountsAddUp) {
+  const SearchSpace space = load_search_space({});
+  const DeviceProfile h100 = load_device_profile("h100");
+  const GemmShape shape{1024, 1024, 1024};
+  const Enumeration e = enumerate(space, h100, &shape);
+  std::size_t removed = 0;
+  for (const auto& [name, count] : e.removed) removed += count;
+  EXPECT_EQ(e.total, space.cross_product_size());
+  EXPECT_EQ(e.candidates.size() + removed, e.total);
+  EXPECT_GT(e.candidates.size(), 50u);
+  for (const auto& c : e.candidates) EXPECT_FALSE(config_error(c).has_value()) << c.name();
+}
+
+TEST(SearchSpace, WithoutShapeOneEntryPerBinary) {
+  const SearchSpace space = load_search_space({});
+  const Enumeration e = enumerate(space, load_device_profile("h100"), nullptr);
+  for (const auto& c : e.candidates) {
+    EXPECT_EQ(c.swizzle, 1);
+    EXPECT_EQ(c.split_k, 1);
+  }
+}
+
+TEST(SearchSpace, ArchitectureRemovesAsyncCopyOnTuring) {
+  const SearchSpace space = tiny_space(R"({"architecture": {}})");
+  const GemmShape shape{512, 512, 512};
+  const Enumeration t4 = enumerate(space, load_device_profile("t4"), &shape);
+  const Enumeration a100 = enumerate(space, load_device_profile("a100"), &shape);
+  EXPECT_GT(t4.removed.at("architecture"), 0u);
+  EXPECT_EQ(a100.removed.count("architecture"), 0u);
+  for (const auto& c : t4.candidates) EXPECT_FALSE(c.async_copy);
+}
+
+TEST(SearchSpace, EachConstraintRemovesWhatItShould) {
+  const DeviceProfile t4 = load_device_profile("t4");
+  const GemmShape shape{96, 512, 4096};
+  {
+    const SearchSpace s = tiny_space(R"({"thread_count": {"min": 128, "max": 256}})");
+    for (const auto& c : enumerate(s, t4, &shape).candidates) {
+      EXPECT_GE(c.threads(), 128);
+      EXPECT_LE(c.threads(), 256);
+    }
+  }
+  {
+    const SearchSpace s = tiny_space(R"({"shared_memory": {}})");
+    for (const auto& c : enumerate(s, t4, &shape).candidates) EXPECT_LE(c.shared_bytes(), 65536u);
+  }
+  {
+    const SearchSpace s = tiny_space(R"({"register_estimate": {"overhead": 28}})");
+    for (const auto& c : enumerate(s, t4, &shape).candidates)
+      EXPECT_LE(estimated_registers(c, 28) * c.threads() * c.min_blocks, 65536);
+  }
+  {
+    const SearchSpace s = tiny_space(R"({"load_balance": {"max_tile_waste": 0.25, "min_k_per_split": 2048}})");
+    const Enumeration e = enumerate(s, t4, &shape);
+    EXPECT_GT(e.removed.at("load_balance"), 0u);
+    for (const auto& c : e.candidates) {
+      EXPECT_NE(c.block_m, 128) << "128-row tiles waste a third of a 96-row problem";
+      if (c.split_k > 1) {
+        EXPECT_GE(shape.k / c.split_k, 2048);
+      }
+    }
+  }
+  {
+    const SearchSpace s = tiny_space(R"({"no_effect": {}})");
+    for (const auto& c : enumerate(s, t4, &shape).candidates)
+      if (c.swizzle > 1) {
+        EXPECT_GT((shape.m + c.block_m - 1) / c.block_m, c.swizzle);
+      }
+  }
+}
+
+TEST(SearchSpace, RejectingConstraintNamesTheRule) {
+  const SearchSpace space = load_search_space({});
+  KernelConfig c;
+  c.async_copy = true;
+  c.stages = 3;
+  EXPECT_EQ(rejecting_constraint(space, c, load_device_profile("t4"), nullptr), "architecture");
+  EXPECT_EQ(rejecting_constraint(space, c, load_device_profile("a100"), nullptr), "");
+  c.block_k = 12;
+  EXPECT_EQ(rejecting_constraint(space, c, load_device_profile("a100"), nullptr), "divisibility");
+}
+
+class BadSpace : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(BadSpace, IsRefusedWithReason) {
+  try {
+    parse_search_space(nlohmann::json::parse(GetParam().first), "bad.json");
+    FAIL() << "accepted " << GetParam().first;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().second), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, BadSpace,
+    ::testing::Values(std::make_pair("[]", "JSON object"), std::make_pair("{}", "parameters"),
+                      std::make_pair(R"({"parameters": {"block_q": [1]}})", "unknown parameter 'block_q'"),
+                      std::make_pair(R"({"parameters": {"block_m": []}})", "list of 1 to 64"),
+                      std::make_pair(R"({"parameters": {"block_m": ["64"]}})", "integers"),
+                      std::make_pair(R"({"parameters": {"async_copy": [1]}})", "true/false"),
+                      std::make_pair(R"({"parameters": {}, "constraints": {"magic": {}}})", "unknown constraint 'magic'"),
+                      std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": "x"}}})", "number")));
+
+TEST(SearchSpace, MissingAndMalformedFiles) {
+  EXPECT_THROW(load_search_space("/nonexistent/space.json"), std::invalid_argument);
+  const auto path = std::filesystem::temp_directory_path() / "gemmtune-malformed-space.json";
+  { std::ofstream(path) << "{ \"parameters\": "; }
+  try {
+    load_search_space(path);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace gemmtune

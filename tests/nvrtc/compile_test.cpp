@@ -1,0 +1,117 @@
+// The template compiles for sm_75, sm_80 and sm_90 over a sample of the search space, resources
+// are read from the compile, the disk cache serves a second compile and detects corruption.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+#include "device_catalog.hpp"
+#include "kernel_compiler.hpp"
+#include "search_space.hpp"
+
+namespace gemmtune {
+namespace {
+
+// A deterministic sample of the valid space for the device, always including the extremes that
+// stress the compiler most (largest tiles, deepest pipelines).
+std::vector<KernelConfig> sample_space(const std::string& device, std::size_t count) {
+  const SearchSpace space = load_search_space({});
+  std::vector<KernelConfig> all = enumerate(space, load_device_profile(device), nullptr).candidates;
+  std::mt19937 rng(7);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::stable_sort(all.begin(), all.end(), [](const KernelConfig& a, const KernelConfig& b) {
+    return a.block_m * a.block_n * a.stages > b.block_m * b.block_n * b.stages;
+  });
+  std::vector<KernelConfig> out(all.begin(), all.begin() + std::min<std::size_t>(2, all.size()));
+  std::shuffle(all.begin() + 2, all.end(), rng);
+  for (std::size_t i = 2; i < all.size() && out.size() < count; ++i) out.push_back(all[i]);
+  return out;
+}
+
+class CompilesFor : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(CompilesFor, SampleOfTheSpace) {
+  const KernelCompiler compiler{""};  // no cache: really compile
+  for (const KernelConfig& c : sample_space(GetParam().first, 6)) {
+    SCOPED_TRACE(c.name());
+    try {
+      const CompiledKernel k = compiler.compile(c, GetParam().second);
+      EXPECT_GT(k.cubin.size(), 1000u);
+      EXPECT_GT(k.resources.registers, 16);
+      EXPECT_LE(k.resources.registers, 255);
+      EXPECT_NE(k.gemm_symbol.find("sgemm"), std::string::npos);
+      EXPECT_NE(k.reduce_symbol.find("splitk_reduce"), std::string::npos);
+    } catch (const CompileError& e) {
+      FAIL() << e.what() << "\n" << e.log();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, CompilesFor,
+                         ::testing::Values(std::make_pair("t4", "sm_75"), std::make_pair("a100", "sm_80"),
+                                           std::make_pair("h100", "sm_90")));
+
+TEST(Compile, DefaultConfigOnEveryArchitecture) {
+  const KernelCompiler compiler{""};
+  for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_90"}) EXPECT_NO_THROW(compiler.compile(default_config(), arch)) << arch;
+}
+
+TEST(Compile, InvalidInputNeverReachesNvrtc) {
+  const KernelCompiler compiler{""};
+  KernelConfig bad;
+  bad.block_k = 12;
+  EXPECT_THROW(compiler.compile(bad, "sm_90"), std::invalid_argument);
+  EXPECT_THROW(compiler.compile(default_config(), "sm_90; rm -rf /"), std::invalid_argument);
+  EXPECT_THROW(compiler.compile(default_config(), "compute_90"), std::invalid_argument);
+}
+
+TEST(Compile, BrokenTemplateKeepsLogAndOptions) {
+  const KernelCompiler compiler{"", "namespace gemmtune { this is not C++ }"};
+  try {
+    compiler.compile(default_config(), "sm_80");
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_FALSE(e.log().empty());
+    EXPECT_NE(std::find(e.options().begin(), e.options().end(), "--gpu-architecture=sm_80"), e.options().end());
+  }
+}
+
+TEST(Compile, ParsesPtxasResources) {
+  const std::string log =
+      "ptxas info    : Compiling entry function '_Z3fooPf' for 'sm_90'\n"
+      "ptxas         .     8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 128 registers, used 1 barriers\n"
+      "ptxas info    : Compiling entry function '_Z3barPf' for 'sm_90'\n"
+      "ptxas info    : Used 32 registers\n";
+  const KernelResources foo = parse_ptxas_resources(log, "_Z3fooPf");
+  EXPECT_EQ(foo.registers, 128);
+  EXPECT_EQ(foo.stack_bytes, 8);
+  EXPECT_EQ(foo.spill_bytes(), 16);
+  EXPECT_EQ(parse_ptxas_resources(log, "_Z3barPf").registers, 32);
+  EXPECT_EQ(parse_ptxas_resources(log, "_Z3bazPf").registers, 0);
+}
+
+TEST(CompileCache, SecondCompileIsCachedAndCorruptionIsRebuilt) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-cache-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const KernelCompiler compiler{dir};
+  const CompiledKernel first = compiler.compile(default_config(), "sm_80");
+  EXPECT_FALSE(first.from_cache);
+  const CompiledKernel second = compiler.compile(default_config(), "sm_80");
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_EQ(second.cubin, first.cubin);
+  EXPECT_EQ(second.resources.registers, first.resources.registers);
+  // Different architecture, different key.
+  EXPECT_NE(compiler.cache_key(default_config(), "sm_80"), compiler.cache_key(default_config(), "sm_90"));
+  // Corrupt the cubin: detected, recompiled, and the entry repaired.
+  const auto cubin = dir / (compiler.cache_key(default_config(), "sm_80") + ".cubin");
+  { std::ofstream(cubin, std::ios::binary | std::ios::trunc) << "garbage"; }
+  const CompiledKernel third = compiler.compile(default_config(), "sm_80");
+  EXPECT_FALSE(third.from_cache);
+  EXPECT_EQ(third.cubin, first.cubin);
+  EXPECT_TRUE(compiler.compile(default_config(), "sm_80").from_cache);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gemmtune

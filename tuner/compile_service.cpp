@@ -1,0 +1,56 @@
+// Worker threads draining a FIFO of compile jobs. A compile failure is an outcome, not an
+// exception: the search records it and moves on.
+#include "compile_service.hpp"
+
+namespace gemmtune {
+
+CompileService::CompileService(const KernelCompiler& compiler, std::string arch, unsigned threads)
+    : compiler_(compiler), arch_(std::move(arch)) {
+  for (unsigned i = 0; i < std::max(1u, threads); ++i) workers_.emplace_back([this] { work(); });
+}
+
+CompileService::~CompileService() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string key = config.name_expression();
+  if (auto it = submitted_.find(key); it != submitted_.end()) return it->second;
+  std::promise<CompileOutcome> promise;
+  auto future = promise.get_future().share();
+  submitted_.emplace(key, future);
+  queue_.emplace_back(config, std::move(promise));
+  wake_.notify_one();
+  return future;
+}
+
+void CompileService::work() {
+  while (true) {
+    std::pair<KernelConfig, std::promise<CompileOutcome>> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;  // pending jobs are abandoned: their futures report broken_promise
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    CompileOutcome outcome;
+    try {
+      outcome.kernel = compiler_.compile(job.first, arch_);
+    } catch (const CompileError& e) {
+      outcome.error = e.what();
+      outcome.log = e.log();
+    } catch (const std::exception& e) {
+      outcome.error = e.what();
+    }
+    job.second.set_value(std::move(outcome));
+  }
+}
+
+}  // namespace gemmtune

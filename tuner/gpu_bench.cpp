@@ -1,0 +1,275 @@
+// GpuBench implementation. Error bound for a K-long FP32 dot product computed in any order, against
+// a reference computed in another order: each side is within K*u*(|A||B|)_ij of the exact value
+// (u = 2^-24), plus a few roundings for alpha, beta and the final sum:
+//   |C - R|_ij <= u * ((2K + 4) * |alpha| * (|A||B|)_ij + 4 * |beta| * |C0|_ij).
+#include "gpu_bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "cublas_check.hpp"
+#include "cuda_check.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr double kUnitRoundoff = 1.0 / (1 << 24);
+constexpr double kTargetSampleMs = 0.5;  // batches shorter than this measure launch gaps and clocks
+
+int awkward_dimension(int x) {
+  int y = x > 8 ? x - 3 : x + 3;
+  if (y % 2 == 0) --y;  // odd: not a multiple of any tile or vector width
+  return std::max(1, y);
+}
+
+std::vector<float> random_matrix(std::size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+void upload(const DeviceBuffer& dst, const std::vector<float>& src) {
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+std::vector<float> download(const float* src, std::size_t count) {
+  std::vector<float> v(count);
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(v.data(), src, count * sizeof(float), cudaMemcpyDeviceToHost));
+  return v;
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  void* p = nullptr;
+  GEMMTUNE_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(bytes, 16)));
+  ptr_ = static_cast<float*>(p);
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaFree(ptr_));
+}
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+  o.ptr_ = nullptr;
+  o.bytes_ = 0;
+}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  std::swap(ptr_, o.ptr_);
+  std::swap(bytes_, o.bytes_);
+  return *this;
+}
+
+// Operands and host-side expectations for one correctness check.
+struct GpuBench::Operands {
+  GemmShape shape;
+  float alpha = 1, beta = 0;
+  bool poison = false;  // C starts as NaN (beta == 0 must overwrite every element)
+  DeviceBuffer a, b, c0, c;
+  std::vector<float> expected, bound;
+};
+
+GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed)
+    : shape_(shape), awkward_{awkward_dimension(shape.m), awkward_dimension(shape.n), awkward_dimension(shape.k)},
+      seed_(seed) {
+  GEMMTUNE_CUBLAS_CHECK(cublasCreate(&cublas_));
+  GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  GEMMTUNE_CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+  // Default math: for SGEMM that is pure FP32 (TF32 needs CUBLAS_TF32_TENSOR_OP_MATH), the
+  // baseline users get from cublasSgemm.
+  GEMMTUNE_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+  GEMMTUNE_CUDA_CHECK(cudaEventCreate(&start_));
+  GEMMTUNE_CUDA_CHECK(cudaEventCreate(&stop_));
+
+  const std::size_t a_count = std::size_t(shape.m) * shape.k, b_count = std::size_t(shape.k) * shape.n,
+                    c_count = std::size_t(shape.m) * shape.n;
+  const std::size_t set_bytes = (a_count + b_count + c_count) * sizeof(float);
+  const std::size_t wanted = (3 * l2_bytes + set_bytes - 1) / set_bytes;
+  const std::size_t sets = std::clamp<std::size_t>(wanted, 1, std::max<std::size_t>(1, std::min<std::size_t>(32, (4ULL << 30) / set_bytes)));
+  const auto host_a = random_matrix(a_count, seed);
+  const auto host_b = random_matrix(b_count, seed + 1);
+  for (std::size_t i = 0; i < sets; ++i) {
+    a_sets_.emplace_back(a_count * sizeof(float));
+    b_sets_.emplace_back(b_count * sizeof(float));
+    c_sets_.emplace_back(c_count * sizeof(float));
+    upload(a_sets_.back(), host_a);
+    upload(b_sets_.back(), host_b);
+    GEMMTUNE_CUDA_CHECK(cudaMemset(c_sets_.back().get(), 0, c_count * sizeof(float)));
+  }
+  // Batch size from cuBLAS's speed at this shape: enough launches per sample for ~0.5 ms.
+  reps_ = 1;
+  time_cublas(1);  // warm-up, also of cuBLAS's own kernel selection
+  const auto probe = time_cublas(3);
+  const double ms = *std::min_element(probe.begin(), probe.end());
+  reps_ = std::clamp(static_cast<int>(std::ceil(kTargetSampleMs / std::max(ms, 1e-4))), 1, 200);
+}
+
+GpuBench::~GpuBench() {
+  checks_.clear();
+  if (start_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(start_));
+  if (stop_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(stop_));
+  if (cublas_) cublasDestroy(cublas_);
+  if (stream_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
+}
+
+void GpuBench::run_cublas(const float* a, const float* b, float* c, const GemmShape& s, int lda, int ldb, int ldc,
+                          float alpha, float beta) {
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands, no transposes.
+  GEMMTUNE_CUBLAS_CHECK(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, ldb, a, lda, &beta,
+                                    c, ldc));
+}
+
+std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, float alpha, float beta, bool poison,
+                                                            unsigned seed) {
+  auto op = std::make_unique<Operands>();
+  op->shape = s;
+  op->alpha = alpha;
+  op->beta = beta;
+  op->poison = poison;
+  const std::size_t ac = std::size_t(s.m) * s.k, bc = std::size_t(s.k) * s.n, cc = std::size_t(s.m) * s.n;
+  const auto ha = random_matrix(ac, seed), hb = random_matrix(bc, seed + 1), hc = random_matrix(cc, seed + 2);
+  op->a = DeviceBuffer(ac * sizeof(float));
+  op->b = DeviceBuffer(bc * sizeof(float));
+  op->c0 = DeviceBuffer(cc * sizeof(float));
+  op->c = DeviceBuffer(cc * sizeof(float));
+  upload(op->a, ha);
+  upload(op->b, hb);
+  upload(op->c0, hc);
+  // Reference: alpha * A B + beta * C0.
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(op->c.get(), op->c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
+  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, s.k, s.n, s.n, alpha, beta);
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  op->expected = download(op->c.get(), cc);
+  // |A||B| for the bound, by cuBLAS on the absolute values.
+  auto absolute = [](std::vector<float> v) {
+    for (auto& x : v) x = std::fabs(x);
+    return v;
+  };
+  upload(op->a, absolute(ha));
+  upload(op->b, absolute(hb));
+  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, s.k, s.n, s.n, 1.0f, 0.0f);
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  const auto abs_ab = download(op->c.get(), cc);
+  op->bound.resize(cc);
+  const double scale_ab = kUnitRoundoff * (2.0 * s.k + 4.0) * std::fabs(alpha);
+  const double scale_c = kUnitRoundoff * 4.0 * std::fabs(beta);
+  for (std::size_t i = 0; i < cc; ++i)
+    op->bound[i] = static_cast<float>(scale_ab * abs_ab[i] + scale_c * std::fabs(hc[i]) + 1e-30);
+  upload(op->a, ha);  // the signed operands again, for the kernel under test
+  upload(op->b, hb);
+  return op;
+}
+
+float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
+  const std::size_t bytes = workspace_bytes(config, s.m, s.n);
+  if (bytes > workspace_.bytes()) workspace_ = DeviceBuffer(bytes);
+  return workspace_.get();
+}
+
+Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
+  const GemmShape& s = op.shape;
+  const std::size_t cc = std::size_t(s.m) * s.n;
+  if (op.poison) {
+    GEMMTUNE_CUDA_CHECK(cudaMemset(op.c.get(), 0xFF, cc * sizeof(float)));  // all-ones bits: NaN
+  } else {
+    GEMMTUNE_CUDA_CHECK(cudaMemcpy(op.c.get(), op.c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
+  }
+  GemmArguments args{s.m, s.n, s.k, op.alpha, op.a.get(), s.k, op.b.get(), s.n, op.beta, op.c.get(), s.n};
+  GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace_for(kernel.config(), s), stream_));
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  const auto got = download(op.c.get(), cc);
+  Verification v;
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < cc; ++i) {
+    const double err = std::fabs(double(got[i]) - double(op.expected[i]));
+    if (!(err <= std::numeric_limits<double>::max())) {  // NaN or inf: unwritten or broken
+      v.detail = fmt::format("{}: C[{}][{}] = {} (expected {})", s.label(), i / s.n, i % s.n, got[i], op.expected[i]);
+      v.worst_error_ratio = std::numeric_limits<double>::infinity();
+      return v;
+    }
+    const double ratio = err / op.bound[i];
+    if (ratio > v.worst_error_ratio) {
+      v.worst_error_ratio = ratio;
+      worst = i;
+    }
+  }
+  v.passed = v.worst_error_ratio <= 1.0;
+  if (!v.passed)
+    v.detail = fmt::format("{}: C[{}][{}] = {} vs cuBLAS {} ({:.1f}x the error bound)", s.label(), worst / s.n,
+                           worst % s.n, got[worst], op.expected[worst], v.worst_error_ratio);
+  return v;
+}
+
+Verification GpuBench::verify(const LoadedKernel& kernel) {
+  if (checks_.empty()) {
+    // The tuned shape with beta != 0 (C is read), the awkward shape with beta == 0 over NaN (C must
+    // not be read and every element must be written).
+    checks_.push_back(make_operands(shape_, 0.75f, 0.5f, false, seed_ + 100));
+    checks_.push_back(make_operands(awkward_, 1.25f, 0.0f, true, seed_ + 200));
+  }
+  Verification worst;
+  worst.passed = true;
+  for (auto& op : checks_) {
+    Verification v = check(kernel, *op);
+    if (!v.passed) return v;
+    worst.worst_error_ratio = std::max(worst.worst_error_ratio, v.worst_error_ratio);
+  }
+  return worst;
+}
+
+template <typename Launch>
+std::vector<double> GpuBench::time_batches(Launch&& launch, int samples) {
+  // One event between consecutive batches, synchronized once at the end: the GPU never idles
+  // between samples, so later samples do not re-measure clock ramp-up.
+  const int sets = static_cast<int>(a_sets_.size());
+  for (int r = 0; r < reps_; ++r) launch(r % sets);  // warm-up
+  std::vector<cudaEvent_t> events(samples + 1);
+  for (auto& e : events) GEMMTUNE_CUDA_CHECK(cudaEventCreate(&e));
+  std::vector<double> out;
+  try {
+    int next = 0;
+    GEMMTUNE_CUDA_CHECK(cudaEventRecord(events[0], stream_));
+    for (int s = 0; s < samples; ++s) {
+      for (int r = 0; r < reps_; ++r) launch(next++ % sets);
+      GEMMTUNE_CUDA_CHECK(cudaEventRecord(events[s + 1], stream_));
+    }
+    GEMMTUNE_CUDA_CHECK(cudaEventSynchronize(events[samples]));
+    for (int s = 0; s < samples; ++s) {
+      float ms = 0;
+      GEMMTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, events[s], events[s + 1]));
+      out.push_back(double(ms) / reps_);
+    }
+  } catch (...) {
+    for (auto& e : events) cudaEventDestroy(e);
+    throw;
+  }
+  for (auto& e : events) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
+  return out;
+}
+
+std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int samples) {
+  float* workspace = workspace_for(kernel.config(), shape_);
+  const GemmShape s = shape_;
+  return time_batches(
+      [&](int set) {
+        GemmArguments args{s.m, s.n, s.k, 1.0f, a_sets_[set].get(), s.k, b_sets_[set].get(), s.n, 0.0f,
+                           c_sets_[set].get(), s.n};
+        GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
+      },
+      samples);
+}
+
+std::vector<double> GpuBench::time_cublas(int samples) {
+  const GemmShape s = shape_;
+  return time_batches(
+      [&](int set) {
+        run_cublas(a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), s, s.k, s.n, s.n, 1.0f, 0.0f);
+      },
+      samples);
+}
+
+}  // namespace gemmtune

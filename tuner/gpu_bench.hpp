@@ -1,0 +1,83 @@
+// Measurement on the GPU for one problem shape: operands in rotating buffer sets (so every timed
+// launch reads A and B from DRAM, not from an L2 warmed by the previous launch), the cuBLAS FP32
+// reference, correctness checks with a K-scaled error bound, and event timing in batches long
+// enough that launch gaps and clock ramp-up do not dominate. Runs inside the worker process.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "gemm_launch.hpp"
+#include "problem.hpp"
+
+namespace gemmtune {
+
+struct Verification {
+  bool passed = false;
+  double worst_error_ratio = 0;  // max |C - R| / bound over all elements (<= 1 passes)
+  std::string detail;            // why it failed
+};
+
+// Device buffers freed on scope exit.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  float* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  float* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+class GpuBench {
+ public:
+  GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed);
+  ~GpuBench();
+  GpuBench(const GpuBench&) = delete;
+  GpuBench& operator=(const GpuBench&) = delete;
+
+  const GemmShape& shape() const { return shape_; }
+  const GemmShape& awkward_shape() const { return awkward_; }
+  int launches_per_sample() const { return reps_; }
+
+  // Runs kernel at the tuned shape and at the awkward shape with alpha/beta != 0 and compares both
+  // with cuBLAS. Throws CudaError on launch failures.
+  Verification verify(const LoadedKernel& kernel);
+
+  // Median-ready samples in milliseconds per launch; `samples` batches of launches_per_sample().
+  std::vector<double> time_kernel(const LoadedKernel& kernel, int samples);
+  std::vector<double> time_cublas(int samples);
+
+ private:
+  struct Operands;
+  void run_cublas(const float* a, const float* b, float* c, const GemmShape& s, int lda, int ldb, int ldc,
+                  float alpha, float beta);
+  std::unique_ptr<Operands> make_operands(const GemmShape& s, float alpha, float beta, bool poison, unsigned seed);
+  Verification check(const LoadedKernel& kernel, Operands& operands);
+  template <typename Launch>
+  std::vector<double> time_batches(Launch&& launch, int samples);
+  float* workspace_for(const KernelConfig& config, const GemmShape& s);
+
+  GemmShape shape_;
+  GemmShape awkward_;
+  unsigned seed_;
+  cublasHandle_t cublas_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::vector<DeviceBuffer> a_sets_, b_sets_, c_sets_;
+  DeviceBuffer workspace_;
+  std::vector<std::unique_ptr<Operands>> checks_;
+  int reps_ = 1;
+};
+
+}  // namespace gemmtune

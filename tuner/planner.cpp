@@ -1,0 +1,172 @@
+// Plan construction. Compilation is shared across problem sizes (a binary serves every shape and
+// every launch-time variant), so the plan compiles each distinct instantiation once.
+#include "planner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "compile_service.hpp"
+#include "occupancy.hpp"
+#include "progress_bar.hpp"
+#include "static_model.hpp"
+#include "timestamp.hpp"
+#include "version.hpp"
+
+namespace gemmtune {
+
+nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device, const KernelCompiler& compiler,
+                         const PlanOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Enumeration> per_shape;
+  std::map<std::string, KernelConfig> binaries;  // name expression -> one config using it
+  for (const auto& shape : options.shapes) {
+    per_shape.push_back(enumerate(space, device, &shape));
+    for (const auto& c : per_shape.back().candidates) binaries.emplace(c.name_expression(), c);
+  }
+
+  std::map<std::string, CompileOutcome> compiled;
+  std::size_t from_cache = 0, failed = 0;
+  {
+    CompileService service(compiler, device.arch(), options.threads);
+    std::vector<std::pair<std::string, std::shared_future<CompileOutcome>>> futures;
+    for (const auto& [expr, config] : binaries) futures.emplace_back(expr, service.submit(config));
+    std::unique_ptr<ProgressBar> bar;
+    if (options.progress) bar = std::make_unique<ProgressBar>("compile " + device.arch(), futures.size());
+    for (auto& [expr, future] : futures) {
+      CompileOutcome outcome = future.get();
+      if (!outcome.kernel) ++failed;
+      else if (outcome.kernel->from_cache) ++from_cache;
+      compiled.emplace(expr, std::move(outcome));
+      if (bar) bar->advance(1, fmt::format("{} cached, {} failed", from_cache, failed));
+    }
+  }
+  const double compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  nlohmann::json problems = nlohmann::json::array();
+  for (std::size_t i = 0; i < options.shapes.size(); ++i) {
+    const GemmShape& shape = options.shapes[i];
+    const Enumeration& e = per_shape[i];
+    std::map<std::string, std::size_t> rejected;
+    struct Ranked {
+      KernelConfig config;
+      KernelResources resources;
+      Occupancy occupancy;
+      Prediction prediction;
+    };
+    std::vector<Ranked> ranked;
+    for (const auto& c : e.candidates) {
+      const CompileOutcome& outcome = compiled.at(c.name_expression());
+      if (!outcome.kernel) {
+        ++rejected["compile"];
+        continue;
+      }
+      const KernelResources& r = outcome.kernel->resources;
+      if (r.spill_bytes() > 0 || r.stack_bytes > 0) {
+        ++rejected["spills"];
+        continue;
+      }
+      const Occupancy occ = compute_occupancy(c, r.registers, device);
+      if (occ.blocks_per_sm == 0) {
+        ++rejected["occupancy"];
+        continue;
+      }
+      ranked.push_back({c, r, occ, predict(c, occ, device, shape)});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+      return a.prediction.predicted_tflops > b.prediction.predicted_tflops;
+    });
+    nlohmann::json top = nlohmann::json::array();
+    for (std::size_t r = 0; r < ranked.size() && r < std::size_t(options.keep_top); ++r) {
+      const auto& x = ranked[r];
+      top.push_back({{"rank", r + 1},
+                     {"name", x.config.name()},
+                     {"config", x.config},
+                     {"predicted_tflops", x.prediction.predicted_tflops},
+                     {"predicted_fraction_of_peak", x.prediction.fraction_of_peak},
+                     {"factors",
+                      {{"shared_memory", x.prediction.shared_memory_factor},
+                       {"global_memory", x.prediction.global_memory_factor},
+                       {"latency", x.prediction.latency_factor},
+                       {"waves", x.prediction.wave_factor},
+                       {"edges", x.prediction.edge_factor},
+                       {"split_k", x.prediction.split_k_factor},
+                       {"pipeline", x.prediction.pipeline_factor}}},
+                     {"waves", x.prediction.waves},
+                     {"registers", x.resources.registers},
+                     {"shared_bytes", x.config.shared_bytes()},
+                     {"threads", x.config.threads()},
+                     {"blocks_per_sm", x.occupancy.blocks_per_sm},
+                     {"occupancy", x.occupancy.fraction},
+                     {"occupancy_limited_by", x.occupancy.limited_by}});
+    }
+    problems.push_back({{"m", shape.m},
+                        {"n", shape.n},
+                        {"k", shape.k},
+                        {"dtype", "f32"},
+                        {"layout", "row-major"},
+                        {"enumerated", e.total},
+                        {"removed_by_constraint", e.removed},
+                        {"passed_constraints", e.candidates.size()},
+                        {"rejected_after_compile", rejected},
+                        {"ranked_count", ranked.size()},
+                        {"ranked", top}});
+  }
+
+  nlohmann::json compile_failures = nlohmann::json::array();
+  for (const auto& [expr, outcome] : compiled) {
+    if (!outcome.kernel && compile_failures.size() < 20)
+      compile_failures.push_back({{"name_expression", expr}, {"error", outcome.error}, {"log", outcome.log}});
+  }
+  return {{"schema", "gemmtune.plan/1"},
+          {"kind", "prediction"},
+          {"notice",
+           "PREDICTION from a static model: no kernel was run. Not measured results; never compare with "
+           "measured TFLOP/s."},
+          {"tool_version", kGemmtuneVersion},
+          {"date", utc_timestamp()},
+          {"device", device},
+          {"arch", device.arch()},
+          {"nvrtc_version", nvrtc_version()},
+          {"search_space", space.source},
+          {"compile",
+           {{"binaries", binaries.size()},
+            {"from_cache", from_cache},
+            {"compiled", binaries.size() - from_cache - failed},
+            {"failed", failed},
+            {"wall_seconds", compile_seconds},
+            {"failures", compile_failures}}},
+          {"problems", problems}};
+}
+
+std::string plan_summary_table(const nlohmann::json& plan) {
+  std::string out = fmt::format("Plan for {} ({}) -- PREDICTION, nothing was run\n",
+                                plan["device"]["name"].get<std::string>(), plan["arch"].get<std::string>());
+  const auto& compile = plan["compile"];
+  out += fmt::format("compiled {} binaries ({} from cache, {} failed) in {:.1f}s\n",
+                     compile["binaries"].get<std::size_t>(), compile["from_cache"].get<std::size_t>(),
+                     compile["failed"].get<std::size_t>(), compile["wall_seconds"].get<double>());
+  out += fmt::format("{:<16} {:>9} {:>9} {:>7}  {:<44} {:>10}\n", "problem", "space", "valid", "ranked",
+                     "predicted best", "pred TF/s");
+  for (const auto& p : plan["problems"]) {
+    const std::string label =
+        p["m"] == p["n"] && p["n"] == p["k"] ? std::to_string(p["m"].get<int>())
+                                             : fmt::format("{}x{}x{}", p["m"].get<int>(), p["n"].get<int>(), p["k"].get<int>());
+    const bool any = !p["ranked"].empty();
+    out += fmt::format("{:<16} {:>9} {:>9} {:>7}  {:<44} {:>10}\n", label, p["enumerated"].get<std::size_t>(),
+                       p["passed_constraints"].get<std::size_t>(), p["ranked_count"].get<std::size_t>(),
+                       any ? p["ranked"][0]["name"].get<std::string>() : "-",
+                       any ? fmt::format("{:.1f}", p["ranked"][0]["predicted_tflops"].get<double>()) : "-");
+    std::string reasons;
+    for (const auto& [name, count] : p["removed_by_constraint"].items())
+      reasons += fmt::format("{}={} ", name, count.get<std::size_t>());
+    for (const auto& [name, count] : p["rejected_after_compile"].items())
+      reasons += fmt::format("{}={} ", name, count.get<std::size_t>());
+    if (!reasons.empty()) out += "    removed: " + reasons + "\n";
+  }
+  return out;
+}
+
+}  // namespace gemmtune

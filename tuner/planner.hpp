@@ -1,0 +1,32 @@
+// `gemm-tune plan`: everything that can be learned about a search space on a GPU without the GPU.
+// Compiles every candidate for the device's architecture, rejects those that spill or do not fit,
+// ranks the rest with the static model and writes a plan JSON marked as a prediction.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "device_profile.hpp"
+#include "kernel_compiler.hpp"
+#include "problem.hpp"
+#include "search_space.hpp"
+
+namespace gemmtune {
+
+struct PlanOptions {
+  std::vector<GemmShape> shapes;
+  unsigned threads = 1;
+  int keep_top = 20;  // ranked candidates written per problem
+  bool progress = true;
+};
+
+// Returns the plan document (schema gemmtune.plan/1).
+nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device, const KernelCompiler& compiler,
+                         const PlanOptions& options);
+
+// The human summary printed after a plan.
+std::string plan_summary_table(const nlohmann::json& plan);
+
+}  // namespace gemmtune

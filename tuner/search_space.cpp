@@ -1,0 +1,265 @@
+// Search-space parsing, enumeration and the named constraints. The constraints are cheap static
+// rules; what they cannot know (real register counts, spills) is screened after compilation.
+#include "search_space.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "embedded_files.hpp"
+
+namespace gemmtune {
+namespace {
+
+const std::vector<std::string> kParameters = {"block_m",  "block_n",    "block_k",     "thread_m",
+                                              "thread_n", "warp_rows",  "pad_a",       "pad_b",
+                                              "stages",   "async_copy", "transpose_a", "vector_width",
+                                              "min_blocks", "swizzle",  "split_k"};
+
+int* field(KernelConfig& c, const std::string& name) {
+  static const std::map<std::string, int KernelConfig::*> ints = {
+      {"block_m", &KernelConfig::block_m},   {"block_n", &KernelConfig::block_n},
+      {"block_k", &KernelConfig::block_k},   {"thread_m", &KernelConfig::thread_m},
+      {"thread_n", &KernelConfig::thread_n}, {"warp_rows", &KernelConfig::warp_rows},
+      {"pad_a", &KernelConfig::pad_a},       {"pad_b", &KernelConfig::pad_b},
+      {"stages", &KernelConfig::stages},     {"vector_width", &KernelConfig::vector_width},
+      {"min_blocks", &KernelConfig::min_blocks}, {"swizzle", &KernelConfig::swizzle},
+      {"split_k", &KernelConfig::split_k}};
+  const auto it = ints.find(name);
+  return it == ints.end() ? nullptr : &(c.*(it->second));
+}
+
+void set_parameter(KernelConfig& c, const std::string& name, int value) {
+  if (name == "async_copy") {
+    c.async_copy = value != 0;
+  } else if (name == "transpose_a") {
+    c.transpose_a = value != 0;
+  } else {
+    *field(c, name) = value;
+  }
+}
+
+bool is_bool_parameter(const std::string& name) { return name == "async_copy" || name == "transpose_a"; }
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+using Check = std::function<bool(const KernelConfig&, const DeviceProfile&, const GemmShape*, const ConstraintSettings&)>;
+
+struct Constraint {
+  std::string name;
+  Check passes;
+};
+
+const std::vector<Constraint>& constraints() {
+  static const std::vector<Constraint> list = {
+      {"divisibility",
+       [](const KernelConfig& c, const DeviceProfile&, const GemmShape*, const ConstraintSettings&) {
+         return !config_error(c).has_value();
+       }},
+      {"architecture",
+       [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
+         return min_compute_capability(c) <= d.compute_capability;
+       }},
+      {"thread_count",
+       [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings& s) {
+         const int t = c.threads();
+         return t >= s.min_threads && t <= s.max_threads && t <= d.max_threads_per_block &&
+                t * c.min_blocks <= d.max_threads_per_sm;
+       }},
+      {"shared_memory",
+       [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
+         const auto bytes = c.shared_bytes();
+         return bytes <= std::size_t(d.shared_bytes_per_block) &&
+                bytes * std::size_t(c.min_blocks) <= std::size_t(d.shared_bytes_per_sm);
+       }},
+      {"register_estimate",
+       [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings& s) {
+         const int cap = std::min(d.registers_per_thread, d.registers_per_sm / (c.threads() * c.min_blocks));
+         return estimated_registers(c, s.register_overhead) <= cap;
+       }},
+      {"load_balance",
+       [](const KernelConfig& c, const DeviceProfile& d, const GemmShape* p, const ConstraintSettings& s) {
+         if (!p) return true;
+         // Tiles mostly outside C waste the block; a small problem wants a small tile.
+         const double used = double(p->m) * p->n;
+         const double covered = double(ceil_div(p->m, c.block_m)) * c.block_m * ceil_div(p->n, c.block_n) * c.block_n;
+         if (1.0 - used / covered > s.max_tile_waste) return false;
+         if (c.split_k > 1) {
+           const double tiles = double(ceil_div(p->m, c.block_m)) * ceil_div(p->n, c.block_n);
+           if (p->k / c.split_k < s.min_k_per_split) return false;
+           if (tiles >= s.split_k_max_waves * d.sm_count) return false;
+         }
+         return true;
+       }},
+      {"no_effect",
+       [](const KernelConfig& c, const DeviceProfile&, const GemmShape* p, const ConstraintSettings&) {
+         // Launch-time variants identical to swizzle 1 at this shape.
+         if (!p) return c.swizzle == 1 && c.split_k == 1;
+         return c.swizzle == 1 || ceil_div(p->m, c.block_m) > c.swizzle;
+       }},
+  };
+  return list;
+}
+
+template <typename T>
+T get_setting(const nlohmann::json& obj, const char* key, T fallback, const std::string& constraint) {
+  if (!obj.contains(key)) return fallback;
+  const auto& v = obj.at(key);
+  if (!v.is_number()) throw std::invalid_argument(fmt::format("constraint '{}': '{}' must be a number", constraint, key));
+  return v.get<T>();
+}
+
+}  // namespace
+
+const std::vector<std::string>& constraint_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& c : constraints()) n.push_back(c.name);
+    return n;
+  }();
+  return names;
+}
+
+int estimated_registers(const KernelConfig& c, int overhead) {
+  const int threads = std::max(1, c.threads());
+  const int accumulators = c.thread_m * c.thread_n;
+  const int fragments = c.thread_m + c.thread_n;
+  // The synchronous path stages the next tile in registers; cp.async does not.
+  const int staging = c.async_copy ? 0 : (c.block_m * c.block_k + c.block_k * c.block_n) / threads;
+  return accumulators + fragments + staging + overhead;
+}
+
+std::size_t SearchSpace::cross_product_size() const {
+  std::size_t n = 1;
+  for (const auto& [name, list] : values) n *= list.size();
+  return n;
+}
+
+SearchSpace parse_search_space(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw std::invalid_argument(source + ": the search space must be a JSON object");
+  if (!j.contains("parameters") || !j["parameters"].is_object())
+    throw std::invalid_argument(source + ": missing object 'parameters'");
+  SearchSpace space;
+  space.source = source;
+  for (const auto& [name, list] : j["parameters"].items()) {
+    if (std::find(kParameters.begin(), kParameters.end(), name) == kParameters.end())
+      throw std::invalid_argument(fmt::format("{}: unknown parameter '{}'", source, name));
+    if (!list.is_array() || list.empty() || list.size() > 64)
+      throw std::invalid_argument(fmt::format("{}: parameter '{}' needs a list of 1 to 64 values", source, name));
+    std::set<int> seen;
+    for (const auto& v : list) {
+      int value = 0;
+      if (is_bool_parameter(name)) {
+        if (!v.is_boolean()) throw std::invalid_argument(fmt::format("{}: '{}' takes true/false values", source, name));
+        value = v.get<bool>() ? 1 : 0;
+      } else {
+        if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 4096)
+          throw std::invalid_argument(fmt::format("{}: '{}' takes integers in 0..4096", source, name));
+        value = v.get<int>();
+      }
+      if (seen.insert(value).second) space.values[name].push_back(value);
+    }
+  }
+  for (const auto& name : kParameters) {
+    if (!space.values.count(name)) {
+      KernelConfig defaults = default_config();
+      const int value = name == "async_copy" ? int(defaults.async_copy)
+                        : name == "transpose_a" ? int(defaults.transpose_a)
+                                                : *field(defaults, name);
+      space.values[name] = {value};
+    }
+  }
+  if (j.contains("constraints")) {
+    const auto& cs = j["constraints"];
+    if (!cs.is_object()) throw std::invalid_argument(source + ": 'constraints' must be an object");
+    for (const auto& [name, settings] : cs.items()) {
+      const auto& names = constraint_names();
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        throw std::invalid_argument(fmt::format("{}: unknown constraint '{}' (known: {})", source, name,
+                                                fmt::join(names, ", ")));
+      if (!settings.is_object())
+        throw std::invalid_argument(fmt::format("{}: constraint '{}' needs an object of settings", source, name));
+      space.enabled.push_back(name);
+      auto& s = space.settings;
+      if (name == "thread_count") {
+        s.min_threads = get_setting(settings, "min", s.min_threads, name);
+        s.max_threads = get_setting(settings, "max", s.max_threads, name);
+      } else if (name == "register_estimate") {
+        s.register_overhead = get_setting(settings, "overhead", s.register_overhead, name);
+      } else if (name == "load_balance") {
+        s.max_tile_waste = get_setting(settings, "max_tile_waste", s.max_tile_waste, name);
+        s.min_k_per_split = get_setting(settings, "min_k_per_split", s.min_k_per_split, name);
+        s.split_k_max_waves = get_setting(settings, "split_k_max_waves", s.split_k_max_waves, name);
+      }
+    }
+  }
+  // divisibility is what the template itself requires: never optional.
+  if (std::find(space.enabled.begin(), space.enabled.end(), "divisibility") == space.enabled.end())
+    space.enabled.insert(space.enabled.begin(), "divisibility");
+  return space;
+}
+
+SearchSpace load_search_space(const std::filesystem::path& path) {
+  std::string text;
+  std::string source;
+  if (path.empty()) {
+    text = std::string(embedded_file("configs/sgemm.json"));
+    source = "built-in configs/sgemm.json";
+  } else {
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument(fmt::format("cannot read search space '{}'", path.string()));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    source = path.string();
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(fmt::format("{}: malformed JSON ({})", source, e.what()));
+  }
+  return parse_search_space(j, source);
+}
+
+std::string rejecting_constraint(const SearchSpace& space, const KernelConfig& config, const DeviceProfile& device,
+                                 const GemmShape* shape) {
+  for (const auto& c : constraints()) {
+    const bool enabled = std::find(space.enabled.begin(), space.enabled.end(), c.name) != space.enabled.end();
+    if (enabled && !c.passes(config, device, shape, space.settings)) return c.name;
+    // Without the divisibility rules nothing else is meaningful (threads() may divide by zero).
+    if (c.name == "divisibility" && !enabled && config_error(config)) return c.name;
+  }
+  return {};
+}
+
+Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, const GemmShape* shape) {
+  Enumeration result;
+  std::vector<std::pair<std::string, const std::vector<int>*>> axes;
+  for (const auto& [name, list] : space.values) {
+    if (!shape && (name == "swizzle" || name == "split_k")) continue;  // launch-time: fixed to 1
+    axes.emplace_back(name, &list);
+  }
+  std::vector<std::size_t> index(axes.size(), 0);
+  while (true) {
+    KernelConfig c = default_config();
+    c.swizzle = 1;
+    c.split_k = 1;
+    for (std::size_t i = 0; i < axes.size(); ++i) set_parameter(c, axes[i].first, (*axes[i].second)[index[i]]);
+    ++result.total;
+    const std::string reason = rejecting_constraint(space, c, device, shape);
+    if (reason.empty()) {
+      result.candidates.push_back(c);
+    } else {
+      ++result.removed[reason];
+    }
+    std::size_t axis = 0;
+    while (axis < axes.size() && ++index[axis] == axes[axis].second->size()) index[axis++] = 0;
+    if (axis == axes.size()) break;
+  }
+  return result;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,64 @@
+// The search space: value lists for every KernelConfig parameter (configs/sgemm.json) and the named
+// constraints that cut the cross product down for one device and one problem shape. Everything a
+// constraint removes is counted under its name, so a plan or a tuning log can say why a
+// configuration was never tried.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "device_profile.hpp"
+#include "kernel_config.hpp"
+#include "problem.hpp"
+
+namespace gemmtune {
+
+struct ConstraintSettings {
+  int min_threads = 64;
+  int max_threads = 1024;
+  int register_overhead = 28;        // registers beyond accumulators, fragments and load staging
+  double max_tile_waste = 0.5;       // fraction of a block tile allowed to fall outside C
+  int min_k_per_split = 128;         // split-K slices thinner than this are not worth a reduction
+  double split_k_max_waves = 1.0;    // split-K only while the plain grid fills fewer waves than this
+};
+
+// Constraint names, in the order they are applied (the first that fails is the recorded reason).
+const std::vector<std::string>& constraint_names();
+
+struct SearchSpace {
+  std::map<std::string, std::vector<int>> values;  // parameter -> allowed values (bools as 0/1)
+  std::vector<std::string> enabled;                // constraint names present in the file
+  ConstraintSettings settings;
+  std::string source;                              // file path or "built-in"
+
+  std::size_t cross_product_size() const;
+};
+
+// Throws std::invalid_argument with a message naming the problem (unknown parameter or constraint,
+// empty or mistyped value list, invalid JSON).
+SearchSpace parse_search_space(const nlohmann::json& j, const std::string& source);
+SearchSpace load_search_space(const std::filesystem::path& path);  // path empty: built-in default
+
+struct Enumeration {
+  std::vector<KernelConfig> candidates;
+  std::map<std::string, std::size_t> removed;  // constraint -> candidates it removed
+  std::size_t total = 0;                       // size of the cross product
+};
+
+// Applies every enabled constraint. shape may be null: then problem-dependent constraints are
+// skipped and launch-time parameters are fixed to 1 (one entry per distinct binary).
+Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, const GemmShape* shape);
+
+// The constraint that rejects config, or an empty string. Exposed for tests and for vetting
+// configurations from other sources (seeds, results of other GPUs).
+std::string rejecting_constraint(const SearchSpace& space, const KernelConfig& config,
+                                 const DeviceProfile& device, const GemmShape* shape);
+
+// The register estimate used by the register_estimate constraint.
+int estimated_registers(const KernelConfig& config, int overhead);
+
+}  // namespace gemmtune

@@ -1,0 +1,56 @@
+// Each factor is in (0, 1] and models one well-known limiter of SIMT GEMM:
+// - shared memory: each k step a thread reads TM + TN floats from shared memory for TM * TN FMAs;
+//   below about 4 FMAs per float the shared-memory pipe, not the FMA units, sets the pace.
+// - global memory: a BM x BN tile loads (BM + BN) * BK floats for 2 * BM * BN * BK flops; compared
+//   with the device's flop/byte ridge, assuming L2 serves about 3/4 of the traffic.
+// - latency: fewer than 8 resident warps per SM leave FMA latency exposed.
+// - waves: the last wave of blocks runs partly empty (wave quantization on this SM count).
+// - edges: tile area that falls outside C is computed and thrown away.
+// - split-K: the partial sums make an extra trip through memory.
+// - pipeline: a single shared-memory buffer stalls on every tile load.
+#include "static_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gemmtune {
+namespace {
+double clamp01(double x) { return std::clamp(x, 0.01, 1.0); }
+}  // namespace
+
+Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProfile& d, const GemmShape& s) {
+  Prediction p;
+  const double fma_per_load = double(c.thread_m) * c.thread_n / (c.thread_m + c.thread_n);
+  p.shared_memory_factor = clamp01(fma_per_load / 4.0);
+
+  const double ridge = d.memory_gbps > 0 ? d.fp32_tflops * 1e12 / (d.memory_gbps * 1e9) : 10.0;
+  const double tile_intensity = double(c.block_m) * c.block_n / (2.0 * (c.block_m + c.block_n));  // flop/byte
+  p.global_memory_factor = clamp01(tile_intensity / (ridge / 4.0));
+
+  const double warps = occ.blocks_per_sm * c.threads() / 32.0;
+  p.latency_factor = clamp01(warps / 8.0);
+
+  const double tiles_m = std::ceil(double(s.m) / c.block_m), tiles_n = std::ceil(double(s.n) / c.block_n);
+  const double blocks = tiles_m * tiles_n * c.split_k;
+  const double slots = std::max(1.0, double(occ.blocks_per_sm) * d.sm_count);
+  p.waves = blocks / slots;
+  p.wave_factor = clamp01(p.waves / std::ceil(p.waves));
+
+  p.edge_factor = clamp01(double(s.m) * s.n / (tiles_m * c.block_m * tiles_n * c.block_n));
+
+  if (c.split_k > 1) {
+    const double gemm_seconds = s.flops() / (d.fp32_tflops * 1e12);
+    const double reduce_seconds = double(c.split_k + 2) * s.m * s.n * 4.0 / (d.memory_gbps * 1e9);
+    p.split_k_factor = clamp01(gemm_seconds / (gemm_seconds + reduce_seconds));
+  } else {
+    p.split_k_factor = 1.0;
+  }
+  p.pipeline_factor = c.stages >= 2 ? 1.0 : 0.8;
+
+  p.fraction_of_peak = p.shared_memory_factor * p.global_memory_factor * p.latency_factor * p.wave_factor *
+                       p.edge_factor * p.split_k_factor * p.pipeline_factor;
+  p.predicted_tflops = p.fraction_of_peak * d.fp32_tflops;
+  return p;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,29 @@
+// The static performance model `gemm-tune plan` ranks candidates with. It predicts, without running
+// anything, roughly what fraction of FP32 peak a compiled kernel can reach on a device for a shape.
+// It is a ranking heuristic, not a measurement: see README.md (The plan model) for the terms.
+#pragma once
+
+#include "device_profile.hpp"
+#include "kernel_config.hpp"
+#include "occupancy.hpp"
+#include "problem.hpp"
+
+namespace gemmtune {
+
+struct Prediction {
+  double fraction_of_peak = 0;  // product of the factors below
+  double shared_memory_factor = 0;
+  double global_memory_factor = 0;
+  double latency_factor = 0;
+  double wave_factor = 0;
+  double edge_factor = 0;
+  double split_k_factor = 0;
+  double pipeline_factor = 0;
+  double waves = 0;
+  double predicted_tflops = 0;
+};
+
+Prediction predict(const KernelConfig& config, const Occupancy& occupancy, const DeviceProfile& device,
+                   const GemmShape& shape);
+
+}  // namespace gemmtune

@@ -1,0 +1,126 @@
+// Genetic search: a generation is proposed at once (so all of it compiles in parallel while the
+// GPU works through it), then parents are picked by tournament among everything measured so far,
+// children take each parameter from either parent and sometimes one parameter moves to its
+// neighbouring value. Generation 0 mixes the static model's favourites with random picks, so a
+// wrong model costs little. Children that are not in the (constrained) candidate set, or were
+// already proposed, are re-drawn; when that keeps failing, the next unproposed candidate in prior
+// order is taken instead.
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "search_strategy.hpp"
+
+namespace gemmtune {
+namespace {
+
+using Genes = std::vector<int>;
+
+Genes genes_of(const KernelConfig& c) {
+  return {c.block_m, c.block_n,  c.block_k,          c.thread_m,     c.thread_n,
+          c.warp_rows, c.pad_a,  c.pad_b,            c.stages,       int(c.async_copy),
+          int(c.transpose_a), c.vector_width, c.min_blocks, c.swizzle, c.split_k};
+}
+
+class Genetic : public SearchStrategy {
+ public:
+  explicit Genetic(const StrategyContext& c) : rng_(c.seed), prior_order_(order_by_prior(c)) {
+    const std::size_t n = c.candidates.size();
+    budget_ = std::min(n, c.budget > 0 ? c.budget : std::size_t(120));
+    population_ = std::clamp<std::size_t>(budget_ / 6, 8, 24);
+    for (std::size_t i = 0; i < n; ++i) {
+      genes_.push_back(genes_of(c.candidates[i]));
+      index_of_.emplace(genes_.back(), i);
+    }
+    if (n > 0) {
+      values_.resize(genes_[0].size());
+      for (const auto& g : genes_)
+        for (std::size_t f = 0; f < g.size(); ++f) values_[f].insert(g[f]);
+    }
+  }
+
+  std::vector<std::size_t> propose(std::size_t max_count) override {
+    if (outstanding_ > 0 || proposed_.size() >= budget_) return {};
+    std::vector<std::size_t> generation;
+    const std::size_t size = std::min({population_, budget_ - proposed_.size(), max_count});
+    if (scores_.empty()) {
+      // Generation 0: half the model's favourites, half random.
+      for (std::size_t i = 0; i < prior_order_.size() && generation.size() < (size + 1) / 2; ++i)
+        take(prior_order_[i], generation);
+      std::uniform_int_distribution<std::size_t> any(0, genes_.size() - 1);
+      for (int tries = 0; generation.size() < size && tries < 1000; ++tries) take(any(rng_), generation);
+    } else {
+      for (int tries = 0; generation.size() < size && tries < 50 * int(size); ++tries) {
+        const auto child = index_of_.find(breed());
+        if (child != index_of_.end()) take(child->second, generation);
+      }
+    }
+    for (std::size_t i = 0; i < prior_order_.size() && generation.size() < size; ++i) take(prior_order_[i], generation);
+    outstanding_ = generation.size();
+    return generation;
+  }
+
+  void observe(std::size_t index, double score) override {
+    scores_.emplace_back(score, index);
+    if (outstanding_ > 0) --outstanding_;
+  }
+
+  std::size_t planned() const override { return budget_; }
+
+ private:
+  void take(std::size_t index, std::vector<std::size_t>& generation) {
+    if (proposed_.insert(index).second) generation.push_back(index);
+  }
+
+  std::size_t tournament() {
+    std::uniform_int_distribution<std::size_t> pick(0, scores_.size() - 1);
+    auto best = scores_[pick(rng_)];
+    for (int i = 1; i < 3; ++i) best = std::max(best, scores_[pick(rng_)]);
+    return best.second;
+  }
+
+  Genes breed() {
+    const Genes& a = genes_[tournament()];
+    const Genes& b = genes_[tournament()];
+    Genes child(a.size());
+    std::bernoulli_distribution coin(0.5);
+    for (std::size_t f = 0; f < a.size(); ++f) child[f] = coin(rng_) ? a[f] : b[f];
+    if (std::bernoulli_distribution(0.4)(rng_)) mutate(child);
+    return child;
+  }
+
+  // Moves one parameter to a neighbouring value of its range.
+  void mutate(Genes& g) {
+    std::uniform_int_distribution<std::size_t> field(0, g.size() - 1);
+    const std::size_t f = field(rng_);
+    const auto& vals = values_[f];
+    if (vals.size() < 2) return;
+    auto it = vals.find(g[f]);
+    const bool up = std::bernoulli_distribution(0.5)(rng_);
+    if (up && std::next(it) != vals.end()) {
+      g[f] = *std::next(it);
+    } else if (it != vals.begin()) {
+      g[f] = *std::prev(it);
+    } else {
+      g[f] = *std::next(it);
+    }
+  }
+
+  std::mt19937_64 rng_;
+  std::vector<std::size_t> prior_order_;
+  std::vector<Genes> genes_;
+  std::map<Genes, std::size_t> index_of_;
+  std::vector<std::set<int>> values_;
+  std::vector<std::pair<double, std::size_t>> scores_;
+  std::set<std::size_t> proposed_;
+  std::size_t budget_ = 0;
+  std::size_t population_ = 0;
+  std::size_t outstanding_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStrategy> make_genetic(StrategyContext context) { return std::make_unique<Genetic>(context); }
+
+}  // namespace gemmtune

@@ -1,0 +1,30 @@
+// Strategy registry and helpers shared by the strategies.
+#include "search_strategy.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace gemmtune {
+
+const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> names = {"exhaustive", "random", "genetic"};
+  return names;
+}
+
+std::unique_ptr<SearchStrategy> make_strategy(const std::string& name, StrategyContext context) {
+  if (name == "exhaustive") return make_exhaustive(std::move(context));
+  if (name == "random") return make_random_search(std::move(context));
+  if (name == "genetic") return make_genetic(std::move(context));
+  throw std::invalid_argument("unknown strategy '" + name + "' (exhaustive, random, genetic)");
+}
+
+std::vector<std::size_t> order_by_prior(const StrategyContext& c) {
+  std::vector<std::size_t> order(c.candidates.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (c.prior.size() == c.candidates.size())
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c.prior[a] > c.prior[b]; });
+  return order;
+}
+
+}  // namespace gemmtune

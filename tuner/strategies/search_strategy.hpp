@@ -1,0 +1,46 @@
+// One interface for every search strategy (one file each: exhaustive.cpp, random_search.cpp,
+// genetic.cpp). A strategy sees candidates only by index; the driver compiles what it proposes
+// ahead of the GPU, evaluates in order and reports scores back. Scores are TFLOP/s, 0 for a
+// candidate that failed. Strategies never touch the GPU, so they are tested by replaying logs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernel_config.hpp"
+
+namespace gemmtune {
+
+struct StrategyContext {
+  std::vector<KernelConfig> candidates;
+  std::vector<double> prior;  // per candidate, higher is more promising (static model); may be empty
+  std::uint64_t seed = 1;
+  std::size_t budget = 0;     // evaluations; 0: strategy default
+};
+
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  // Up to max_count indices not proposed before. Empty once nothing was proposed and nothing is
+  // awaiting observation: the search is over.
+  virtual std::vector<std::size_t> propose(std::size_t max_count) = 0;
+  virtual void observe(std::size_t index, double score) = 0;
+  // Evaluations this strategy intends to make (for progress bars).
+  virtual std::size_t planned() const = 0;
+};
+
+const std::vector<std::string>& strategy_names();
+// Throws std::invalid_argument for an unknown name.
+std::unique_ptr<SearchStrategy> make_strategy(const std::string& name, StrategyContext context);
+
+// Implemented in one file each.
+std::unique_ptr<SearchStrategy> make_exhaustive(StrategyContext context);
+std::unique_ptr<SearchStrategy> make_random_search(StrategyContext context);
+std::unique_ptr<SearchStrategy> make_genetic(StrategyContext context);
+
+// Indices sorted by prior, best first (stable; the enumeration order breaks ties).
+std::vector<std::size_t> order_by_prior(const StrategyContext& context);
+
+}  // namespace gemmtune

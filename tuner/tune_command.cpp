@@ -1,0 +1,364 @@
+// Driver of a tuning run. Everything measured is appended to the tuning log before anything else
+// happens with it, so an interruption at any point loses nothing already measured.
+#include "tune_command.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <future>
+#include <iostream>
+#include <map>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "atomic_file.hpp"
+#include "compile_service.hpp"
+#include "device_profile.hpp"
+#include "occupancy.hpp"
+#include "progress_bar.hpp"
+#include "results_store.hpp"
+#include "search_space.hpp"
+#include "stable_hash.hpp"
+#include "static_model.hpp"
+#include "strategies/search_strategy.hpp"
+#include "timestamp.hpp"
+#include "tuning_log.hpp"
+#include "version.hpp"
+#include "worker_process.hpp"
+#include "embedded_files.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = p * double(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - double(lo)) * (v[hi] - v[lo]);
+}
+
+nlohmann::json timing_summary(const std::vector<double>& samples, double flops) {
+  const double med = median(samples);
+  return {{"median_ms", med},
+          {"min_ms", percentile(samples, 0.0)},
+          {"p10_ms", percentile(samples, 0.1)},
+          {"p90_ms", percentile(samples, 0.9)},
+          {"max_ms", percentile(samples, 1.0)},
+          {"samples", samples.size()},
+          {"tflops", med > 0 ? flops / (med * 1e-3) / 1e12 : 0.0}};
+}
+
+struct Evaluated {
+  std::size_t index;
+  double median_ms;
+};
+
+struct ShapeOutcome {
+  GemmShape shape;
+  std::string best_name;
+  double best_tflops = 0;
+  double ratio = 0;
+  std::size_t evaluated = 0;
+  double seconds = 0;
+  bool complete = false;
+};
+
+class Tuner {
+ public:
+  Tuner(const TuneOptions& o, int device_index, DeviceProfile device)
+      : options_(o),
+        device_(std::move(device)),
+        space_(load_search_space(o.space_path)),
+        template_source_(o.template_path.empty() ? std::string(embedded_file("kernel_templates/sgemm.cuh"))
+                                                 : read_whole_file(o.template_path).value_or("")),
+        compiler_(o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
+                  template_source_),
+        service_(compiler_, device_.arch(), o.jobs),
+        log_(std::filesystem::path(o.results_dir) / "logs" / (device_.slug + ".jsonl"), device_.slug,
+             stable_hash_hex(template_source_)),
+        worker_(worker_arguments(device_index)) {
+    if (template_source_.empty()) throw std::invalid_argument("cannot read template " + o.template_path);
+  }
+
+  ShapeOutcome tune(const GemmShape& shape) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ShapeOutcome out;
+    out.shape = shape;
+    const Enumeration e = enumerate(space_, device_, &shape);
+    std::map<std::string, std::size_t> rejected = e.removed;
+    if (e.candidates.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
+
+    const nlohmann::json prepare = {{"op", "prepare"}, {"m", shape.m}, {"n", shape.n}, {"k", shape.k},
+                                    {"seed", options_.seed}, {"samples", 20}};
+    worker_.set_preamble(prepare, 300);
+    const auto prepared = worker_.call(prepare, 300);
+    if (prepared.value("status", "") != "ok")
+      throw std::runtime_error("the GPU worker could not prepare " + shape.label() + ": " + prepared.value("detail", ""));
+    const double cublas_ms = median(prepared["cublas_ms"].get<std::vector<double>>());
+    const int reps = prepared["launches_per_sample"].get<int>();
+    const double eval_timeout = options_.eval_timeout_seconds > 0 ? options_.eval_timeout_seconds
+                                                                  : 30.0 + 50.0 * cublas_ms * reps * 12 / 1000.0;
+
+    StrategyContext ctx;
+    ctx.candidates = e.candidates;
+    ctx.seed = options_.seed;
+    ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
+    for (const auto& c : e.candidates) {
+      // Prior without compiling: occupancy from the register estimate.
+      const Occupancy occ = compute_occupancy(c, estimated_registers(c, space_.settings.register_overhead), device_);
+      ctx.prior.push_back(predict(c, occ, device_, shape).predicted_tflops);
+    }
+    auto strategy = make_strategy(options_.strategy, ctx);
+    ProgressBar bar(fmt::format("tune {:>14}", shape.label()), strategy->planned());
+
+    std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>> pending;
+    std::vector<Evaluated> measured;
+    double compile_wait = 0, gpu_seconds = 0;
+    const std::size_t lookahead = std::max<std::size_t>(8, 2 * options_.jobs);
+    while (!g_interrupted) {
+      if (options_.budget_seconds > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > options_.budget_seconds)
+        break;
+      if (pending.size() < lookahead) {
+        for (std::size_t i : strategy->propose(lookahead - pending.size()))
+          pending.emplace_back(i, service_.submit(e.candidates[i]));
+      }
+      if (pending.empty()) break;
+      const auto [index, future] = pending.front();
+      pending.pop_front();
+      const KernelConfig& config = e.candidates[index];
+      const std::string name = config.name();
+
+      nlohmann::json record;
+      if (const nlohmann::json* prior = log_.find(shape, name)) {
+        record = *prior;  // measured by an earlier, interrupted run
+      } else {
+        const auto tc = std::chrono::steady_clock::now();
+        const CompileOutcome& compiled = future.get();
+        compile_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
+        record = {{"name", name}, {"config", config}};
+        if (!compiled.kernel) {
+          record["status"] = "compile";
+          record["detail"] = compiled.error;
+        } else if (compiled.kernel->resources.spill_bytes() > 0 || compiled.kernel->resources.stack_bytes > 0) {
+          record["status"] = "resources";
+          record["detail"] = fmt::format("{} bytes spilled, {} bytes stack", compiled.kernel->resources.spill_bytes(),
+                                         compiled.kernel->resources.stack_bytes);
+        } else if (compute_occupancy(config, compiled.kernel->resources.registers, device_).blocks_per_sm == 0) {
+          record["status"] = "resources";
+          record["detail"] = fmt::format("{} registers x {} threads do not fit one SM",
+                                         compiled.kernel->resources.registers, config.threads());
+        } else {
+          const auto tg = std::chrono::steady_clock::now();
+          const auto reply = worker_.call({{"op", "evaluate"}, {"config", config}, {"samples", 10}}, eval_timeout);
+          gpu_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tg).count();
+          record["status"] = reply.value("status", "error");
+          if (reply.contains("detail")) record["detail"] = reply["detail"];
+          if (reply.contains("samples_ms")) {
+            record["samples_ms"] = reply["samples_ms"];
+            record["median_ms"] = median(reply["samples_ms"].get<std::vector<double>>());
+          }
+          if (reply.contains("error_ratio")) record["error_ratio"] = reply["error_ratio"];
+          if (compiled.kernel) record["registers"] = compiled.kernel->resources.registers;
+        }
+        log_.append(shape, record);
+      }
+      const std::string status = record.value("status", "error");
+      double tflops = 0;
+      if (status == "ok") {
+        const double ms = record["median_ms"].get<double>();
+        measured.push_back({index, ms});
+        tflops = shape.flops() / (ms * 1e-3) / 1e12;
+        if (tflops > out.best_tflops) {
+          out.best_tflops = tflops;
+          out.best_name = name;
+        }
+      } else {
+        ++rejected[status];
+        if (status != "compile" && status != "resources")
+          spdlog::debug("{} at {}: {} ({})", name, shape.label(), status, record.value("detail", ""));
+      }
+      strategy->observe(index, tflops);
+      ++out.evaluated;
+      bar.advance(1, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", out.best_tflops,
+                                 shape.flops() / (cublas_ms * 1e-3) / 1e12));
+    }
+    bar.finish();
+    if (measured.empty()) {
+      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      spdlog::error("{}: no candidate passed verification and timing", shape.label());
+      return out;
+    }
+
+    // Final word: the best few re-timed with many samples, interleaved with cuBLAS.
+    std::sort(measured.begin(), measured.end(), [](const Evaluated& a, const Evaluated& b) { return a.median_ms < b.median_ms; });
+    nlohmann::json finalists = nlohmann::json::array();
+    for (std::size_t i = 0; i < measured.size() && finalists.size() < std::size_t(options_.retime_top); ++i)
+      finalists.push_back(e.candidates[measured[i].index]);
+    const auto tr = std::chrono::steady_clock::now();
+    const int rounds = std::clamp(static_cast<int>(3000.0 / std::max(1e-3, cublas_ms * reps * 2 * double(finalists.size() + 1))), 10, 50);
+    const auto race = worker_.call({{"op", "race"}, {"configs", finalists}, {"rounds", rounds}},
+                                   60.0 + 10.0 * eval_timeout);
+    gpu_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
+    if (race.value("status", "") != "ok")
+      throw std::runtime_error("re-timing the finalists failed: " + race.value("detail", race.value("status", "")));
+
+    const auto cublas_samples = race["cublas_ms"].get<std::vector<double>>();
+    const double cublas_median = median(cublas_samples);
+    std::vector<std::pair<double, std::size_t>> ranking;
+    for (std::size_t i = 0; i < finalists.size(); ++i)
+      ranking.emplace_back(median(race["configs_ms"][i].get<std::vector<double>>()), i);
+    std::sort(ranking.begin(), ranking.end());
+    nlohmann::json alternatives = nlohmann::json::array();
+    for (const auto& [ms, i] : ranking) {
+      const KernelConfig c = finalists[i].get<KernelConfig>();
+      nlohmann::json alt = timing_summary(race["configs_ms"][i].get<std::vector<double>>(), shape.flops());
+      alt["name"] = c.name();
+      alt["config"] = c;
+      alt["ratio_vs_cublas"] = cublas_median / ms;
+      alternatives.push_back(alt);
+    }
+    const nlohmann::json best = alternatives[0];
+    out.best_name = best["name"].get<std::string>();
+    out.best_tflops = best["tflops"].get<double>();
+    out.ratio = best["ratio_vs_cublas"].get<double>();
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.complete = !g_interrupted;
+
+    nlohmann::json entry = {{"m", shape.m},
+                            {"n", shape.n},
+                            {"k", shape.k},
+                            {"dtype", "f32"},
+                            {"layout", "row-major"},
+                            {"best", best},
+                            {"cublas", timing_summary(cublas_samples, shape.flops())},
+                            {"ratio_vs_cublas", out.ratio},
+                            {"alternatives", nlohmann::json(alternatives.begin() + 1, alternatives.end())},
+                            {"search",
+                             {{"strategy", options_.strategy},
+                              {"seed", options_.seed},
+                              {"complete", out.complete},
+                              {"space", space_.source},
+                              {"space_size", e.total},
+                              {"candidates", e.candidates.size()},
+                              {"evaluated", out.evaluated},
+                              {"measured", measured.size()},
+                              {"rejected", rejected},
+                              {"compile_wait_seconds", compile_wait},
+                              {"benchmark_seconds", gpu_seconds},
+                              {"wall_seconds", out.seconds},
+                              {"worker_restarts", worker_.restarts()},
+                              {"race_rounds", rounds},
+                              {"launches_per_sample", reps}}},
+                            {"date", utc_timestamp()},
+                            {"tool_version", kGemmtuneVersion}};
+    merge_results(results_path(), header(), nlohmann::json::array({entry}));
+    return out;
+  }
+
+  std::filesystem::path results_path() const { return std::filesystem::path(options_.results_dir) / (device_.slug + ".json"); }
+
+ private:
+  std::vector<std::string> worker_arguments(int device_index) const {
+    std::vector<std::string> args = {"worker", "--device", std::to_string(device_index), "--cache-dir",
+                                     compiler_.cache_dir().string()};
+    if (!options_.template_path.empty()) {
+      args.push_back("--template");
+      args.push_back(options_.template_path);
+    }
+    return args;
+  }
+
+  nlohmann::json header() const {
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    return {{"device", device_},
+            {"cuda_runtime_version", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
+            {"nvrtc_version", nvrtc_version()},
+            {"tool_version", kGemmtuneVersion},
+            {"updated", utc_timestamp()}};
+  }
+
+  const TuneOptions& options_;
+  DeviceProfile device_;
+  SearchSpace space_;
+  std::string template_source_;
+  KernelCompiler compiler_;
+  CompileService service_;
+  TuningLog log_;
+  WorkerProcess worker_;
+};
+
+}  // namespace
+
+int select_device(const std::string& gpu) {
+  const DeviceCount devices = count_devices();
+  if (devices.count == 0) throw NoDeviceError(devices.reason);
+  if (gpu == "auto") return 0;
+  if (!gpu.empty() && std::all_of(gpu.begin(), gpu.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    const int index = gpu.size() > 4 ? devices.count : std::stoi(gpu);
+    if (index >= devices.count)
+      throw std::invalid_argument(fmt::format("--gpu {}: only {} device(s) visible", gpu, devices.count));
+    return index;
+  }
+  std::vector<int> matches;
+  std::vector<std::string> names;
+  for (int i = 0; i < devices.count; ++i) {
+    const DeviceProfile p = query_device(i);
+    names.push_back(p.name);
+    if (lower(p.name).find(lower(gpu)) != std::string::npos || p.slug == lower(gpu)) matches.push_back(i);
+  }
+  if (matches.empty())
+    throw std::invalid_argument(fmt::format("--gpu '{}' matches no visible device (visible: {})", gpu, fmt::join(names, "; ")));
+  return matches.front();
+}
+
+int run_tune(const TuneOptions& options) {
+  const int index = select_device(options.gpu);
+  const DeviceProfile device = query_device(index);
+  spdlog::info("tuning on {} ({}, {} SMs), {} sizes, strategy {}", device.name, device.arch(), device.sm_count,
+               options.shapes.size(), options.strategy);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  Tuner tuner(options, index, device);
+  std::vector<ShapeOutcome> outcomes;
+  for (const auto& shape : options.shapes) {
+    if (g_interrupted) break;
+    outcomes.push_back(tuner.tune(shape));
+  }
+  std::printf("\n%-16s %-52s %9s %9s %7s %8s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS", "evals", "time");
+  for (const auto& o : outcomes)
+    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %7.1fs\n", o.shape.label().c_str(), o.best_name.c_str(), o.best_tflops,
+                o.ratio, o.evaluated, o.seconds);
+  std::printf("results: %s\n", tuner.results_path().c_str());
+  if (g_interrupted) {
+    std::fprintf(stderr, "gemm-tune: interrupted; everything measured is in the tuning log. Run the same command to resume.\n");
+    return 130;
+  }
+  return 0;
+}
+
+}  // namespace gemmtune

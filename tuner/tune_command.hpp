@@ -1,0 +1,42 @@
+// The main job: `gemm-tune --gpu auto --sizes ...`. For each size: enumerate the space for the
+// live device, let the strategy pick candidates, compile them ahead on all cores, evaluate each in
+// the isolated worker (verify against cuBLAS, then time), log every outcome, re-time the best few
+// interleaved with cuBLAS, and merge the winner into results/<gpu-slug>.json.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+
+namespace gemmtune {
+
+class NoDeviceError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct TuneOptions {
+  std::string gpu = "auto";
+  std::vector<GemmShape> shapes;
+  std::string space_path;
+  std::filesystem::path cache_dir;
+  unsigned jobs = 1;
+  std::string strategy = "genetic";
+  int budget_evaluations = 0;
+  double budget_seconds = 0;
+  std::uint64_t seed = 1;
+  std::string results_dir = "results";
+  int retime_top = 5;
+  double eval_timeout_seconds = 0;  // per evaluation; 0: from cuBLAS's time at the shape
+  std::string template_path;  // tests: a deliberately broken template
+};
+
+// Picks the device for --gpu: "auto", an index, or a name (case-insensitive substring match that
+// must be unambiguous). Throws NoDeviceError or std::invalid_argument.
+int select_device(const std::string& gpu);
+
+int run_tune(const TuneOptions& options);
+
+}  // namespace gemmtune

@@ -1,0 +1,79 @@
+// TuningLog: reading tolerates a torn last line; writing is one fwrite + fflush + fsync per record.
+#include "tuning_log.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "timestamp.hpp"
+
+namespace gemmtune {
+
+std::string TuningLog::key(const GemmShape& s, const std::string& name) {
+  return fmt::format("{}x{}x{}/{}", s.m, s.n, s.k, name);
+}
+
+TuningLog::TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash)
+    : template_hash_(std::move(template_hash)) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  bool has_header = false;
+  std::size_t torn = 0;
+  if (std::ifstream in(path); in) {
+    std::string line;
+    while (std::getline(in, line)) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) {
+        ++torn;
+        continue;
+      }
+      if (j.value("type", "") == "header") {
+        if (j.value("device", "") != device_slug)
+          throw std::invalid_argument(fmt::format("tuning log {} belongs to device '{}', not '{}'", path.string(),
+                                                  j.value("device", "?"), device_slug));
+        has_header = true;
+      } else if (j.value("type", "") == "evaluation" && j.value("template", "") == template_hash_ &&
+                 j.contains("m") && j.contains("name")) {
+        const GemmShape s{j["m"].get<int>(), j["n"].get<int>(), j["k"].get<int>()};
+        entries_[key(s, j["name"].get<std::string>())] = std::move(j);
+      }
+    }
+  }
+  if (torn > 0) spdlog::warn("tuning log {}: skipped {} unreadable line(s) (an interrupted write)", path.string(), torn);
+  file_ = std::fopen(path.c_str(), "a");
+  if (!file_) throw std::runtime_error(fmt::format("cannot append to the tuning log {}", path.string()));
+  if (!has_header) {
+    const nlohmann::json header = {{"type", "header"}, {"device", device_slug}, {"kernel", "sgemm"}, {"created", utc_timestamp()}};
+    // A torn line from a crash must not swallow the header: start on a fresh line.
+    std::fputs(("\n" + header.dump() + "\n").c_str(), file_);
+    std::fflush(file_);
+  }
+}
+
+TuningLog::~TuningLog() {
+  if (file_) std::fclose(file_);
+}
+
+const nlohmann::json* TuningLog::find(const GemmShape& shape, const std::string& name) const {
+  const auto it = entries_.find(key(shape, name));
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void TuningLog::append(const GemmShape& shape, nlohmann::json record) {
+  record["type"] = "evaluation";
+  record["m"] = shape.m;
+  record["n"] = shape.n;
+  record["k"] = shape.k;
+  record["template"] = template_hash_;
+  record["time"] = utc_timestamp();
+  const std::string line = "\n" + record.dump() + "\n";  // leading newline: never glued to a torn line
+  if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0 || fsync(fileno(file_)) != 0)
+    throw std::runtime_error("cannot write the tuning log (disk full?)");
+  entries_[key(shape, record["name"].get<std::string>())] = std::move(record);
+}
+
+}  // namespace gemmtune

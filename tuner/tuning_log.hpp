@@ -1,0 +1,44 @@
+// The append-only record of every evaluation (results/logs/<gpu-slug>.jsonl). One JSON object per
+// line, appended and flushed as soon as a measurement ends, so an interrupted run (Ctrl-C,
+// kill -9) loses at most the line being written; a torn last line is skipped on reading. A
+// re-run finds its earlier measurements here and does not repeat them. Entries carry the kernel
+// template's hash: measurements of an older template are never reused. The first line names the
+// device; a log of another device is refused.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "problem.hpp"
+
+namespace gemmtune {
+
+class TuningLog {
+ public:
+  // Opens (creating if needed) the log; throws std::invalid_argument if it belongs to another
+  // device, std::runtime_error if it cannot be written.
+  TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash);
+  ~TuningLog();
+  TuningLog(const TuningLog&) = delete;
+  TuningLog& operator=(const TuningLog&) = delete;
+
+  // Earlier evaluation of this config name at this shape with the current template, or null.
+  const nlohmann::json* find(const GemmShape& shape, const std::string& config_name) const;
+
+  // Appends one evaluation record (adds shape, template hash and time).
+  void append(const GemmShape& shape, nlohmann::json record);
+
+  std::size_t reused_entries() const { return entries_.size(); }
+
+ private:
+  static std::string key(const GemmShape& s, const std::string& name);
+  std::string template_hash_;
+  std::FILE* file_ = nullptr;
+  std::map<std::string, nlohmann::json> entries_;
+};
+
+}  // namespace gemmtune
