@@ -39,7 +39,8 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
       } else if (j.value("type", "") == "evaluation" && j.value("template", "") == template_hash_ &&
                  j.contains("m") && j.contains("name")) {
         const GemmShape s{j["m"].get<int>(), j["n"].get<int>(), j["k"].get<int>()};
-        entries_[key(s, j["name"].get<std::string>())] = std::move(j);
+        const std::string entry_key = key(s, j["name"].get<std::string>());
+        entries_[entry_key] = std::move(j);
       }
     }
   }
@@ -73,7 +74,8 @@ void TuningLog::append(const GemmShape& shape, nlohmann::json record) {
   const std::string line = "\n" + record.dump() + "\n";  // leading newline: never glued to a torn line
   if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0 || fsync(fileno(file_)) != 0)
     throw std::runtime_error("cannot write the tuning log (disk full?)");
-  entries_[key(shape, record["name"].get<std::string>())] = std::move(record);
+  const std::string entry_key = key(shape, record["name"].get<std::string>());
+  entries_[entry_key] = std::move(record);
 }
 
 }  // namespace gemmtune

@@ -15,7 +15,7 @@ struct KernelConfig {
   // Compile-time: each distinct combination is one NVRTC instantiation.
   int block_m = 64;       // BM: rows of C per thread block
   int block_n = 64;       // BN: columns of C per thread block
-  int block_k = 8;        // BK: depth of one shared-memory tile
+  int block_k = 16;       // BK: depth of one shared-memory tile
   int thread_m = 4;       // TM: rows of C per thread (micro-tile)
   int thread_n = 4;       // TN: columns of C per thread
   int warp_rows = 4;      // threads of a warp along M; 32 / warp_rows along N

@@ -47,7 +47,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"plan --gpu v100 --sizes 512", "unknown GPU 'v100'"},
                       BadInput{"plan --sizes 512", "--gpu is required"},
                       BadInput{"plan --gpu h100 --sizes 512 --space /nonexistent.json", "cannot read search space"},
-                      BadInput{"plan --gpu h100 --sizes 512 --space " GEMMTUNE_SOURCE_DIR "/README.md", "malformed JSON"},
+                      BadInput{"plan --gpu h100 --sizes 512 --space " GEMMTUNE_SOURCE_DIR "/tests/data/malformed.json", "malformed JSON"},
                       BadInput{"--strategy magic", "strategy"}, BadInput{"--jobs 0", "jobs"},
                       BadInput{"--frobnicate", "frobnicate"}));
 

@@ -11,8 +11,8 @@ TEST(KernelConfig, DefaultIsValidAndNamed) {
   const KernelConfig c = default_config();
   EXPECT_FALSE(config_error(c).has_value());
   EXPECT_EQ(c.threads(), 256);
-  EXPECT_EQ(c.name(), "sgemm_64x64x8_t4x4_w4_p0.0_s2_ta_v4_b1_z1_k1");
-  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,8,4,4,4,0,0,2,0,1,4,1>");
+  EXPECT_EQ(c.name(), "sgemm_64x64x16_t4x4_w4_p0.0_s2_ta_v4_b1_z1_k1");
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1>");
 }
 
 TEST(KernelConfig, SharedBytesFollowLayout) {
@@ -38,7 +38,7 @@ TEST(KernelConfig, SameBinaryIgnoresLaunchParameters) {
   b.split_k = 4;
   EXPECT_TRUE(a.same_binary(b));
   EXPECT_NE(a, b);
-  b.block_k = 16;
+  b.block_k = 32;
   EXPECT_FALSE(a.same_binary(b));
 }
 

@@ -32,8 +32,8 @@ using ResultsStore = TempDir;
 
 TEST_F(ResultsStore, MergeReplacesSameProblemAndKeepsOthers) {
   const auto path = dir_ / "gpu.json";
-  merge_results(path, {{"device", "x"}}, {entry(512, 1.0), entry(1024, 2.0)});
-  merge_results(path, {{"device", "x"}}, {entry(512, 3.0)});
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({entry(512, 1.0), entry(1024, 2.0)}));
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({entry(512, 3.0)}));
   const auto doc = nlohmann::json::parse(*read_whole_file(path));
   EXPECT_EQ(doc["schema"], kResultsSchema);
   EXPECT_EQ(doc["kind"], "measured");
@@ -47,7 +47,7 @@ TEST_F(ResultsStore, ConcurrentWritersLoseNothing) {
   std::vector<std::thread> writers;
   for (int t = 0; t < 4; ++t)
     writers.emplace_back([&, t] {
-      for (int i = 0; i < 10; ++i) merge_results(path, {}, {entry(16 * (t * 10 + i + 1), t)});
+      for (int i = 0; i < 10; ++i) merge_results(path, nlohmann::json::object(), nlohmann::json::array({entry(16 * (t * 10 + i + 1), t)}));
     });
   for (auto& w : writers) w.join();
   EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["entries"].size(), 40u);
@@ -56,7 +56,7 @@ TEST_F(ResultsStore, ConcurrentWritersLoseNothing) {
 TEST_F(ResultsStore, UnreadableFileIsKeptAside) {
   const auto path = dir_ / "gpu.json";
   { std::ofstream(path) << "{ truncated"; }
-  merge_results(path, {}, {entry(512, 1.0)});
+  merge_results(path, nlohmann::json::object(), nlohmann::json::array({entry(512, 1.0)}));
   EXPECT_TRUE(std::filesystem::exists(dir_ / "gpu.json.unreadable"));
   EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["entries"].size(), 1u);
 }

@@ -70,7 +70,7 @@ TEST(SearchSpace, EachConstraintRemovesWhatItShould) {
       EXPECT_LE(estimated_registers(c, 28) * c.threads() * c.min_blocks, 65536);
   }
   {
-    const SearchSpace s = tiny_space(R"({"load_balance": {"max_tile_waste": 0.25, "min_k_per_split": 2048}})");
+    const SearchSpace s = tiny_space(R"({"load_balance": {"max_tile_waste": 0.2, "min_k_per_split": 2048}})");
     const Enumeration e = enumerate(s, t4, &shape);
     EXPECT_GT(e.removed.at("load_balance"), 0u);
     for (const auto& c : e.candidates) {
