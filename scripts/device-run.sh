@@ -23,6 +23,6 @@ fi
 if [ "$mode" = tune ] || [ "$mode" = all ]; then
   start=$(date +%s.%N)
   ./build/tuner/gemm-tune --results-dir "$OUT/results" "$@" 2>&1 | tee -a "$OUT/tune.log" || status=1
-  echo "wall seconds: $(echo "$(date +%s.%N) - $start" | bc)" | tee -a "$OUT/tune.log"
+  python3 -c "import sys,time; print(f\"wall seconds: {time.time() - float(sys.argv[1]):.1f}\")" "$start" | tee -a "$OUT/tune.log"
 fi
 exit $status

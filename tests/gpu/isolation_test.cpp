@@ -13,6 +13,7 @@
 #include "atomic_file.hpp"
 #include "embedded_files.hpp"
 #include "gpu_test_support.hpp"
+#include "../test_paths.hpp"
 
 namespace {
 
@@ -39,7 +40,7 @@ TEST(Isolation, FaultyCandidatesAreRecordedAndTheRunCompletes) {
     std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [32, 64, 128], "block_n": [64],
         "block_k": [8], "thread_m": [4], "thread_n": [4], "stages": [2]}, "constraints": {}})";
   }
-  const std::string cmd = std::string(GEMMTUNE_CLI) + " --gpu auto --sizes 256 --strategy exhaustive --top 1" +
+  const std::string cmd = gemmtune::testing_paths::cli() + " --gpu auto --sizes 256 --strategy exhaustive --top 1" +
                           " --eval-timeout 5 --results-dir " + (dir / "results").string() + " --cache-dir " +
                           (dir / "cache").string() + " --space " + (dir / "space.json").string() + " --template " +
                           (dir / "faulty.cuh").string() + " 2>&1";

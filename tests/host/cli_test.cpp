@@ -7,6 +7,7 @@
 #include <string>
 
 #include "device_profile.hpp"
+#include "../test_paths.hpp"
 
 namespace {
 
@@ -16,7 +17,7 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args) {
-  const std::string cmd = std::string(GEMMTUNE_CLI) + " " + args + " 2>&1";
+  const std::string cmd = gemmtune::testing_paths::cli() + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -47,9 +48,14 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"plan --gpu v100 --sizes 512", "unknown GPU 'v100'"},
                       BadInput{"plan --sizes 512", "--gpu is required"},
                       BadInput{"plan --gpu h100 --sizes 512 --space /nonexistent.json", "cannot read search space"},
-                      BadInput{"plan --gpu h100 --sizes 512 --space " GEMMTUNE_SOURCE_DIR "/tests/data/malformed.json", "malformed JSON"},
                       BadInput{"--strategy magic", "strategy"}, BadInput{"--jobs 0", "jobs"},
                       BadInput{"--frobnicate", "frobnicate"}));
+
+TEST(Cli, MalformedSpaceFile) {
+  const CliRun r = run("plan --gpu h100 --sizes 512 --space " + gemmtune::testing_paths::data("malformed.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("malformed JSON"), std::string::npos) << r.output;
+}
 
 TEST(Cli, HelpAndVersion) {
   EXPECT_EQ(run("--help").exit_code, 0);
