@@ -2,7 +2,7 @@
 # Runs on the GPU machine (through the device tool), over a build made here by scripts/setup.sh:
 # the gpu test tier, then whatever tuning command is given. Logs and results go under $OUT.
 #   scripts/device-run.sh tests                 gpu + host tiers
-#   scripts/device-run.sh tune ARGS...          gemm-tune ARGS (results under $OUT/results)
+#   scripts/device-run.sh tune ARGS...          gemm-tune ARGS (results under $RESULTS_DIR or $OUT/results)
 #   scripts/device-run.sh all ARGS...           both
 # The build must have been made on an x86-64 machine with the CUDA toolkit in /usr/local/cuda;
 # spdlog, fmt, CLI11, nlohmann/json and GoogleTest are header-only or static in it, so nothing but
@@ -22,7 +22,7 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
 fi
 if [ "$mode" = tune ] || [ "$mode" = all ]; then
   start=$(date +%s.%N)
-  ./build/tuner/gemm-tune --results-dir "$OUT/results" "$@" 2>&1 | tee -a "$OUT/tune.log" || status=1
+  ./build/tuner/gemm-tune --results-dir "${RESULTS_DIR:-$OUT/results}" "$@" 2>&1 | tee -a "$OUT/tune.log" || status=1
   python3 -c "import sys,time; print(f\"wall seconds: {time.time() - float(sys.argv[1]):.1f}\")" "$start" | tee -a "$OUT/tune.log"
 fi
 exit $status

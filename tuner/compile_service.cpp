@@ -2,6 +2,8 @@
 // exception: the search records it and moves on.
 #include "compile_service.hpp"
 
+#include <algorithm>
+
 namespace gemmtune {
 
 CompileService::CompileService(const KernelCompiler& compiler, std::string arch, unsigned threads)
@@ -18,14 +20,29 @@ CompileService::~CompileService() {
   for (auto& w : workers_) w.join();
 }
 
-std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config) {
+std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, bool urgent) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string key = config.name_expression();
-  if (auto it = submitted_.find(key); it != submitted_.end()) return it->second;
+  if (auto it = submitted_.find(key); it != submitted_.end()) {
+    if (urgent) {
+      const auto queued = std::find_if(queue_.begin(), queue_.end(),
+                                       [&](const auto& job) { return job.first.name_expression() == key; });
+      if (queued != queue_.end() && queued - queue_.begin() >= static_cast<long>(urgent_count_)) {
+        auto job = std::move(*queued);
+        queue_.erase(queued);
+        queue_.insert(queue_.begin() + static_cast<long>(urgent_count_++), std::move(job));
+      }
+    }
+    return it->second;
+  }
   std::promise<CompileOutcome> promise;
   auto future = promise.get_future().share();
   submitted_.emplace(key, future);
-  queue_.emplace_back(config, std::move(promise));
+  if (urgent) {  // behind earlier urgent jobs, ahead of background ones
+    queue_.emplace(queue_.begin() + static_cast<long>(urgent_count_++), config, std::move(promise));
+  } else {
+    queue_.emplace_back(config, std::move(promise));
+  }
   wake_.notify_one();
   return future;
 }
@@ -39,6 +56,7 @@ void CompileService::work() {
       if (stopping_) return;  // pending jobs are abandoned: their futures report broken_promise
       job = std::move(queue_.front());
       queue_.pop_front();
+      if (urgent_count_ > 0) --urgent_count_;
     }
     CompileOutcome outcome;
     try {

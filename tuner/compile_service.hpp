@@ -31,7 +31,9 @@ class CompileService {
   CompileService(const CompileService&) = delete;
   CompileService& operator=(const CompileService&) = delete;
 
-  std::shared_future<CompileOutcome> submit(const KernelConfig& config);
+  // Urgent jobs (the ones the GPU is about to need) go ahead of background ones (speculative
+  // compiles of candidates a search may reach later); an urgent resubmission promotes a queued job.
+  std::shared_future<CompileOutcome> submit(const KernelConfig& config, bool urgent = true);
 
  private:
   void work();
@@ -41,6 +43,7 @@ class CompileService {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::pair<KernelConfig, std::promise<CompileOutcome>>> queue_;
+  std::size_t urgent_count_ = 0;  // urgent jobs sit at the front of queue_
   std::map<std::string, std::shared_future<CompileOutcome>> submitted_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;

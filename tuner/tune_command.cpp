@@ -131,6 +131,9 @@ class Tuner {
       const Occupancy occ = compute_occupancy(c, estimated_registers(c, space_.settings.register_overhead), device_);
       ctx.prior.push_back(predict(c, occ, device_, shape).predicted_tflops);
     }
+    // Keep every core busy: what the strategy has not asked for yet compiles in the background,
+    // most promising first, behind whatever the GPU is waiting for.
+    for (std::size_t i : order_by_prior(ctx)) service_.submit(e.candidates[i], /*urgent=*/false);
     auto strategy = make_strategy(options_.strategy, ctx);
     ProgressBar bar(fmt::format("tune {:>14}", shape.label()), strategy->planned());
 

@@ -33,7 +33,7 @@ std::vector<KernelConfig> variants() {
       make(32, 64, 16, 2, 4, 4, 2, false, true, 2, 0, 2),          // float2 loads, 2-wide runs
       make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4),     // split-K 4 + swizzle 4
       make(128, 128, 8, 8, 8, 8, 2, false, true, 4, 0, 0, 8, 1, 2),  // 8x4 warps, min 2 blocks
-      make(256, 128, 8, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),    // split-K 3 (uneven K slices)
+      make(256, 128, 16, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),   // split-K 3 (uneven K slices)
   };
 }
 

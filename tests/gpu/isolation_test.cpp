@@ -24,7 +24,7 @@ std::string faulty_template() {
   if (at == std::string::npos) return {};
   src.insert(at,
              "  if (BM == 32 && threadIdx.x == 0) C[-(1LL << 40)] = 1.0f;  // injected: illegal address\n"
-             "  if (BM == 128) { volatile int forever = 1; while (forever) {} }  // injected: hang\n");
+             "  if (BM == 128) while (clock64() >= 0) {}  // injected: hang (clock64 cannot be optimised away)\n");
   return src;
 }
 
@@ -38,7 +38,7 @@ TEST(Isolation, FaultyCandidatesAreRecordedAndTheRunCompletes) {
   { std::ofstream(dir / "faulty.cuh") << tmpl; }
   {
     std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [32, 64, 128], "block_n": [64],
-        "block_k": [8], "thread_m": [4], "thread_n": [4], "stages": [2]}, "constraints": {}})";
+        "block_k": [16], "thread_m": [4], "thread_n": [4], "stages": [2], "vector_width": [1]}, "constraints": {}})";
   }
   const std::string cmd = gemmtune::testing_paths::cli() + " --gpu auto --sizes 256 --strategy exhaustive --top 1" +
                           " --eval-timeout 5 --results-dir " + (dir / "results").string() + " --cache-dir " +
