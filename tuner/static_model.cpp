@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "search_space.hpp"
+
 namespace gemmtune {
 namespace {
 double clamp01(double x) { return std::clamp(x, 0.01, 1.0); }
@@ -51,6 +53,18 @@ Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProf
                        p.edge_factor * p.split_k_factor * p.pipeline_factor;
   p.predicted_tflops = p.fraction_of_peak * d.fp32_tflops;
   return p;
+}
+
+std::vector<double> predicted_tflops_before_compile(const std::vector<KernelConfig>& candidates,
+                                                    const DeviceProfile& device, const GemmShape& shape,
+                                                    int register_overhead) {
+  std::vector<double> out;
+  out.reserve(candidates.size());
+  for (const auto& c : candidates) {
+    const Occupancy occ = compute_occupancy(c, estimated_registers(c, register_overhead), device);
+    out.push_back(predict(c, occ, device, shape).predicted_tflops);
+  }
+  return out;
 }
 
 }  // namespace gemmtune

@@ -8,6 +8,8 @@
 #include "occupancy.hpp"
 #include "problem.hpp"
 
+#include <vector>
+
 namespace gemmtune {
 
 struct Prediction {
@@ -25,5 +27,11 @@ struct Prediction {
 
 Prediction predict(const KernelConfig& config, const Occupancy& occupancy, const DeviceProfile& device,
                    const GemmShape& shape);
+
+// Predicted TFLOP/s of each candidate before compiling it (registers estimated, see
+// search_space.hpp): the order in which searches try candidates.
+std::vector<double> predicted_tflops_before_compile(const std::vector<KernelConfig>& candidates,
+                                                    const DeviceProfile& device, const GemmShape& shape,
+                                                    int register_overhead);
 
 }  // namespace gemmtune

@@ -126,11 +126,7 @@ class Tuner {
     ctx.candidates = e.candidates;
     ctx.seed = options_.seed;
     ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
-    for (const auto& c : e.candidates) {
-      // Prior without compiling: occupancy from the register estimate.
-      const Occupancy occ = compute_occupancy(c, estimated_registers(c, space_.settings.register_overhead), device_);
-      ctx.prior.push_back(predict(c, occ, device_, shape).predicted_tflops);
-    }
+    ctx.prior = predicted_tflops_before_compile(e.candidates, device_, shape, space_.settings.register_overhead);
     // Keep every core busy: what the strategy has not asked for yet compiles in the background,
     // most promising first, behind whatever the GPU is waiting for.
     for (std::size_t i : order_by_prior(ctx)) service_.submit(e.candidates[i], /*urgent=*/false);

@@ -1,0 +1,129 @@
+// Search strategies replayed against a recorded log of real H100 timings (an exhaustive run of the
+// default space at 512, 1024 and 4096; tests/data/h100-exhaustive-replay.jsonl). No GPU: the
+// "measurement" of a candidate is its recorded median.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "../test_paths.hpp"
+#include "device_catalog.hpp"
+#include "search_space.hpp"
+#include "static_model.hpp"
+#include "strategies/search_strategy.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct Recorded {
+  GemmShape shape;
+  std::vector<KernelConfig> candidates;
+  std::vector<double> tflops;  // 0 for failures
+  double best = 0;
+};
+
+std::map<int, Recorded> load_replay() {
+  std::map<int, Recorded> by_size;
+  std::ifstream in(testing_paths::data("h100-exhaustive-replay.jsonl"));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || j.value("type", "") != "evaluation") continue;
+    const int m = j["m"].get<int>();
+    Recorded& r = by_size[m];
+    r.shape = {m, j["n"].get<int>(), j["k"].get<int>()};
+    r.candidates.push_back(j["config"].get<KernelConfig>());
+    const double t = j.value("status", "") == "ok" ? 2.0 * m * m * m / (j["median_ms"].get<double>() * 1e-3) / 1e12 : 0.0;
+    r.tflops.push_back(t);
+    r.best = std::max(r.best, t);
+  }
+  return by_size;
+}
+
+const std::map<int, Recorded>& replay() {
+  static const std::map<int, Recorded> data = load_replay();
+  return data;
+}
+
+// Runs a strategy to completion against the recording; returns the best TFLOP/s it saw and how
+// many evaluations it made.
+std::pair<double, std::size_t> run(const std::string& name, const Recorded& r, std::uint64_t seed, std::size_t budget = 0) {
+  StrategyContext ctx;
+  ctx.candidates = r.candidates;
+  // The same prior the tuner uses on this GPU.
+  ctx.prior = predicted_tflops_before_compile(r.candidates, load_device_profile("h100"), r.shape,
+                                              load_search_space({}).settings.register_overhead);
+  ctx.seed = seed;
+  ctx.budget = budget;
+  auto strategy = make_strategy(name, ctx);
+  std::set<std::size_t> seen;
+  double best = 0;
+  while (true) {
+    const auto batch = strategy->propose(16);
+    if (batch.empty()) break;
+    for (std::size_t i : batch) {
+      EXPECT_TRUE(seen.insert(i).second) << name << " proposed " << i << " twice";
+      best = std::max(best, r.tflops.at(i));
+      strategy->observe(i, r.tflops.at(i));
+    }
+  }
+  EXPECT_LE(seen.size(), strategy->planned());
+  return {best, seen.size()};
+}
+
+TEST(StrategyReplay, RecordingCoversThreeSizes) {
+  ASSERT_EQ(replay().size(), 3u) << "missing tests/data/h100-exhaustive-replay.jsonl";
+  for (const auto& [m, r] : replay()) {
+    EXPECT_GT(r.candidates.size(), 500u) << m;
+    EXPECT_GT(r.best, 10.0) << m;
+  }
+}
+
+TEST(StrategyReplay, ExhaustiveFindsTheRecordedBest) {
+  for (const auto& [m, r] : replay()) {
+    const auto [best, count] = run("exhaustive", r, 1);
+    EXPECT_EQ(count, r.candidates.size());
+    EXPECT_DOUBLE_EQ(best, r.best) << m;
+  }
+}
+
+TEST(StrategyReplay, BudgetsAreRespected) {
+  for (const auto& [m, r] : replay()) {
+    for (const std::string name : strategy_names()) EXPECT_LE(run(name, r, 3, 40).second, 40u) << name << " at " << m;
+  }
+}
+
+// The default strategy with its default budget (120 evaluations, about a sixth of the space) must
+// land within 3% of the exhaustive optimum at every size, for every one of ten seeds.
+TEST(StrategyReplay, GeneticWithinThreePercentOfExhaustive) {
+  for (const auto& [m, r] : replay()) {
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      const auto [best, count] = run("genetic", r, seed);
+      EXPECT_LE(count, 120u);
+      EXPECT_GE(best, 0.97 * r.best) << "size " << m << " seed " << seed << ": " << best << " vs " << r.best;
+    }
+  }
+}
+
+// Guided beats blind: over ten seeds, genetic's mean shortfall from the optimum is smaller than
+// random search's with the same budget.
+TEST(StrategyReplay, GeneticBeatsRandomAtEqualBudget) {
+  for (const auto& [m, r] : replay()) {
+    double genetic_gap = 0, random_gap = 0;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      genetic_gap += r.best - run("genetic", r, seed, 60).first;
+      random_gap += r.best - run("random", r, seed, 60).first;
+    }
+    EXPECT_LT(genetic_gap, random_gap) << "size " << m;
+  }
+}
+
+TEST(StrategyReplay, UnknownStrategyIsRefused) {
+  EXPECT_THROW(make_strategy("annealing", StrategyContext{}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gemmtune
