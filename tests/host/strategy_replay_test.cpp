@@ -92,7 +92,7 @@ TEST(StrategyReplay, ExhaustiveFindsTheRecordedBest) {
 
 TEST(StrategyReplay, BudgetsAreRespected) {
   for (const auto& [m, r] : replay()) {
-    for (const std::string name : strategy_names()) EXPECT_LE(run(name, r, 3, 40).second, 40u) << name << " at " << m;
+    for (const std::string& name : strategy_names()) EXPECT_LE(run(name, r, 3, 40).second, 40u) << name << " at " << m;
   }
 }
 
