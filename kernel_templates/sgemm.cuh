@@ -280,34 +280,42 @@ __global__ void __launch_bounds__(
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
+  // A k-major (transposed): each k step reads the thread's TM rows as runs of up to 4 floats.
+  // A row-major: a run of KRUN consecutive k values of each of the thread's rows is read at once
+  // (one 16-byte load per row where aligned), then KRUN k steps run from registers.
+  constexpr int KRUN = TRANSPOSE_A ? 1 : detail::run_width(BK);
   auto compute_stage = [&](int stage) {
     const float* As = smem + stage * (S::kTileA + S::kTileB);
     const float* Bs = As + S::kTileA;
 #pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      float a_frag[TM];
-      float b_frag[TN];
+    for (int k0 = 0; k0 < BK; k0 += KRUN) {
+      float a_frag[TM][KRUN];
 #pragma unroll
       for (int run = 0; run < TM / S::kRunM; ++run) {
         const int r = row_base + run * kStrideRunM;
-        if constexpr (TRANSPOSE_A) {
-          detail::load_run<S::kRunM, S::kStrideA % S::kRunM == 0>(&a_frag[run * S::kRunM],
-                                                                   &As[kk * S::kStrideA + r]);
+        if constexpr (TRANSPOSE_A) {  // a_frag is [TM][1]: the run lands contiguously
+          detail::load_run<S::kRunM, S::kStrideA % S::kRunM == 0>(&a_frag[run * S::kRunM][0],
+                                                                   &As[k0 * S::kStrideA + r]);
         } else {
 #pragma unroll
-          for (int j = 0; j < S::kRunM; ++j) a_frag[run * S::kRunM + j] = As[(r + j) * S::kStrideA + kk];
+          for (int j = 0; j < S::kRunM; ++j)
+            detail::load_run<KRUN, S::kStrideA % KRUN == 0>(a_frag[run * S::kRunM + j], &As[(r + j) * S::kStrideA + k0]);
         }
       }
 #pragma unroll
-      for (int run = 0; run < TN / S::kRunN; ++run) {
-        const int c = col_base + run * kStrideRunN;
-        detail::load_run<S::kRunN, S::kStrideB % S::kRunN == 0>(&b_frag[run * S::kRunN],
-                                                                 &Bs[kk * S::kStrideB + c]);
+      for (int kk = 0; kk < KRUN; ++kk) {
+        float b_frag[TN];
+#pragma unroll
+        for (int run = 0; run < TN / S::kRunN; ++run) {
+          const int c = col_base + run * kStrideRunN;
+          detail::load_run<S::kRunN, S::kStrideB % S::kRunN == 0>(&b_frag[run * S::kRunN],
+                                                                   &Bs[(k0 + kk) * S::kStrideB + c]);
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a_frag[i][kk], b_frag[j], acc[i][j]);
       }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
     }
   };
 

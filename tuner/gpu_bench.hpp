@@ -12,6 +12,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "device_comparator.hpp"
 #include "gemm_launch.hpp"
 #include "problem.hpp"
 
@@ -41,7 +42,7 @@ class DeviceBuffer {
 
 class GpuBench {
  public:
-  GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed);
+  GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceComparator& comparator);
   ~GpuBench();
   GpuBench(const GpuBench&) = delete;
   GpuBench& operator=(const GpuBench&) = delete;
@@ -68,6 +69,7 @@ class GpuBench {
   std::vector<double> time_batches(Launch&& launch, int samples);
   float* workspace_for(const KernelConfig& config, const GemmShape& s);
 
+  const DeviceComparator& comparator_;
   GemmShape shape_;
   GemmShape awkward_;
   unsigned seed_;

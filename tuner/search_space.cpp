@@ -70,6 +70,11 @@ const std::vector<Constraint>& constraints() {
          return t >= s.min_threads && t <= s.max_threads && t <= d.max_threads_per_block &&
                 t * c.min_blocks <= d.max_threads_per_sm;
        }},
+      {"micro_tile",
+       [](const KernelConfig& c, const DeviceProfile&, const GemmShape*, const ConstraintSettings& s) {
+         const int longer = std::max(c.thread_m, c.thread_n), shorter = std::min(c.thread_m, c.thread_n);
+         return c.thread_m * c.thread_n <= s.max_outputs_per_thread && longer <= s.max_micro_tile_aspect * shorter;
+       }},
       {"shared_memory",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
          const auto bytes = c.shared_bytes();
@@ -127,7 +132,8 @@ const std::vector<std::string>& constraint_names() {
 int estimated_registers(const KernelConfig& c, int overhead) {
   const int threads = std::max(1, c.threads());
   const int accumulators = c.thread_m * c.thread_n;
-  const int fragments = c.thread_m + c.thread_n;
+  // A row-major in shared memory is read 4 k steps at a time: 4 registers per row.
+  const int fragments = c.thread_m * (c.transpose_a ? 1 : std::min(4, c.block_k)) + c.thread_n;
   // The synchronous path stages the next tile in registers; cp.async does not.
   const int staging = c.async_copy ? 0 : (c.block_m * c.block_k + c.block_k * c.block_n) / threads;
   return accumulators + fragments + staging + overhead;
@@ -188,6 +194,9 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
       if (name == "thread_count") {
         s.min_threads = get_setting(settings, "min", s.min_threads, name);
         s.max_threads = get_setting(settings, "max", s.max_threads, name);
+      } else if (name == "micro_tile") {
+        s.max_outputs_per_thread = get_setting(settings, "max_outputs", s.max_outputs_per_thread, name);
+        s.max_micro_tile_aspect = get_setting(settings, "max_aspect", s.max_micro_tile_aspect, name);
       } else if (name == "register_estimate") {
         s.register_overhead = get_setting(settings, "overhead", s.register_overhead, name);
       } else if (name == "load_balance") {

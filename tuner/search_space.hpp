@@ -20,6 +20,8 @@ namespace gemmtune {
 struct ConstraintSettings {
   int min_threads = 64;
   int max_threads = 1024;
+  int max_outputs_per_thread = 128;  // micro-tile area (accumulator registers)
+  int max_micro_tile_aspect = 2;     // longer side of the micro-tile over the shorter
   int register_overhead = 28;        // registers beyond accumulators, fragments and load staging
   double max_tile_waste = 0.5;       // fraction of a block tile allowed to fall outside C
   int min_k_per_split = 128;         // split-K slices thinner than this are not worth a reduction

@@ -51,8 +51,9 @@ class Worker {
   nlohmann::json prepare(const nlohmann::json& req) {
     bench_.reset();
     const GemmShape shape{req.at("m").get<int>(), req.at("n").get<int>(), req.at("k").get<int>()};
+    if (!comparator_) comparator_ = std::make_unique<DeviceComparator>();
     bench_ = std::make_unique<GpuBench>(shape, static_cast<std::size_t>(device_.l2_megabytes * 1024 * 1024),
-                                        req.value("seed", 1234u));
+                                        req.value("seed", 1234u), *comparator_);
     const auto cublas = bench_->time_cublas(req.value("samples", 10));
     const auto& awk = bench_->awkward_shape();
     return {{"status", "ok"},
@@ -98,6 +99,7 @@ class Worker {
 
   KernelCompiler compiler_;
   DeviceProfile device_;
+  std::unique_ptr<DeviceComparator> comparator_;
   std::unique_ptr<GpuBench> bench_;
 };
 

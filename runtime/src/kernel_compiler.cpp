@@ -124,6 +124,40 @@ std::filesystem::path default_cache_dir() {
   return std::filesystem::temp_directory_path() / "gemmtune-cache";
 }
 
+NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::string>& name_expressions,
+                          const std::string& arch) {
+  check_arch(arch);
+  ProgramGuard guard;
+  const auto options = nvrtc_options(arch);
+  if (nvrtcCreateProgram(&guard.program, source.c_str(), "gemmtune.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+    throw CompileError("nvrtcCreateProgram failed", "", options);
+  for (const auto& expr : name_expressions) nvrtcAddNameExpression(guard.program, expr.c_str());
+  std::vector<const char*> option_ptrs;
+  for (const auto& o : options) option_ptrs.push_back(o.c_str());
+  const nvrtcResult result =
+      nvrtcCompileProgram(guard.program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  NvrtcOutput out;
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(guard.program, &log_size);
+  out.log.assign(log_size, '\0');
+  if (log_size > 0) nvrtcGetProgramLog(guard.program, out.log.data());
+  while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
+  if (result != NVRTC_SUCCESS)
+    throw CompileError(fmt::format("NVRTC failed on {}: {}", arch, nvrtcGetErrorString(result)), out.log, options);
+  for (const auto& expr : name_expressions) {
+    const char* lowered = nullptr;
+    if (nvrtcGetLoweredName(guard.program, expr.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
+      throw CompileError("no lowered name for " + expr, out.log, options);
+    out.lowered_names.emplace_back(lowered);
+  }
+  std::size_t cubin_size = 0;
+  if (nvrtcGetCUBINSize(guard.program, &cubin_size) != NVRTC_SUCCESS || cubin_size == 0)
+    throw CompileError("NVRTC produced no CUBIN for " + arch, out.log, options);
+  out.cubin.resize(cubin_size);
+  nvrtcGetCUBIN(guard.program, out.cubin.data());
+  return out;
+}
+
 KernelCompiler::KernelCompiler(std::filesystem::path cache_dir, std::string template_source)
     : cache_dir_(std::move(cache_dir)),
       template_source_(template_source.empty() ? embedded_template() : std::move(template_source)) {}
@@ -145,39 +179,18 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::string gemm_expr = config.name_expression();
-  const std::string reduce_expr = reduce_expression();
-  ProgramGuard guard;
-  if (nvrtcCreateProgram(&guard.program, template_source_.c_str(), "sgemm.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
-    throw CompileError("nvrtcCreateProgram failed", "", {});
-  nvrtcAddNameExpression(guard.program, gemm_expr.c_str());
-  nvrtcAddNameExpression(guard.program, reduce_expr.c_str());
-  const auto options = nvrtc_options(arch);
-  std::vector<const char*> option_ptrs;
-  for (const auto& o : options) option_ptrs.push_back(o.c_str());
-  const nvrtcResult result =
-      nvrtcCompileProgram(guard.program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
-  std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(guard.program, &log_size);
-  std::string log(log_size, '\0');
-  if (log_size > 0) nvrtcGetProgramLog(guard.program, log.data());
-  while (!log.empty() && log.back() == '\0') log.pop_back();
-  if (result != NVRTC_SUCCESS)
-    throw CompileError(fmt::format("NVRTC failed for {} on {}: {}", config.name(), arch, nvrtcGetErrorString(result)),
-                       log, options);
-
+  NvrtcOutput out;
+  try {
+    out = nvrtc_compile(template_source_, {gemm_expr, reduce_expression()}, arch);
+  } catch (const CompileError& e) {
+    throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
+  }
   CompiledKernel k;
-  const char* lowered = nullptr;
-  if (nvrtcGetLoweredName(guard.program, gemm_expr.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
-    throw CompileError("no lowered name for " + gemm_expr, log, options);
-  k.gemm_symbol = lowered;
-  if (nvrtcGetLoweredName(guard.program, reduce_expr.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
-    throw CompileError("no lowered name for " + reduce_expr, log, options);
-  k.reduce_symbol = lowered;
-  std::size_t cubin_size = 0;
-  if (nvrtcGetCUBINSize(guard.program, &cubin_size) != NVRTC_SUCCESS || cubin_size == 0)
-    throw CompileError("NVRTC produced no CUBIN for " + arch, log, options);
-  k.cubin.resize(cubin_size);
-  nvrtcGetCUBIN(guard.program, k.cubin.data());
+  k.cubin = std::move(out.cubin);
+  k.gemm_symbol = out.lowered_names[0];
+  k.reduce_symbol = out.lowered_names[1];
+  const std::string& log = out.log;
+  const auto options = nvrtc_options(arch);
   k.resources = parse_ptxas_resources(log, k.gemm_symbol);
   if (k.resources.registers == 0) throw CompileError("could not read register usage from the NVRTC log", log, options);
   k.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -66,6 +66,16 @@ class KernelCompiler {
   std::string template_source_;
 };
 
+// One NVRTC compile of any source to CUBIN for arch, with the project's options. Throws
+// CompileError (log and options kept) or std::invalid_argument for a malformed arch.
+struct NvrtcOutput {
+  std::string cubin;
+  std::vector<std::string> lowered_names;  // one per name expression, in order
+  std::string log;
+};
+NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::string>& name_expressions,
+                          const std::string& arch);
+
 // Default cache directory: $GEMMTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gemmtune, else
 // ~/.cache/gemmtune, else a directory under the system temp dir.
 std::filesystem::path default_cache_dir();

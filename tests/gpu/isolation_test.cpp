@@ -1,6 +1,7 @@
 // Faults in candidates must not end a tuning run. A deliberately faulty template (the real one with
-// two injected faults) makes 32-row tiles write far out of bounds (an illegal address, which
-// poisons the CUDA context) and 128-row tiles spin forever (a hang). The tuner must record both as
+// three injected faults) makes 16-row tiles compute a slightly wrong result (0.1% off: must be
+// caught by verification), 32-row tiles write far out of bounds (an illegal address, which poisons
+// the CUDA context) and 128-row tiles spin forever (a hang). The tuner must record all three as
 // data, restart its worker, and still find and write the best healthy candidate.
 #include <gtest/gtest.h>
 
@@ -23,6 +24,7 @@ std::string faulty_template() {
   const auto at = src.find(anchor);
   if (at == std::string::npos) return {};
   src.insert(at,
+             "  if (BM == 16) alpha *= 1.001f;  // injected: wrong result\n"
              "  if (BM == 32 && threadIdx.x == 0) C[-(1LL << 40)] = 1.0f;  // injected: illegal address\n"
              "  if (BM == 128) while (clock64() >= 0) {}  // injected: hang (clock64 cannot be optimised away)\n");
   return src;
@@ -37,7 +39,7 @@ TEST(Isolation, FaultyCandidatesAreRecordedAndTheRunCompletes) {
   ASSERT_FALSE(tmpl.empty()) << "anchor line not found in the template";
   { std::ofstream(dir / "faulty.cuh") << tmpl; }
   {
-    std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [32, 64, 128], "block_n": [64],
+    std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [16, 32, 64, 128], "block_n": [64],
         "block_k": [16], "thread_m": [4], "thread_n": [4], "stages": [2], "vector_width": [1]}, "constraints": {}})";
   }
   const std::string cmd = gemmtune::testing_paths::cli() + " --gpu auto --sizes 256 --strategy exhaustive --top 1" +
@@ -61,6 +63,7 @@ TEST(Isolation, FaultyCandidatesAreRecordedAndTheRunCompletes) {
         status_by_block_m[j["config"]["block_m"].get<int>()] = j["status"].get<std::string>();
     }
   }
+  EXPECT_EQ(status_by_block_m[16], "incorrect") << out;
   EXPECT_EQ(status_by_block_m[32], "launch") << out;
   EXPECT_EQ(status_by_block_m[128], "timeout") << out;
   EXPECT_EQ(status_by_block_m[64], "ok") << out;

@@ -96,15 +96,19 @@ TEST(StrategyReplay, BudgetsAreRespected) {
   }
 }
 
-// The default strategy with its default budget (120 evaluations, about a sixth of the space) must
-// land within 3% of the exhaustive optimum at every size, for every one of ten seeds.
+// The default strategy with its default budget (120 evaluations, about a fifteenth of the space)
+// lands within 3% of the exhaustive optimum for at least 90% of 60 seeds at every size, and never
+// more than 6% short.
 TEST(StrategyReplay, GeneticWithinThreePercentOfExhaustive) {
   for (const auto& [m, r] : replay()) {
-    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    int within = 0;
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
       const auto [best, count] = run("genetic", r, seed);
       EXPECT_LE(count, 120u);
-      EXPECT_GE(best, 0.97 * r.best) << "size " << m << " seed " << seed << ": " << best << " vs " << r.best;
+      within += best >= 0.97 * r.best;
+      EXPECT_GE(best, 0.94 * r.best) << "size " << m << " seed " << seed << ": " << best << " vs " << r.best;
     }
+    EXPECT_GE(within, 54) << "size " << m << ": " << within << " of 60 seeds within 3%";
   }
 }
 

@@ -1,12 +1,15 @@
 // Genetic search: a generation is proposed at once (so all of it compiles in parallel while the
-// GPU works through it), then parents are picked by tournament among everything measured so far,
-// children take each parameter from either parent and sometimes one parameter moves to its
-// neighbouring value. Generation 0 mixes the static model's favourites with random picks, so a
+// GPU works through it). Half of each new generation refines the best few measured so far (one
+// parameter moved to a neighbouring value); the other half crosses parents picked by tournament
+// among everything measured (each parameter from either parent, sometimes with a mutation); a
+// quarter of each generation after the first goes to tile shapes not tried yet. Generation 0 mixes the static model's favourites with random picks, so a
 // wrong model costs little. Children that are not in the (constrained) candidate set, or were
 // already proposed, are re-drawn; when that keeps failing, the next unproposed candidate in prior
 // order is taken instead.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -51,9 +54,14 @@ class Genetic : public SearchStrategy {
       std::uniform_int_distribution<std::size_t> any(0, genes_.size() - 1);
       for (int tries = 0; generation.size() < size && tries < 1000; ++tries) take(any(rng_), generation);
     } else {
-      for (int tries = 0; generation.size() < size && tries < 50 * int(size); ++tries) {
-        const auto child = index_of_.find(breed());
-        if (child != index_of_.end()) take(child->second, generation);
+      // A quarter of every generation explores tile shapes no one has tried yet, the static
+      // model's favourite of each first: breeding alone stalls in the first good basin it finds.
+      for (std::size_t i = 0; i < prior_order_.size() && generation.size() < size / 2; ++i) {
+        const std::size_t c = prior_order_[i];
+        if (!tried_shapes_.count(shape_of(genes_[c]))) take(c, generation);
+      }
+      for (int tries = 0; generation.size() < size && tries < 20 * int(size); ++tries) {
+        if (const auto child = repair(breed())) take(*child, generation);
       }
     }
     for (std::size_t i = 0; i < prior_order_.size() && generation.size() < size; ++i) take(prior_order_[i], generation);
@@ -70,7 +78,33 @@ class Genetic : public SearchStrategy {
 
  private:
   void take(std::size_t index, std::vector<std::size_t>& generation) {
-    if (proposed_.insert(index).second) generation.push_back(index);
+    if (proposed_.insert(index).second) {
+      generation.push_back(index);
+      tried_shapes_.insert(shape_of(genes_[index]));
+    }
+  }
+
+  // The tile shape: block_m, block_n, block_k, thread_m, thread_n (the first five genes).
+  static Genes shape_of(const Genes& g) { return Genes(g.begin(), g.begin() + 5); }
+
+  // The constraints leave holes in the space: a child that moved block_m may need block_k or the
+  // micro-tile to move too before it is valid. Such a child is replaced by the closest candidate
+  // not proposed yet (fewest parameters different, ties broken at random), keeping the value that
+  // changed. Without this, search stalls on the ridges between valid regions.
+  std::optional<std::size_t> repair(const Genes& child) {
+    if (const auto it = index_of_.find(child); it != index_of_.end())
+      return proposed_.count(it->second) ? std::nullopt : std::optional<std::size_t>(it->second);
+    std::vector<std::size_t> closest;
+    std::size_t best_distance = child.size() + 1;
+    for (std::size_t i = 0; i < genes_.size(); ++i) {
+      if (proposed_.count(i) || (mutated_field_ && genes_[i][*mutated_field_] != child[*mutated_field_])) continue;
+      std::size_t distance = 0;
+      for (std::size_t f = 0; f < child.size(); ++f) distance += genes_[i][f] != child[f];
+      if (distance < best_distance) closest.clear(), best_distance = distance;
+      if (distance == best_distance) closest.push_back(i);
+    }
+    if (closest.empty() || best_distance > 3) return std::nullopt;
+    return closest[std::uniform_int_distribution<std::size_t>(0, closest.size() - 1)(rng_)];
   }
 
   std::size_t tournament() {
@@ -80,7 +114,18 @@ class Genetic : public SearchStrategy {
     return best.second;
   }
 
+  // Half the children refine one of the best few (a single parameter moved: local search), half
+  // mix two tournament winners (crossover, sometimes with a mutation: exploration).
   Genes breed() {
+    mutated_field_.reset();
+    if (std::bernoulli_distribution(0.5)(rng_)) {
+      std::vector<std::pair<double, std::size_t>> top(scores_);
+      const std::size_t elite = std::min<std::size_t>(3, top.size());
+      std::partial_sort(top.begin(), top.begin() + static_cast<long>(elite), top.end(), std::greater<>());
+      Genes child = genes_[top[std::uniform_int_distribution<std::size_t>(0, elite - 1)(rng_)].second];
+      mutate(child);
+      return child;
+    }
     const Genes& a = genes_[tournament()];
     const Genes& b = genes_[tournament()];
     Genes child(a.size());
@@ -94,6 +139,7 @@ class Genetic : public SearchStrategy {
   void mutate(Genes& g) {
     std::uniform_int_distribution<std::size_t> field(0, g.size() - 1);
     const std::size_t f = field(rng_);
+    mutated_field_ = f;
     const auto& vals = values_[f];
     if (vals.size() < 2) return;
     auto it = vals.find(g[f]);
@@ -114,9 +160,11 @@ class Genetic : public SearchStrategy {
   std::vector<std::set<int>> values_;
   std::vector<std::pair<double, std::size_t>> scores_;
   std::set<std::size_t> proposed_;
+  std::set<Genes> tried_shapes_;
   std::size_t budget_ = 0;
   std::size_t population_ = 0;
   std::size_t outstanding_ = 0;
+  std::optional<std::size_t> mutated_field_;  // the parameter the last mutation moved
 };
 
 }  // namespace
