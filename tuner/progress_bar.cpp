@@ -14,7 +14,9 @@ ProgressBar::ProgressBar(std::string label, std::size_t total)
       total_(total),
       tty_(isatty(fileno(stderr)) != 0),
       start_(std::chrono::steady_clock::now()),
-      last_draw_(start_ - std::chrono::seconds(1)) {}
+      last_draw_(start_ - std::chrono::seconds(1)) {
+  draw(false);  // the total, at once
+}
 
 ProgressBar::~ProgressBar() { finish(); }
 
@@ -43,7 +45,7 @@ void ProgressBar::draw(bool final_line) {
   const std::size_t percent = total_ ? done_ * 100 / total_ : 100;
   if (!final_line) {
     if (tty_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
-    if (!tty_ && percent < last_logged_percent_ + 10) return;  // a line per 10% in logs
+    if (!tty_ && done_ > 0 && percent < last_logged_percent_ + 10) return;  // a line per 10% in logs
   }
   last_draw_ = now;
   last_logged_percent_ = percent;
