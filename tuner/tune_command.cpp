@@ -206,6 +206,10 @@ class Tuner {
                                  shape.flops() / (cublas_ms * 1e-3) / 1e12));
     }
     bar.finish();
+    if (g_interrupted) {  // everything measured is in the log; a rerun resumes from it
+      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return out;
+    }
     if (measured.empty()) {
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       spdlog::error("{}: no candidate passed verification and timing", shape.label());

@@ -2,6 +2,7 @@
 // so the parent's watchdog can attribute a hang to exactly one request.
 #include "worker.hpp"
 
+#include <csignal>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -106,6 +107,9 @@ class Worker {
 }  // namespace
 
 int run_worker(const WorkerOptions& options) {
+  // Ctrl-C reaches the whole process group; the parent decides when to stop, and a worker killed
+  // mid-measurement would be recorded as a failed candidate.
+  std::signal(SIGINT, SIG_IGN);
   std::unique_ptr<Worker> worker;
   std::string line;
   while (std::getline(std::cin, line)) {
