@@ -7,35 +7,15 @@
 #include "search_strategy.hpp"
 
 namespace gemmtune {
-namespace {
-
-class RandomSearch : public SearchStrategy {
- public:
-  explicit RandomSearch(const StrategyContext& c) : order_(c.candidates.size()) {
-    std::iota(order_.begin(), order_.end(), 0);
-    std::mt19937_64 rng(c.seed);
-    std::shuffle(order_.begin(), order_.end(), rng);
-    const std::size_t budget = c.budget > 0 ? c.budget : std::max<std::size_t>(64, order_.size() / 4);
-    if (budget < order_.size()) order_.resize(budget);
-  }
-  std::vector<std::size_t> propose(std::size_t max_count) override {
-    const std::size_t n = std::min(max_count, order_.size() - next_);
-    std::vector<std::size_t> out(order_.begin() + static_cast<long>(next_), order_.begin() + static_cast<long>(next_ + n));
-    next_ += n;
-    return out;
-  }
-  void observe(std::size_t, double) override {}
-  std::size_t planned() const override { return order_.size(); }
-
- private:
-  std::vector<std::size_t> order_;
-  std::size_t next_ = 0;
-};
-
-}  // namespace
 
 std::unique_ptr<SearchStrategy> make_random_search(StrategyContext context) {
-  return std::make_unique<RandomSearch>(context);
+  std::vector<std::size_t> order(context.candidates.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(context.seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  const std::size_t budget = context.budget > 0 ? context.budget : std::max<std::size_t>(64, order.size() / 4);
+  if (budget < order.size()) order.resize(budget);
+  return std::make_unique<FixedOrderStrategy>(std::move(order));
 }
 
 }  // namespace gemmtune

@@ -19,6 +19,13 @@ std::unique_ptr<SearchStrategy> make_strategy(const std::string& name, StrategyC
   throw std::invalid_argument("unknown strategy '" + name + "' (exhaustive, random, genetic)");
 }
 
+std::vector<std::size_t> FixedOrderStrategy::propose(std::size_t max_count) {
+  const std::size_t n = std::min(max_count, order_.size() - next_);
+  const auto first = order_.begin() + static_cast<std::ptrdiff_t>(next_);
+  next_ += n;
+  return {first, first + static_cast<std::ptrdiff_t>(n)};
+}
+
 std::vector<std::size_t> order_by_prior(const StrategyContext& c) {
   std::vector<std::size_t> order(c.candidates.size());
   std::iota(order.begin(), order.end(), 0);

@@ -40,6 +40,20 @@ std::unique_ptr<SearchStrategy> make_exhaustive(StrategyContext context);
 std::unique_ptr<SearchStrategy> make_random_search(StrategyContext context);
 std::unique_ptr<SearchStrategy> make_genetic(StrategyContext context);
 
+// A strategy whose whole order is known up front (exhaustive, random): proposes it in sequence and
+// learns nothing from observations.
+class FixedOrderStrategy : public SearchStrategy {
+ public:
+  explicit FixedOrderStrategy(std::vector<std::size_t> order) : order_(std::move(order)) {}
+  std::vector<std::size_t> propose(std::size_t max_count) override;
+  void observe(std::size_t, double) override {}
+  std::size_t planned() const override { return order_.size(); }
+
+ private:
+  std::vector<std::size_t> order_;
+  std::size_t next_ = 0;
+};
+
 // Indices sorted by prior, best first (stable; the enumeration order breaks ties).
 std::vector<std::size_t> order_by_prior(const StrategyContext& context);
 
