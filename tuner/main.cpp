@@ -13,6 +13,7 @@
 #include "planner.hpp"
 #include "problem.hpp"
 #include "search_space.hpp"
+#include "cross_command.hpp"
 #include "thread_pool.hpp"
 #include "tune_command.hpp"
 #include "version.hpp"
@@ -108,6 +109,17 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("-o,--output", plan_output, "Plan file (default: results/plan-<gpu>.json)");
   plan_cmd->add_option("--top", plan_top, "Ranked candidates kept per problem")->check(CLI::Range(1, 10000));
 
+  app.add_option("--seed-from", tune.seed_from, "Results files of other GPUs whose winners start the search")
+      ->check(CLI::ExistingFile);
+
+  auto* cross_cmd = app.add_subcommand("cross", "Measure other GPUs' winners on this GPU against its own");
+  CrossOptions cross;
+  cross_cmd->add_option("--from", cross.from, "Results files of other GPUs")->required()->check(CLI::ExistingFile);
+  cross_cmd->add_option("--gpu", cross.gpu, "GPU to measure on: auto, an index, or a name")->capture_default_str();
+  cross_cmd->add_option("--results-dir", cross.results_dir, "Where this GPU's results are and cross-<gpu>.json goes")
+      ->capture_default_str();
+  cross_cmd->add_option("--cache-dir", cross.cache_dir, "Compile cache directory");
+
   auto* worker_cmd = app.add_subcommand("worker", "Internal: the GPU evaluation process");
   worker_cmd->group("");  // hidden
   WorkerOptions worker;
@@ -127,6 +139,7 @@ int main(int argc, char** argv) {
   try {
     if (worker_cmd->parsed()) return run_worker(worker);
     if (plan_cmd->parsed()) return run_plan(plan_common, plan_gpu, plan_output, plan_top);
+    if (cross_cmd->parsed()) return run_cross(cross);
     tune.shapes = parse_sizes(common.sizes);
     tune.space_path = common.space_path;
     tune.cache_dir = cache_dir_of(common);
