@@ -89,6 +89,7 @@ class Handle::Impl {
   Status status_ = Status::success;
   std::string message_;
   std::string slug_;
+  Status unavailable_ = Status::no_device;  // what calls return while no device is usable
 
  private:
   struct DeviceSlot {
@@ -129,8 +130,6 @@ void Handle::Impl::open(const std::string& results_path) {
     note(Status::no_device, count.reason);
     return;
   }
-  device_count_ = count.count;
-  devices_ = std::make_unique<DeviceSlot[]>(static_cast<std::size_t>(count.count));
   int current = 0;
   GEMMTUNE_CUDA_CHECK(cudaGetDevice(&current));
   const DeviceProfile device = query_device(current);
@@ -149,6 +148,9 @@ void Handle::Impl::open(const std::string& results_path) {
     note(Status::results_for_other_device, line);
   }
   compiler_ = std::make_unique<KernelCompiler>(default_cache_dir());
+  // Last: calls use the devices only once everything they need is in place.
+  devices_ = std::make_unique<DeviceSlot[]>(static_cast<std::size_t>(count.count));
+  device_count_ = count.count;
 
   std::size_t own_shapes = 0;
   for (const TunedResults& file : catalog_.files)
@@ -172,7 +174,7 @@ Handle::Impl::~Impl() {
 }
 
 Status Handle::Impl::kernels_for_current_device(DeviceKernels*& kernels) {
-  if (device_count_ == 0) return Status::no_device;
+  if (device_count_ == 0) return unavailable_;
   int device = 0;
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return status_of_cuda_error(err);
   if (device < 0 || device >= device_count_) return Status::cuda_error;
@@ -241,6 +243,7 @@ Handle::Handle(const std::string& results_path) noexcept {
   } catch (...) {
     if (impl_) {
       const Status s = status_of_current_exception("creating the handle");
+      impl_->unavailable_ = s;
       try {
         impl_->note(s, "creating the handle failed (see the log)");
       } catch (...) {

@@ -97,7 +97,11 @@ class GEMMTUNE_API Handle {
   const std::string& device_slug() const noexcept;
 
   // C = alpha * A * B + beta * C, enqueued on stream like a kernel launch (asynchronous; the first
-  // call for a shape may compile). beta == 0 never reads C.
+  // call for a shape may compile). beta == 0 never reads C. A stream of 0 is the legacy default
+  // stream whatever the application was compiled with; pass cudaStreamPerThread for the calling
+  // thread's own. Graph capture: run each shape once before capturing (the first call compiles);
+  // split-K configs find their workspace by stream id, which CUDA may refuse during capture (the call
+  // then returns cuda_error).
   Status sgemm(const GemmProblem& problem, float alpha, const float* a, const float* b, float beta, float* c,
                cudaStream_t stream) const noexcept;
 
