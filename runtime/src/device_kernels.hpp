@@ -54,7 +54,6 @@ class DeviceKernels {
   const ResolvedShape& resolve(const CallShape& shape);
 
   StreamWorkspaces& workspaces() { return workspaces_; }
-  const DeviceProfile& profile() const { return profile_; }
 
  private:
   // The loaded kernel for config; a config that failed once throws again without a new attempt.
