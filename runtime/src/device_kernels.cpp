@@ -16,7 +16,7 @@ DeviceKernels::DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalo
 const LoadedKernel& DeviceKernels::load(const KernelConfig& config) {
   const std::string name = config.name();
   if (const auto failed = failures_.find(name); failed != failures_.end())
-    throw std::runtime_error(failed->second);
+    std::rethrow_exception(failed->second);
   auto& slot = kernels_[name];
   if (!slot) {
     try {
@@ -25,9 +25,9 @@ const LoadedKernel& DeviceKernels::load(const KernelConfig& config) {
                              compiled.from_cache ? "from the disk cache" : "compiled",
                              compiled.compile_seconds, compiled.resources.registers);
       slot = std::make_unique<LoadedKernel>(compiled, config);
-    } catch (const std::exception& e) {
+    } catch (...) {
       kernels_.erase(name);
-      failures_.emplace(name, e.what());
+      failures_.emplace(name, std::current_exception());
       throw;
     }
   }

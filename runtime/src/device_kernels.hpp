@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,7 +70,7 @@ class DeviceKernels {
   std::mutex resolve_mutex_;            // guards resolved_ and kernels_, serialises compiles
   std::deque<ResolvedShape> resolved_;  // stable addresses for table_
   std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;  // by config name
-  std::map<std::string, std::string> failures_;  // config name -> why it cannot be compiled or loaded
+  std::map<std::string, std::exception_ptr> failures_;  // config name -> why it cannot be compiled or loaded
 
   StreamWorkspaces workspaces_;
 };
