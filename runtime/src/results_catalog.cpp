@@ -20,6 +20,7 @@ namespace {
 
 constexpr const char* kResultsSchemaName = "gemmtune.results/1";
 constexpr const char* kPlanSchemaName = "gemmtune.plan/1";
+constexpr const char* kCrossSchemaName = "gemmtune.cross/1";
 
 const nlohmann::json& member(const nlohmann::json& object, const char* key, const std::string& where) {
   const auto it = object.find(key);
@@ -122,6 +123,8 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
   const std::string schema = string_member(doc, "schema", "the document");
   if (schema == kPlanSchemaName)
     throw NotResultsDocument("is a plan (predictions from a static model), not measured results");
+  if (schema == kCrossSchemaName)
+    throw NotResultsDocument("is a cross-GPU portability report, not tuned results");
   if (schema != kResultsSchemaName)
     throw std::invalid_argument(
         fmt::format("has schema '{}', not '{}'", printable(schema, 64), kResultsSchemaName));
