@@ -13,6 +13,7 @@
 #include "planner.hpp"
 #include "problem.hpp"
 #include "search_space.hpp"
+#include "bench_command.hpp"
 #include "cross_command.hpp"
 #include "thread_pool.hpp"
 #include "tune_command.hpp"
@@ -120,6 +121,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cross_cmd->add_option("--cache-dir", cross.cache_dir, "Compile cache directory");
 
+  auto* bench_cmd = app.add_subcommand("bench", "Tuned kernels against cuBLAS over a set of shapes (tuning missing ones)");
+  std::string bench_sizes = kDefaultBenchSizes;
+  bench_cmd->add_option("--sizes", bench_sizes, "Shapes: N or MxNxK, comma-separated")->capture_default_str();
+  bench_cmd->add_option("--gpu", tune.gpu, "GPU: auto, an index, or a name")->capture_default_str();
+  bench_cmd->add_option("--results-dir", tune.results_dir, "Where results/<gpu>.json is read and bench-<gpu>.json written")
+      ->capture_default_str();
+
   auto* worker_cmd = app.add_subcommand("worker", "Internal: the GPU evaluation process");
   worker_cmd->group("");  // hidden
   WorkerOptions worker;
@@ -140,6 +148,12 @@ int main(int argc, char** argv) {
     if (worker_cmd->parsed()) return run_worker(worker);
     if (plan_cmd->parsed()) return run_plan(plan_common, plan_gpu, plan_output, plan_top);
     if (cross_cmd->parsed()) return run_cross(cross);
+    if (bench_cmd->parsed()) {
+      tune.shapes = parse_sizes(bench_sizes);
+      tune.cache_dir = cache_dir_of(common);
+      tune.jobs = common.jobs;
+      return run_bench(tune);
+    }
     tune.shapes = parse_sizes(common.sizes);
     tune.space_path = common.space_path;
     tune.cache_dir = cache_dir_of(common);
