@@ -122,8 +122,9 @@ int main(int argc, char** argv) {
   cross_cmd->add_option("--cache-dir", cross.cache_dir, "Compile cache directory");
 
   auto* bench_cmd = app.add_subcommand("bench", "Tuned kernels against cuBLAS over a set of shapes (tuning missing ones)");
-  std::string bench_sizes = kDefaultBenchSizes;
-  bench_cmd->add_option("--sizes", bench_sizes, "Shapes: N or MxNxK, comma-separated")->capture_default_str();
+  CommonOptions bench_common;
+  bench_common.sizes = kDefaultBenchSizes;
+  add_common(*bench_cmd, bench_common);
   bench_cmd->add_option("--gpu", tune.gpu, "GPU: auto, an index, or a name")->capture_default_str();
   bench_cmd->add_option("--results-dir", tune.results_dir, "Where results/<gpu>.json is read and bench-<gpu>.json written")
       ->capture_default_str();
@@ -142,16 +143,17 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
 
-  const CommonOptions& active = plan_cmd->parsed() ? plan_common : common;
+  const CommonOptions& active = plan_cmd->parsed() ? plan_common : bench_cmd->parsed() ? bench_common : common;
   spdlog::set_level(spdlog::level::from_str(active.log_level));
   try {
     if (worker_cmd->parsed()) return run_worker(worker);
     if (plan_cmd->parsed()) return run_plan(plan_common, plan_gpu, plan_output, plan_top);
     if (cross_cmd->parsed()) return run_cross(cross);
     if (bench_cmd->parsed()) {
-      tune.shapes = parse_sizes(bench_sizes);
-      tune.cache_dir = cache_dir_of(common);
-      tune.jobs = common.jobs;
+      tune.shapes = parse_sizes(bench_common.sizes);
+      tune.space_path = bench_common.space_path;
+      tune.cache_dir = cache_dir_of(bench_common);
+      tune.jobs = bench_common.jobs;
       return run_bench(tune);
     }
     tune.shapes = parse_sizes(common.sizes);
