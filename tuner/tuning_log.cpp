@@ -26,6 +26,7 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
   if (std::ifstream in(path); in) {
     std::string line;
     while (std::getline(in, line)) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // records start on a fresh line
       auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded() || !j.is_object()) {
         ++torn;
