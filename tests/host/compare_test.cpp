@@ -1,8 +1,10 @@
 // `gemm-tune compare`: the real H100 results set beside a second results file derived from it in the
 // test (renamed to an H200-like device, one winner's swizzle changed; not a measurement), the real
 // A100 plan kept apart as a prediction, a synthetic cross file for the portability matrix, refused
-// input (one line, exit code 2) and escaping of hostile names.
+// input (one line, exit code 2), escaping of hostile names, and the HTML page rendered by headless
+// Chromium to prove it draws something.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,11 +15,13 @@
 #include <sstream>
 
 #include "../command_output.hpp"
+#include "../png_image.hpp"
 #include "../temp_dir_test.hpp"
 #include "../test_paths.hpp"
 #include "compare_command.hpp"
 #include "compare_report.hpp"
 #include "report_tables.hpp"
+#include "svg_charts.hpp"
 
 namespace gemmtune {
 namespace {
@@ -345,6 +349,56 @@ TEST_F(Compare, RefusedPlansCrossFilesAndArguments) {
   const auto bad_format = testing_paths::run_command(testing_paths::cli() + " compare --format pdf " +
                                                      h100_results() + " " + a100_plan());
   EXPECT_EQ(bad_format.exit_code, 2) << bad_format.output;
+}
+
+// Chromium from the distribution (scripts/setup.sh installs it), found on PATH.
+std::string find_chromium() {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = dir + "/chromium";
+    if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+std::size_t pixels_of_colour(const testing_paths::RgbaImage& image, const std::string& hex) {
+  const auto rgb = std::stoul(hex.substr(1), nullptr, 16);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < image.rgba.size(); i += 4)
+    count += image.rgba[i] == (rgb >> 16 & 0xff) && image.rgba[i + 1] == (rgb >> 8 & 0xff) &&
+             image.rgba[i + 2] == (rgb & 0xff);
+  return count;
+}
+
+TEST_F(Compare, HtmlReportRendersInHeadlessChromium) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) {
+    const char* ci = std::getenv("CI");
+    if (ci && std::string(ci) == "true")
+      FAIL()
+          << "chromium is not installed, so the HTML report cannot be rendered; scripts/setup.sh installs it";
+    GTEST_SKIP()
+        << "chromium is not installed (scripts/setup.sh installs it); the HTML report was not rendered";
+  }
+  const std::string html =
+      write("report.html",
+            compare_report({{h100_results(), derived_h200(), a100_plan(), synthetic_cross()}, "html", ""}));
+  const std::string png = (dir_ / "screenshot.png").string();
+  const auto r = testing_paths::run_command(
+      "timeout 120 " + chromium + " --headless --no-sandbox --disable-gpu --user-data-dir=" +
+      (dir_ / "profile").string() + " --screenshot=" + png + " --window-size=1200,900 file://" + html);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const testing_paths::RgbaImage image = testing_paths::decode_png(read_text(png));
+  EXPECT_EQ(image.width, 1200u);
+  EXPECT_EQ(image.height, 900u);
+  std::size_t non_white = 0;
+  for (std::size_t i = 0; i < image.rgba.size(); i += 4)
+    non_white += image.rgba[i] < 240 || image.rgba[i + 1] < 240 || image.rgba[i + 2] < 240;
+  EXPECT_GT(non_white, image.rgba.size() / 4 / 50) << "less than 2% of the screenshot is not white";
+  // The measured chart's bars, one colour per GPU, are on the first screen.
+  EXPECT_GT(pixels_of_colour(image, series_colour(0)), 2000u);
+  EXPECT_GT(pixels_of_colour(image, series_colour(1)), 2000u);
 }
 
 }  // namespace
