@@ -150,6 +150,7 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
               fmt::format("'{}' and '{}' both hold cross runs on {}; give one of them", other->path.string(),
                           cross.path.string(), cross.device.slug));
       crosses.push_back(&cross);
+      out.cross_gpus.push_back(describe(cross.device, cross.path, cross.date));
     }
   }
   finish_section(out.measured);

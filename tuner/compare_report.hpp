@@ -66,6 +66,7 @@ struct Comparison {
   std::vector<std::string> sources;  // every file, in the order given
   ComparisonSection measured;
   ComparisonSection predicted;
+  std::vector<ComparedGpu> cross_gpus;           // the GPU each cross file's runs were made on
   std::optional<PortabilityMatrix> portability;  // only when cross files were given
 };
 

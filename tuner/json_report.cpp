@@ -5,15 +5,18 @@
 namespace gemmtune {
 namespace {
 
+nlohmann::json gpu_json(const ComparedGpu& gpu) {
+  return {{"name", gpu.name},
+          {"slug", gpu.slug},
+          {"fp32_tflops", gpu.fp32_peak_tflops},
+          {"file", gpu.source_file},
+          {"date", gpu.date}};
+}
+
 nlohmann::json section_json(const ComparisonSection& section) {
   const std::string prefix = section.predicted ? "predicted_" : "";
   nlohmann::json gpus = nlohmann::json::array();
-  for (const ComparedGpu& gpu : section.gpus)
-    gpus.push_back({{"name", gpu.name},
-                    {"slug", gpu.slug},
-                    {"fp32_tflops", gpu.fp32_peak_tflops},
-                    {"file", gpu.source_file},
-                    {"date", gpu.date}});
+  for (const ComparedGpu& gpu : section.gpus) gpus.push_back(gpu_json(gpu));
   nlohmann::json problems = nlohmann::json::array();
   for (const ComparedProblem& problem : section.problems) {
     nlohmann::json winners = nlohmann::json::array();
@@ -49,7 +52,7 @@ nlohmann::json section_json(const ComparisonSection& section) {
   return out;
 }
 
-nlohmann::json portability_json(const PortabilityMatrix& matrix) {
+nlohmann::json portability_json(const PortabilityMatrix& matrix, const std::vector<ComparedGpu>& cross_gpus) {
   nlohmann::json gpus = nlohmann::json::array();
   for (std::size_t i = 0; i < matrix.slugs.size(); ++i)
     gpus.push_back({{"slug", matrix.slugs[i]}, {"name", matrix.names[i]}});
@@ -62,7 +65,9 @@ nlohmann::json portability_json(const PortabilityMatrix& matrix) {
                          {"geomean_percent_of_own_best", cell->geomean_percent},
                          {"problems", cell->problems},
                          {"by_definition", cell->by_definition}});
-  return {{"kind", "measured"}, {"gpus", gpus}, {"cells", cells}};
+  nlohmann::json files = nlohmann::json::array();
+  for (const ComparedGpu& gpu : cross_gpus) files.push_back(gpu_json(gpu));
+  return {{"kind", "measured"}, {"gpus", gpus}, {"cross_files", files}, {"cells", cells}};
 }
 
 }  // namespace
@@ -72,7 +77,8 @@ nlohmann::json comparison_json(const Comparison& comparison) {
                      {"sources", comparison.sources},
                      {"measured", section_json(comparison.measured)},
                      {"predicted", section_json(comparison.predicted)}};
-  if (comparison.portability) out["portability"] = portability_json(*comparison.portability);
+  if (comparison.portability)
+    out["portability"] = portability_json(*comparison.portability, comparison.cross_gpus);
   return out;
 }
 

@@ -24,10 +24,13 @@ ReportTable gpu_table(const Comparison& comparison) {
                 {"GPU", "slug", "numbers", "FP32 peak TFLOP/s", "file", "date"},
                 {false, false, false, true, false, false},
                 {}};
-  for (const ComparisonSection* section : {&comparison.measured, &comparison.predicted})
-    for (const ComparedGpu& gpu : section->gpus)
-      t.rows.push_back({gpu.name, gpu.slug, section->predicted ? "PREDICTED" : "measured",
-                        format_tflops(gpu.fp32_peak_tflops), gpu.source_file, gpu.date});
+  const auto add = [&t](const ComparedGpu& gpu, const char* numbers) {
+    t.rows.push_back(
+        {gpu.name, gpu.slug, numbers, format_tflops(gpu.fp32_peak_tflops), gpu.source_file, gpu.date});
+  };
+  for (const ComparedGpu& gpu : comparison.measured.gpus) add(gpu, "measured");
+  for (const ComparedGpu& gpu : comparison.predicted.gpus) add(gpu, "PREDICTED");
+  for (const ComparedGpu& gpu : comparison.cross_gpus) add(gpu, "measured: cross runs");
   return t;
 }
 

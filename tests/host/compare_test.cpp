@@ -195,6 +195,12 @@ TEST_F(Compare, PortabilityMatrixFromSyntheticCrossFile) {
   const std::string table = compare_report({{h100_results(), synthetic_cross()}, "table", ""});
   EXPECT_NE(table.find("89.6% (3)"), std::string::npos) << table;
   EXPECT_NE(table.find("100% (own)"), std::string::npos) << table;
+  EXPECT_NE(table.find("SYNTHETIC test GPU (invented numbers)  synthetic-test-gpu     measured: cross runs"),
+            std::string::npos)
+      << table;
+  const auto doc = nlohmann::json::parse(compare_report({{h100_results(), synthetic_cross()}, "json", ""}));
+  EXPECT_EQ(doc["portability"]["cross_files"][0]["slug"], "synthetic-test-gpu");
+  EXPECT_EQ(doc["portability"]["cells"].size(), 2u);  // H100 on the synthetic GPU, and the H100's own
   const std::string html = compare_report({{h100_results(), synthetic_cross()}, "html", ""});
   EXPECT_NE(html.find("<section id=\"portability\">"), std::string::npos);
   EXPECT_EQ(occurrences(html, "<svg"), 2u);  // measured TFLOP/s and the heat map
@@ -343,6 +349,11 @@ TEST_F(Compare, RefusedPlansCrossFilesAndArguments) {
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
   }
+  const auto same_cross = testing_paths::run_command(testing_paths::cli() + " compare " + synthetic_cross() +
+                                                     " " + synthetic_cross());
+  EXPECT_EQ(same_cross.exit_code, 2) << same_cross.output;
+  EXPECT_NE(same_cross.output.find("both hold cross runs on synthetic-test-gpu"), std::string::npos)
+      << same_cross.output;
   const auto one_file = testing_paths::run_command(testing_paths::cli() + " compare " + h100_results());
   EXPECT_EQ(one_file.exit_code, 2) << one_file.output;
   EXPECT_NE(one_file.output.find("at least two files"), std::string::npos) << one_file.output;
