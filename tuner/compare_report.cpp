@@ -3,14 +3,13 @@
 // portability matrix as geometric means, which treat a 2x loss and a 2x gain symmetrically.
 #include "compare_report.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace gemmtune {
 namespace {

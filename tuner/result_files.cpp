@@ -3,12 +3,12 @@
 // spot; the whole-file error adds the file name in front.
 #include "result_files.hpp"
 
-#include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
 #include "results_store.hpp"

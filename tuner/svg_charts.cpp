@@ -2,12 +2,12 @@
 // the page; the axis of a bar chart always starts at zero, since bar lengths are what gets compared.
 #include "svg_charts.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "xml_escape.hpp"
 

@@ -11,8 +11,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "../command_output.hpp"
 #include "../png_image.hpp"
