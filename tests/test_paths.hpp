@@ -12,8 +12,8 @@ inline std::filesystem::path build_dir() { return std::filesystem::read_symlink(
 inline std::string cli() { return (build_dir() / "tuner" / "gemm-tune").string(); }
 
 // The source tree: CMake's build/ sits inside it by convention (scripts/setup.sh).
-inline std::string source_file(const std::string& relative) { return (build_dir().parent_path() / relative).string(); }
+inline std::filesystem::path source_dir() { return build_dir().parent_path(); }
 
-inline std::string data(const std::string& name) { return source_file("tests/data/" + name); }
+inline std::string data(const std::string& name) { return (build_dir().parent_path() / "tests" / "data" / name).string(); }
 
 }  // namespace gemmtune::testing_paths

@@ -14,6 +14,8 @@
 #include "planner.hpp"
 #include "problem.hpp"
 #include "search_space.hpp"
+#include "bench_command.hpp"
+#include "cross_command.hpp"
 #include "thread_pool.hpp"
 #include "tune_command.hpp"
 #include "version.hpp"
@@ -109,6 +111,24 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("-o,--output", plan_output, "Plan file (default: results/plan-<gpu>.json)");
   plan_cmd->add_option("--top", plan_top, "Ranked candidates kept per problem")->check(CLI::Range(1, 10000));
 
+  app.add_option("--seed-from", tune.seed_from, "Results files of other GPUs whose winners start the search")
+      ->check(CLI::ExistingFile);
+
+  auto* cross_cmd = app.add_subcommand("cross", "Measure other GPUs' winners on this GPU against its own");
+  CrossOptions cross;
+  cross_cmd->add_option("--from", cross.from, "Results files of other GPUs")->required()->check(CLI::ExistingFile);
+  cross_cmd->add_option("--gpu", cross.gpu, "GPU to measure on: auto, an index, or a name")->capture_default_str();
+  cross_cmd->add_option("--results-dir", cross.results_dir, "Where this GPU's results are and cross-<gpu>.json goes")
+      ->capture_default_str();
+  cross_cmd->add_option("--cache-dir", cross.cache_dir, "Compile cache directory");
+
+  auto* bench_cmd = app.add_subcommand("bench", "Tuned kernels against cuBLAS over a set of shapes (tuning missing ones)");
+  std::string bench_sizes = kDefaultBenchSizes;
+  bench_cmd->add_option("--sizes", bench_sizes, "Shapes: N or MxNxK, comma-separated")->capture_default_str();
+  bench_cmd->add_option("--gpu", tune.gpu, "GPU: auto, an index, or a name")->capture_default_str();
+  bench_cmd->add_option("--results-dir", tune.results_dir, "Where results/<gpu>.json is read and bench-<gpu>.json written")
+      ->capture_default_str();
+
   auto* compare_cmd =
       app.add_subcommand("compare", "Set GPUs' winners side by side: results, plan (predictions) and cross files");
   CompareOptions compare;
@@ -140,6 +160,13 @@ int main(int argc, char** argv) {
   try {
     if (worker_cmd->parsed()) return run_worker(worker);
     if (plan_cmd->parsed()) return run_plan(plan_common, plan_gpu, plan_output, plan_top);
+    if (cross_cmd->parsed()) return run_cross(cross);
+    if (bench_cmd->parsed()) {
+      tune.shapes = parse_sizes(bench_sizes);
+      tune.cache_dir = cache_dir_of(common);
+      tune.jobs = common.jobs;
+      return run_bench(tune);
+    }
     if (compare_cmd->parsed()) return run_compare(compare);
     tune.shapes = parse_sizes(common.sizes);
     tune.space_path = common.space_path;

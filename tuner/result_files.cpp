@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
+#include "cross_command.hpp"
+#include "planner.hpp"
 #include "results_store.hpp"
 
 namespace gemmtune {

@@ -17,9 +17,6 @@
 
 namespace gemmtune {
 
-inline constexpr const char* kPlanSchema = "gemmtune.plan/1";
-inline constexpr const char* kCrossSchema = "gemmtune.cross/1";
-
 // The tuned winner of one problem in a results file: numbers from the final race against cuBLAS.
 struct MeasuredWinner {
   GemmShape shape;

@@ -13,7 +13,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cuda_runtime.h>
+
 #include "atomic_file.hpp"
+#include "kernel_compiler.hpp"
+#include "timestamp.hpp"
+#include "version.hpp"
 
 namespace gemmtune {
 namespace {
@@ -33,8 +38,8 @@ class FileLock {
   int fd_ = -1;
 };
 
-bool same_problem(const nlohmann::json& a, const nlohmann::json& b) {
-  for (const char* key : {"m", "n", "k", "dtype", "layout"})
+bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vector<std::string>& key_fields) {
+  for (const auto& key : key_fields)
     if (a.value(key, nlohmann::json()) != b.value(key, nlohmann::json())) return false;
   return true;
 }
@@ -42,13 +47,28 @@ bool same_problem(const nlohmann::json& a, const nlohmann::json& b) {
 }  // namespace
 
 void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries) {
+  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "dtype", "layout"});
+}
+
+nlohmann::json measured_header(const nlohmann::json& device) {
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  return {{"device", device},
+          {"cuda_runtime_version", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
+          {"nvrtc_version", nvrtc_version()},
+          {"tool_version", kGemmtuneVersion},
+          {"updated", utc_timestamp()}};
+}
+
+void merge_entries(const std::filesystem::path& path, const std::string& schema, const nlohmann::json& header,
+                   const nlohmann::json& entries, const std::vector<std::string>& key_fields) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   FileLock lock(path.string() + ".lock");
   nlohmann::json doc = nlohmann::json::object();
   if (const auto text = read_whole_file(path)) {
     auto parsed = nlohmann::json::parse(*text, nullptr, false);
-    if (!parsed.is_discarded() && parsed.is_object() && parsed.value("schema", "") == kResultsSchema) {
+    if (!parsed.is_discarded() && parsed.is_object() && parsed.value("schema", "") == schema) {
       doc = std::move(parsed);
     } else {
       // Never silently drop someone's data: keep the unreadable file beside the new one.
@@ -62,7 +82,7 @@ void merge_results(const std::filesystem::path& path, const nlohmann::json& head
   for (const auto& e : entries) {
     bool replaced = false;
     for (auto& old : merged) {
-      if (same_problem(old, e)) {
+      if (same_key(old, e, key_fields)) {
         old = e;
         replaced = true;
       }
@@ -70,11 +90,11 @@ void merge_results(const std::filesystem::path& path, const nlohmann::json& head
     if (!replaced) merged.push_back(e);
   }
   std::sort(merged.begin(), merged.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return std::make_tuple(a.value("m", 0), a.value("n", 0), a.value("k", 0)) <
-           std::make_tuple(b.value("m", 0), b.value("n", 0), b.value("k", 0));
+    return std::make_tuple(a.value("from", std::string()), a.value("m", 0), a.value("n", 0), a.value("k", 0)) <
+           std::make_tuple(b.value("from", std::string()), b.value("m", 0), b.value("n", 0), b.value("k", 0));
   });
   nlohmann::json out = header;
-  out["schema"] = kResultsSchema;
+  out["schema"] = schema;
   out["kind"] = "measured";
   out["entries"] = merged;
   std::string error;

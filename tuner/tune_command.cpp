@@ -30,8 +30,10 @@
 #include "timestamp.hpp"
 #include "tuning_log.hpp"
 #include "version.hpp"
-#include "worker_process.hpp"
 #include "embedded_files.hpp"
+#include "gpu_session.hpp"
+#include "seed_configs.hpp"
+#include "statistics.hpp"
 
 namespace gemmtune {
 namespace {
@@ -44,31 +46,21 @@ std::string lower(std::string s) {
   return s;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+// A new best during the search: after how many evaluations and seconds, and how good.
+struct Improvement {
+  std::size_t evaluations;
+  double seconds;
+  double tflops;
+};
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = p * double(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - double(lo)) * (v[hi] - v[lo]);
-}
-
-nlohmann::json timing_summary(const std::vector<double>& samples, double flops) {
-  const double med = median(samples);
-  return {{"median_ms", med},
-          {"min_ms", percentile(samples, 0.0)},
-          {"p10_ms", percentile(samples, 0.1)},
-          {"p90_ms", percentile(samples, 0.9)},
-          {"max_ms", percentile(samples, 1.0)},
-          {"samples", samples.size()},
-          {"tflops", med > 0 ? flops / (med * 1e-3) / 1e12 : 0.0}};
+// When the search first came within `fraction` of the best it found: how fast a strategy (or a
+// seeded start) gets there, the figure --seed-from is judged by.
+nlohmann::json time_to_fraction(const std::vector<Improvement>& improvements, double fraction) {
+  if (improvements.empty()) return nullptr;
+  const double target = fraction * improvements.back().tflops;
+  for (const auto& i : improvements)
+    if (i.tflops >= target) return {{"evaluations", i.evaluations}, {"seconds", i.seconds}};
+  return nullptr;
 }
 
 struct Evaluated {
@@ -99,7 +91,7 @@ class Tuner {
         service_(compiler_, device_.arch(), o.jobs),
         log_(std::filesystem::path(o.results_dir) / "logs" / (device_.slug + ".jsonl"), device_.slug,
              stable_hash_hex(template_source_)),
-        worker_(worker_arguments(device_index)) {
+        gpu_(device_index, compiler_.cache_dir(), o.template_path, o.eval_timeout_seconds) {
     if (template_source_.empty()) throw std::invalid_argument("cannot read template " + o.template_path);
   }
 
@@ -107,31 +99,36 @@ class Tuner {
     const auto t0 = std::chrono::steady_clock::now();
     ShapeOutcome out;
     out.shape = shape;
-    const Enumeration e = enumerate(space_, device_, &shape);
+    Enumeration e = enumerate(space_, device_, &shape);
     std::map<std::string, std::size_t> rejected = e.removed;
+    // Seeds from other GPUs' results join the candidates if this device can run them, even when
+    // this space would not have produced them.
+    std::vector<std::size_t> seeds;
+    if (!options_.seed_from.empty()) {
+      for (const KernelConfig& c : seed_configs(options_.seed_from, shape)) {
+        if (!rejecting_constraint(space_, c, device_, &shape).empty() && config_error(c)) continue;
+        const auto it = std::find(e.candidates.begin(), e.candidates.end(), c);
+        seeds.push_back(static_cast<std::size_t>(it - e.candidates.begin()));
+        if (it == e.candidates.end()) e.candidates.push_back(c);
+      }
+    }
     if (e.candidates.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
 
-    const nlohmann::json prepare = {{"op", "prepare"}, {"m", shape.m}, {"n", shape.n}, {"k", shape.k},
-                                    {"seed", options_.seed}, {"samples", 20}};
-    worker_.set_preamble(prepare, 300);
-    const auto prepared = worker_.call(prepare, 300);
-    if (prepared.value("status", "") != "ok")
-      throw std::runtime_error("the GPU worker could not prepare " + shape.label() + ": " + prepared.value("detail", ""));
-    const double cublas_ms = median(prepared["cublas_ms"].get<std::vector<double>>());
-    const int reps = prepared["launches_per_sample"].get<int>();
-    const double eval_timeout = options_.eval_timeout_seconds > 0 ? options_.eval_timeout_seconds
-                                                                  : 30.0 + 50.0 * cublas_ms * reps * 12 / 1000.0;
+    const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
+    const double cublas_ms = prepared.cublas_ms;
 
     StrategyContext ctx;
     ctx.candidates = e.candidates;
     ctx.seed = options_.seed;
     ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
+    ctx.seeds = seeds;
     ctx.prior = predicted_tflops_before_compile(e.candidates, device_, shape, space_.settings.register_overhead);
     // Keep every core busy: what the strategy has not asked for yet compiles in the background,
     // most promising first, behind whatever the GPU is waiting for.
     for (std::size_t i : order_by_prior(ctx)) service_.submit(e.candidates[i], /*urgent=*/false);
     auto strategy = make_strategy(options_.strategy, ctx);
     ProgressBar bar(fmt::format("tune {:>14}", shape.label()), strategy->planned());
+    std::vector<Improvement> improvements;
 
     std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>> pending;
     std::vector<Evaluated> measured;
@@ -172,7 +169,7 @@ class Tuner {
                                          compiled.kernel->resources.registers, config.threads());
         } else {
           const auto tg = std::chrono::steady_clock::now();
-          const auto reply = worker_.call({{"op", "evaluate"}, {"config", config}, {"samples", 10}}, eval_timeout);
+          const auto reply = gpu_.evaluate(config, 10);
           gpu_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tg).count();
           record["status"] = reply.value("status", "error");
           if (reply.contains("detail")) record["detail"] = reply["detail"];
@@ -190,10 +187,12 @@ class Tuner {
       if (status == "ok") {
         const double ms = record["median_ms"].get<double>();
         measured.push_back({index, ms});
-        tflops = shape.flops() / (ms * 1e-3) / 1e12;
+        tflops = tflops_of(shape.flops(), ms);
         if (tflops > out.best_tflops) {
           out.best_tflops = tflops;
           out.best_name = name;
+          improvements.push_back(
+              {out.evaluated + 1, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), tflops});
         }
       } else {
         ++rejected[status];
@@ -202,8 +201,7 @@ class Tuner {
       }
       strategy->observe(index, tflops);
       ++out.evaluated;
-      bar.advance(1, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", out.best_tflops,
-                                 shape.flops() / (cublas_ms * 1e-3) / 1e12));
+      bar.advance(1, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", out.best_tflops, tflops_of(shape.flops(), cublas_ms)));
     }
     bar.finish();
     if (g_interrupted) {  // everything measured is in the log; a rerun resumes from it
@@ -218,27 +216,21 @@ class Tuner {
 
     // Final word: the best few re-timed with many samples, interleaved with cuBLAS.
     std::sort(measured.begin(), measured.end(), [](const Evaluated& a, const Evaluated& b) { return a.median_ms < b.median_ms; });
-    nlohmann::json finalists = nlohmann::json::array();
+    std::vector<KernelConfig> finalists;
     for (std::size_t i = 0; i < measured.size() && finalists.size() < std::size_t(options_.retime_top); ++i)
       finalists.push_back(e.candidates[measured[i].index]);
     const auto tr = std::chrono::steady_clock::now();
-    const int rounds = std::clamp(static_cast<int>(3000.0 / std::max(1e-3, cublas_ms * reps * 2 * double(finalists.size() + 1))), 10, 50);
-    const auto race = worker_.call({{"op", "race"}, {"configs", finalists}, {"rounds", rounds}},
-                                   60.0 + 10.0 * eval_timeout);
+    const RaceResult race = gpu_.race(finalists);
     gpu_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tr).count();
-    if (race.value("status", "") != "ok")
-      throw std::runtime_error("re-timing the finalists failed: " + race.value("detail", race.value("status", "")));
 
-    const auto cublas_samples = race["cublas_ms"].get<std::vector<double>>();
-    const double cublas_median = median(cublas_samples);
+    const double cublas_median = median(race.cublas_ms);
     std::vector<std::pair<double, std::size_t>> ranking;
-    for (std::size_t i = 0; i < finalists.size(); ++i)
-      ranking.emplace_back(median(race["configs_ms"][i].get<std::vector<double>>()), i);
+    for (std::size_t i = 0; i < finalists.size(); ++i) ranking.emplace_back(median(race.configs_ms[i]), i);
     std::sort(ranking.begin(), ranking.end());
     nlohmann::json alternatives = nlohmann::json::array();
     for (const auto& [ms, i] : ranking) {
-      const KernelConfig c = finalists[i].get<KernelConfig>();
-      nlohmann::json alt = timing_summary(race["configs_ms"][i].get<std::vector<double>>(), shape.flops());
+      const KernelConfig& c = finalists[i];
+      nlohmann::json alt = timing_summary(race.configs_ms[i], shape.flops());
       alt["name"] = c.name();
       alt["config"] = c;
       alt["ratio_vs_cublas"] = cublas_median / ms;
@@ -257,7 +249,7 @@ class Tuner {
                             {"dtype", "f32"},
                             {"layout", "row-major"},
                             {"best", best},
-                            {"cublas", timing_summary(cublas_samples, shape.flops())},
+                            {"cublas", timing_summary(race.cublas_ms, shape.flops())},
                             {"ratio_vs_cublas", out.ratio},
                             {"alternatives", nlohmann::json(alternatives.begin() + 1, alternatives.end())},
                             {"search",
@@ -273,38 +265,20 @@ class Tuner {
                               {"compile_wait_seconds", compile_wait},
                               {"benchmark_seconds", gpu_seconds},
                               {"wall_seconds", out.seconds},
-                              {"worker_restarts", worker_.restarts()},
-                              {"race_rounds", rounds},
-                              {"launches_per_sample", reps}}},
+                              {"seeds", seeds.size()},
+                              {"time_to_99_percent", time_to_fraction(improvements, 0.99)},
+                              {"worker_restarts", gpu_.restarts()},
+                              {"race_rounds", race.rounds},
+                              {"launches_per_sample", prepared.launches_per_sample}}},
                             {"date", utc_timestamp()},
                             {"tool_version", kGemmtuneVersion}};
-    merge_results(results_path(), header(), nlohmann::json::array({entry}));
+    merge_results(results_path(), measured_header(device_), nlohmann::json::array({entry}));
     return out;
   }
 
   std::filesystem::path results_path() const { return std::filesystem::path(options_.results_dir) / (device_.slug + ".json"); }
 
  private:
-  std::vector<std::string> worker_arguments(int device_index) const {
-    std::vector<std::string> args = {"worker", "--device", std::to_string(device_index), "--cache-dir",
-                                     compiler_.cache_dir().string()};
-    if (!options_.template_path.empty()) {
-      args.push_back("--template");
-      args.push_back(options_.template_path);
-    }
-    return args;
-  }
-
-  nlohmann::json header() const {
-    int runtime = 0;
-    cudaRuntimeGetVersion(&runtime);
-    return {{"device", device_},
-            {"cuda_runtime_version", fmt::format("{}.{}", runtime / 1000, (runtime % 1000) / 10)},
-            {"nvrtc_version", nvrtc_version()},
-            {"tool_version", kGemmtuneVersion},
-            {"updated", utc_timestamp()}};
-  }
-
   const TuneOptions& options_;
   DeviceProfile device_;
   SearchSpace space_;
@@ -312,7 +286,7 @@ class Tuner {
   KernelCompiler compiler_;
   CompileService service_;
   TuningLog log_;
-  WorkerProcess worker_;
+  GpuSession gpu_;
 };
 
 }  // namespace

@@ -32,10 +32,10 @@ const std::string kH200 = "NVIDIA H200 (test copy of the H100 results)";
 const std::string kA100 = "NVIDIA A100-SXM4-40GB";
 
 std::string h100_results() {
-  return testing_paths::source_file("results/nvidia-h100-80gb-hbm3.json");
+  return (testing_paths::source_dir() / "results/nvidia-h100-80gb-hbm3.json").string();
 }
 std::string a100_plan() {
-  return testing_paths::source_file("results/plan-nvidia-a100-sxm4-40gb.json");
+  return (testing_paths::source_dir() / "results/plan-nvidia-a100-sxm4-40gb.json").string();
 }
 std::string synthetic_cross() {
   return testing_paths::data("synthetic-cross.json");

@@ -18,6 +18,7 @@ struct StrategyContext {
   std::vector<double> prior;  // per candidate, higher is more promising (static model); may be empty
   std::uint64_t seed = 1;
   std::size_t budget = 0;     // evaluations; 0: strategy default
+  std::vector<std::size_t> seeds;  // tried first (e.g. other GPUs' winners, --seed-from)
 };
 
 class SearchStrategy {
@@ -54,7 +55,7 @@ class FixedOrderStrategy : public SearchStrategy {
   std::size_t next_ = 0;
 };
 
-// Indices sorted by prior, best first (stable; the enumeration order breaks ties).
+// Indices sorted by prior, best first (stable; the enumeration order breaks ties), seeds first of all.
 std::vector<std::size_t> order_by_prior(const StrategyContext& context);
 
 }  // namespace gemmtune

@@ -1,0 +1,156 @@
+// How much host time gemmtune::Handle::sgemm adds to a kernel launch, and what the first call costs
+// when the kernel is already in the disk cache (a machine that ran the tuner). Prints numbers; it is
+// not a test. The baseline is cudaLaunchKernel of the very same CUBIN with the same arguments, so the
+// difference is the library's own work: argument checks, the current device, the shape lookup.
+//   gemmtune-call-overhead [M N K]   (default 256 256 256; the built-in default config)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gemmtune/gemmtune.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "device_profile.hpp"
+#include "kernel_compiler.hpp"
+#include "kernel_config.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kCallsPerBatch = 200;  // few enough that the launch queue never fills and blocks
+constexpr int kBatches = 50;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool ok(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+  return err == cudaSuccess;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// A results file that maps the benchmark's shape to config on this device, so the handle runs the
+// same kernel as the baseline (by the exact path).
+std::filesystem::path write_results(const gemmtune::DeviceProfile& device,
+                                    const gemmtune::KernelConfig& config, int m, int n, int k) {
+  nlohmann::json doc = {{"schema", "gemmtune.results/1"},
+                        {"kind", "measured"},
+                        {"device", device},
+                        {"entries",
+                         {{{"m", m},
+                           {"n", n},
+                           {"k", k},
+                           {"dtype", "f32"},
+                           {"layout", "row-major"},
+                           {"best", {{"config", config}}}}}}};
+  const auto path = std::filesystem::temp_directory_path() / "gemmtune-call-overhead.json";
+  std::ofstream(path) << doc.dump(1);
+  return path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int m = argc > 3 ? std::atoi(argv[1]) : 256, n = argc > 3 ? std::atoi(argv[2]) : 256,
+            k = argc > 3 ? std::atoi(argv[3]) : 256;
+  if (m <= 0 || n <= 0 || k <= 0) {
+    std::fprintf(stderr, "usage: %s [M N K]\n", argv[0]);
+    return 2;
+  }
+  if (const auto devices = gemmtune::count_devices(); devices.count == 0) {
+    std::printf("no GPU: %s\n", devices.reason.c_str());
+    return 77;
+  }
+  int device_index = 0;
+  cudaGetDevice(&device_index);
+  const gemmtune::DeviceProfile device = gemmtune::query_device(device_index);
+  const gemmtune::KernelConfig config = gemmtune::default_config();
+  std::printf("%s, %s, %dx%dx%d, %s\n", device.name.c_str(), device.arch().c_str(), m, n, k,
+              config.name().c_str());
+
+  // Warm the disk cache the handle will use (it is the tuner's).
+  const gemmtune::KernelCompiler compiler(gemmtune::default_cache_dir());
+  auto start = Clock::now();
+  const gemmtune::CompiledKernel compiled = compiler.compile(config, device.arch());
+  std::printf("disk cache %s: %.1f ms (%s)\n", compiled.from_cache ? "was warm" : "was cold, compiled",
+              seconds_since(start) * 1e3, compiler.cache_dir().c_str());
+
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  if (!ok(cudaMalloc(&a, sizeof(float) * m * k), "cudaMalloc") ||
+      !ok(cudaMalloc(&b, sizeof(float) * k * n), "cudaMalloc") ||
+      !ok(cudaMalloc(&c, sizeof(float) * m * n), "cudaMalloc"))
+    return 1;
+  cudaStream_t stream = nullptr;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+
+  const auto results = write_results(device, config, m, n, k);
+  start = Clock::now();
+  const gemmtune::Handle gemm(results.string());
+  const double create_ms = seconds_since(start) * 1e3;
+  const gemmtune::GemmProblem problem{m, n, k, k, n, n};
+  start = Clock::now();
+  if (gemm.sgemm(problem, 1.0f, a, b, 0.0f, c, stream) != gemmtune::Status::success) return 1;
+  const double first_call_ms = seconds_since(start) * 1e3;
+  ok(cudaStreamSynchronize(stream), "first call");
+  gemmtune::KernelChoice choice;
+  gemm.choose(problem, a, b, choice);
+  std::printf("handle creation: %.2f ms; first sgemm call (disk cache, load, launch): %.2f ms; ran %s (%s)\n",
+              create_ms, first_call_ms, choice.config_name.c_str(),
+              gemmtune::config_source_name(choice.source));
+
+  // The baseline: the same CUBIN loaded directly, launched with the kernel's own parameter list.
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  if (!ok(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+          "cudaLibraryLoadData") ||
+      !ok(cudaLibraryGetKernel(&kernel, library, compiled.gemm_symbol.c_str()), "cudaLibraryGetKernel"))
+    return 1;
+  int mm = m, nn = n, kk = k, lda = k, ldb = n, ldc = n, swizzle = config.swizzle;
+  float alpha = 1.0f, beta = 0.0f;
+  const float* pa = a;
+  const float* pb = b;
+  float* pc = c;
+  float* workspace = nullptr;
+  void* params[] = {&mm, &nn, &kk, &alpha, &pa, &lda, &pb, &ldb, &beta, &pc, &ldc, &workspace, &swizzle};
+  const dim3 grid(static_cast<unsigned>(((m + config.block_m - 1) / config.block_m) *
+                                        ((n + config.block_n - 1) / config.block_n)));
+  const dim3 block(static_cast<unsigned>(config.threads()));
+
+  std::vector<double> library_ns, raw_ns;
+  for (int batch = 0; batch < kBatches; ++batch) {
+    start = Clock::now();
+    for (int i = 0; i < kCallsPerBatch; ++i) gemm.sgemm(problem, 1.0f, a, b, 0.0f, c, stream);
+    library_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
+    ok(cudaStreamSynchronize(stream), "sgemm batch");
+    start = Clock::now();
+    for (int i = 0; i < kCallsPerBatch; ++i)
+      cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, params, config.shared_bytes(),
+                       stream);
+    raw_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
+    ok(cudaStreamSynchronize(stream), "raw batch");
+  }
+  const double per_sgemm = median(library_ns), per_launch = median(raw_ns);
+  std::printf(
+      "host time per call (median of %d batches of %d): sgemm %.0f ns, cudaLaunchKernel %.0f ns, "
+      "overhead %.0f ns\n",
+      kBatches, kCallsPerBatch, per_sgemm, per_launch, per_sgemm - per_launch);
+
+  cudaLibraryUnload(library);
+  cudaStreamDestroy(stream);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+  std::filesystem::remove(results);
+  return 0;
+}

@@ -1,0 +1,121 @@
+// The C interface (gemmtune/gemmtune.h) over gemmtune::Handle: same enums by value, text copied into
+// caller buffers, and nothing thrown across the boundary.
+#include <gemmtune/gemmtune.h>
+
+#include <cstring>
+#include <gemmtune/gemmtune.hpp>
+#include <new>
+#include <string>
+
+struct gemmtune_handle {
+  gemmtune::Handle handle;
+};
+
+namespace {
+
+using gemmtune::ConfigSource;
+using gemmtune::Status;
+
+static_assert(GEMMTUNE_SUCCESS == static_cast<int>(Status::success) &&
+                  GEMMTUNE_INVALID_ARGUMENT == static_cast<int>(Status::invalid_argument) &&
+                  GEMMTUNE_NO_DEVICE == static_cast<int>(Status::no_device) &&
+                  GEMMTUNE_UNSUPPORTED_DEVICE == static_cast<int>(Status::unsupported_device) &&
+                  GEMMTUNE_RESULTS_NOT_FOUND == static_cast<int>(Status::results_not_found) &&
+                  GEMMTUNE_INVALID_RESULTS == static_cast<int>(Status::invalid_results) &&
+                  GEMMTUNE_RESULTS_FOR_OTHER_DEVICE == static_cast<int>(Status::results_for_other_device) &&
+                  GEMMTUNE_COMPILE_FAILED == static_cast<int>(Status::compile_failed) &&
+                  GEMMTUNE_CUDA_ERROR == static_cast<int>(Status::cuda_error) &&
+                  GEMMTUNE_OUT_OF_MEMORY == static_cast<int>(Status::out_of_memory) &&
+                  GEMMTUNE_INTERNAL_ERROR == static_cast<int>(Status::internal_error),
+              "C and C++ status values differ");
+static_assert(GEMMTUNE_EXACT_SHAPE == static_cast<int>(ConfigSource::exact_shape) &&
+                  GEMMTUNE_NEAREST_SHAPE == static_cast<int>(ConfigSource::nearest_shape) &&
+                  GEMMTUNE_SAME_ARCHITECTURE == static_cast<int>(ConfigSource::same_architecture) &&
+                  GEMMTUNE_BUILT_IN_DEFAULT == static_cast<int>(ConfigSource::built_in_default),
+              "C and C++ config sources differ");
+
+gemmtune_status_t to_c(Status s) {
+  return static_cast<gemmtune_status_t>(s);
+}
+
+// Copies text into buffer, cut to capacity - 1 bytes and NUL-terminated.
+void copy_text(const std::string& text, char* buffer, size_t capacity) {
+  if (!buffer || capacity == 0) return;
+  const size_t length = text.size() < capacity - 1 ? text.size() : capacity - 1;
+  std::memcpy(buffer, text.data(), length);
+  buffer[length] = '\0';
+}
+
+}  // namespace
+
+extern "C" {
+
+gemmtune_status_t gemmtune_create(gemmtune_handle_t* handle, const char* results_path) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  *handle = nullptr;
+  try {
+    *handle = new gemmtune_handle{gemmtune::Handle(results_path ? results_path : "")};
+  } catch (...) {
+    return GEMMTUNE_OUT_OF_MEMORY;
+  }
+  return to_c((*handle)->handle.status());
+}
+
+void gemmtune_destroy(gemmtune_handle_t handle) {
+  delete handle;
+}
+
+gemmtune_status_t gemmtune_handle_status(gemmtune_handle_t handle) {
+  return handle ? to_c(handle->handle.status()) : GEMMTUNE_INVALID_ARGUMENT;
+}
+
+const char* gemmtune_handle_message(gemmtune_handle_t handle) {
+  return handle ? handle->handle.status_message().c_str() : "no handle";
+}
+
+gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, int m, int n, int k, float alpha, const float* a,
+                                 int lda, const float* b, int ldb, float beta, float* c, int ldc,
+                                 cudaStream_t stream) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  return to_c(handle->handle.sgemm({m, n, k, lda, ldb, ldc}, alpha, a, b, beta, c, stream));
+}
+
+gemmtune_status_t gemmtune_choose(gemmtune_handle_t handle, int m, int n, int k, int lda, int ldb, int ldc,
+                                  const float* a, const float* b, gemmtune_config_source_t* source,
+                                  char* config_name, size_t config_name_capacity, char* reason,
+                                  size_t reason_capacity) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  try {
+    gemmtune::KernelChoice choice;
+    const Status s = handle->handle.choose({m, n, k, lda, ldb, ldc}, a, b, choice);
+    if (s != Status::success) return to_c(s);
+    if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
+    copy_text(choice.config_name, config_name, config_name_capacity);
+    copy_text(choice.reason, reason, reason_capacity);
+    return GEMMTUNE_SUCCESS;
+  } catch (...) {
+    return GEMMTUNE_OUT_OF_MEMORY;  // only the strings of the choice can throw here
+  }
+}
+
+gemmtune_status_t gemmtune_check_results(const char* path, char* message, size_t message_capacity) {
+  if (!path) return GEMMTUNE_INVALID_ARGUMENT;
+  try {
+    std::string text;
+    const Status s = gemmtune::check_results(path, &text);
+    copy_text(text, message, message_capacity);
+    return to_c(s);
+  } catch (...) {
+    return GEMMTUNE_OUT_OF_MEMORY;  // only the strings can throw here
+  }
+}
+
+const char* gemmtune_status_name(gemmtune_status_t status) {
+  return gemmtune::status_name(static_cast<Status>(status));
+}
+
+const char* gemmtune_config_source_name(gemmtune_config_source_t source) {
+  return gemmtune::config_source_name(static_cast<ConfigSource>(source));
+}
+
+}  // extern "C"

@@ -1,0 +1,66 @@
+// Which kernel config serves a call: the lookup order (exact shape on this GPU model, nearest shape
+// on it, nearest shape on another GPU of the same compute capability, built-in default) and the
+// GEMM-aware distance that "nearest" means, documented in gemmtune/gemmtune.hpp. Pure functions of
+// the loaded results and the device, so the host tests cover them without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <gemmtune/gemmtune.hpp>
+#include <optional>
+#include <string>
+
+#include "device_profile.hpp"
+#include "kernel_config.hpp"
+#include "results_catalog.hpp"
+
+namespace gemmtune {
+
+// What the lookup depends on: the shape and how wide a vector load A and B allow.
+struct CallShape {
+  int m = 0, n = 0, k = 0;
+  int aligned_width = 4;  // 4, 2 or 1 floats
+
+  friend bool operator==(const CallShape& a, const CallShape& b) {
+    return a.m == b.m && a.n == b.n && a.k == b.k && a.aligned_width == b.aligned_width;
+  }
+};
+
+// The widest vector (4, 2 or 1 floats) that every row of A and B starts aligned to, as the kernel's
+// own test decides it: leading dimension a multiple of the width, pointer aligned to its bytes.
+inline int aligned_width(int lda, int ldb, const void* a, const void* b) {
+  const auto addresses = reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b);
+  for (const int width : {4, 2})
+    if (lda % width == 0 && ldb % width == 0 && addresses % (4u * width) == 0) return width;
+  return 1;
+}
+
+struct ShapeDistance {
+  double shape = 0;      // log-space distance of m, n, k
+  double waves = 0;      // change of wave efficiency
+  double alignment = 0;  // vector width the call's alignment does not allow
+  double total() const { return shape + waves + alignment; }
+};
+
+// Distance from a call to a shape tuned with config, on device (see gemmtune/gemmtune.hpp).
+ShapeDistance shape_distance(const CallShape& call, const TunedShape& tuned, const DeviceProfile& device);
+
+// Blocks of config one SM can hold, estimated from threads, shared memory and a register estimate
+// (the real count is only known after compiling). At least 1.
+int estimated_resident_blocks(const KernelConfig& config, const DeviceProfile& device);
+
+// Why config cannot run on device (compute capability, threads, shared memory), or nullopt.
+std::optional<std::string> device_fit_error(const KernelConfig& config, const DeviceProfile& device);
+
+struct Selection {
+  KernelConfig config;
+  ConfigSource source = ConfigSource::built_in_default;
+  std::string reason;
+};
+
+// The config for call on device. Results of other GPU models with another compute capability, and
+// configs that do not fit the device, are never chosen. Away from the exact shape, a tuned split-K
+// is dropped when the call's grid fills every SM without it (the tuned split was for a grid that
+// did not, and its workspace grows with m * n).
+Selection select_config(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call);
+
+}  // namespace gemmtune

@@ -1,0 +1,65 @@
+// Resolution of a new shape: select, then compile through the shared disk cache and load; a tuned
+// config that fails either step is logged and replaced by the default so the call still runs.
+#include "device_kernels.hpp"
+
+#include <fmt/format.h>
+
+#include "cuda_check.hpp"
+#include "runtime_log.hpp"
+
+namespace gemmtune {
+
+DeviceKernels::DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalog,
+                             const KernelCompiler& compiler)
+    : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler) {}
+
+const LoadedKernel& DeviceKernels::load(const KernelConfig& config) {
+  const std::string name = config.name();
+  if (const auto failed = failures_.find(name); failed != failures_.end())
+    std::rethrow_exception(failed->second);
+  auto& slot = kernels_[name];
+  if (!slot) {
+    try {
+      const CompiledKernel compiled = compiler_.compile(config, profile_.arch());
+      runtime_logger().debug("{} on {}: {} ({:.2f} s, {} registers)", name, profile_.arch(),
+                             compiled.from_cache ? "from the disk cache" : "compiled",
+                             compiled.compile_seconds, compiled.resources.registers);
+      slot = std::make_unique<LoadedKernel>(compiled, config);
+    } catch (...) {
+      kernels_.erase(name);
+      failures_.emplace(name, std::current_exception());
+      throw;
+    }
+  }
+  return *slot;
+}
+
+const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
+  std::lock_guard<std::mutex> lock(resolve_mutex_);
+  if (const ResolvedShape* done = find(shape)) return *done;
+
+  ResolvedShape resolved;
+  resolved.selection = select_config(catalog_, profile_, shape);
+  try {
+    resolved.kernel = &load(resolved.selection.config);
+  } catch (const std::exception& e) {
+    if (resolved.selection.source == ConfigSource::built_in_default) throw;
+    runtime_logger().warn("{} cannot run on {}: {}; using the built-in default",
+                          resolved.selection.config.name(), profile_.slug, printable(e.what()));
+    resolved.selection = {
+        default_config(), ConfigSource::built_in_default,
+        fmt::format("{} was chosen ({}) but failed to compile or load: {}", resolved.selection.config.name(),
+                    resolved.selection.reason, printable(e.what()))};
+    resolved.kernel = &load(resolved.selection.config);
+  }
+  runtime_logger().debug("{}x{}x{} (vector width {}) on {}: {} ({}): {}", shape.m, shape.n, shape.k,
+                         shape.aligned_width, profile_.slug, resolved.selection.config.name(),
+                         config_source_name(resolved.selection.source), resolved.selection.reason);
+  resolved_.push_back(std::move(resolved));
+  const ResolvedShape* stored = &resolved_.back();
+  std::unique_lock<std::shared_mutex> table_lock(table_mutex_);
+  table_.emplace(shape, stored);
+  return *stored;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,78 @@
+// Everything the runtime keeps per GPU: the choice made for each call shape, the kernels compiled and
+// loaded for those choices, and the split-K workspaces. The hot path is one shared-lock hash lookup;
+// selecting, compiling and loading happen once per shape under a separate lock, so callers of shapes
+// already resolved never wait for a compile.
+#pragma once
+
+#include <deque>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+#include "config_selection.hpp"
+#include "device_profile.hpp"
+#include "gemm_launch.hpp"
+#include "kernel_compiler.hpp"
+#include "results_catalog.hpp"
+#include "stream_workspaces.hpp"
+
+namespace gemmtune {
+
+// What a call needs once its shape is resolved: the kernel to launch and the choice behind it.
+struct ResolvedShape {
+  const LoadedKernel* kernel = nullptr;
+  Selection selection;
+};
+
+struct CallShapeHash {
+  std::size_t operator()(const CallShape& s) const noexcept {
+    std::size_t h = static_cast<std::size_t>(s.m) * 0x9E3779B97F4A7C15ull;
+    h ^= static_cast<std::size_t>(s.n) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= static_cast<std::size_t>(s.k) + 0x9E3779B9ull + (h << 6) + (h >> 2);
+    return h ^ static_cast<std::size_t>(s.aligned_width);
+  }
+};
+
+class DeviceKernels {
+ public:
+  // profile: the device these kernels run on (it must be current whenever resolve() is called).
+  DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalog, const KernelCompiler& compiler);
+
+  // The resolved shape, or nullptr if this shape has not been resolved yet. Never blocks on a compile.
+  const ResolvedShape* find(const CallShape& shape) const {
+    std::shared_lock<std::shared_mutex> lock(table_mutex_);
+    const auto it = table_.find(shape);
+    return it == table_.end() ? nullptr : it->second;
+  }
+
+  // Selects, compiles and loads the kernel for shape (once; later calls return the same result).
+  // A tuned config that fails to compile or load is replaced by the built-in default, with the
+  // failure in the reason. Throws CompileError or CudaError if the default fails too.
+  const ResolvedShape& resolve(const CallShape& shape);
+
+  StreamWorkspaces& workspaces() { return workspaces_; }
+
+ private:
+  // The loaded kernel for config; a config that failed once throws again without a new attempt.
+  const LoadedKernel& load(const KernelConfig& config);
+
+  DeviceProfile profile_;
+  const ResultsCatalog& catalog_;
+  const KernelCompiler& compiler_;
+
+  mutable std::shared_mutex table_mutex_;  // guards table_
+  std::unordered_map<CallShape, const ResolvedShape*, CallShapeHash> table_;
+
+  std::mutex resolve_mutex_;            // guards resolved_ and kernels_, serialises compiles
+  std::deque<ResolvedShape> resolved_;  // stable addresses for table_
+  std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;  // by config name
+  std::map<std::string, std::exception_ptr> failures_;  // config name -> why it cannot be compiled or loaded
+
+  StreamWorkspaces workspaces_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,353 @@
+// gemmtune::Handle: the C++ boundary of the runtime library. Exceptions from the internals stop here
+// and become a Status; the hot path of sgemm is argument checks, the current device, one shared-lock
+// lookup and the launch.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <gemmtune/gemmtune.hpp>
+#include <mutex>
+#include <new>
+
+#include "cuda_check.hpp"
+#include "device_kernels.hpp"
+#include "install_location.hpp"
+#include "runtime_log.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr int kMinComputeCapability = 75;  // what default_config() and the template need
+
+// Which status a handle reports when several problems occurred: the one that matters most.
+int severity(Status status) {
+  switch (status) {
+    case Status::success:
+      return 0;
+    case Status::results_for_other_device:
+      return 1;
+    case Status::invalid_results:
+      return 2;
+    case Status::results_not_found:
+      return 3;
+    case Status::unsupported_device:
+      return 5;
+    case Status::no_device:
+      return 6;
+    default:
+      return 4;
+  }
+}
+
+Status status_of_cuda_error(cudaError_t err) {
+  if (err == cudaSuccess) return Status::success;
+  return err == cudaErrorMemoryAllocation ? Status::out_of_memory : Status::cuda_error;
+}
+
+// Maps the exception in flight to a status, with a log line.
+Status status_of_current_exception(const char* during) noexcept {
+  try {
+    throw;
+  } catch (const CompileError& e) {
+    runtime_logger().error("{}: {}", during, printable(e.what()));
+    return Status::compile_failed;
+  } catch (const CudaError& e) {
+    runtime_logger().error("{}: {}", during, printable(e.what()));
+    return status_of_cuda_error(e.code());
+  } catch (const std::bad_alloc&) {
+    return Status::out_of_memory;
+  } catch (const std::exception& e) {
+    runtime_logger().error("{}: {}", during, printable(e.what()));
+    return Status::internal_error;
+  } catch (...) {
+    return Status::internal_error;
+  }
+}
+
+const std::string kEmptyHandleMessage = "the handle is empty (moved from, or out of memory when created)";
+const std::string kNoText;
+
+}  // namespace
+
+class Handle::Impl {
+ public:
+  void open(const std::string& results_path);
+  ~Impl();
+
+  void note(Status status, const std::string& line) {
+    if (severity(status) > severity(status_)) status_ = status;
+    if (!message_.empty()) message_ += '\n';
+    message_ += line;
+  }
+
+  Status kernels_for_current_device(DeviceKernels*& kernels);
+
+  Status sgemm(const GemmProblem& p, float alpha, const float* a, const float* b, float beta, float* c,
+               cudaStream_t stream);
+  Status choose(const GemmProblem& p, const float* a, const float* b, KernelChoice& choice);
+
+  Status status_ = Status::success;
+  std::string message_;
+  std::string slug_;
+  Status unavailable_ = Status::no_device;  // what calls return while no device is usable
+
+ private:
+  struct DeviceSlot {
+    std::atomic<DeviceKernels*> ready{nullptr};
+    std::atomic<bool> unsupported{false};
+    std::mutex mutex;  // guards creating owned
+    std::unique_ptr<DeviceKernels> owned;
+  };
+
+  ResultsCatalog catalog_;
+  std::unique_ptr<KernelCompiler> compiler_;
+  std::unique_ptr<DeviceSlot[]> devices_;
+  int device_count_ = 0;
+};
+
+void Handle::Impl::open(const std::string& results_path) {
+  std::filesystem::path path = results_path;
+  bool requested = true;
+  if (path.empty()) {
+    if (const char* env = std::getenv("GEMMTUNE_RESULTS"); env && *env) {
+      path = env;
+    } else {
+      path = installed_results_dir();
+      requested = false;
+    }
+  }
+  if (path.empty()) {
+    runtime_logger().debug("no results installed next to the library and GEMMTUNE_RESULTS is not set");
+  } else {
+    catalog_ = load_results(path, requested);
+  }
+  for (const ResultsIssue& issue : catalog_.issues)
+    note(issue.kind == ResultsIssue::Kind::not_found ? Status::results_not_found : Status::invalid_results,
+         issue.message);
+
+  const DeviceCount count = count_devices();
+  if (count.count == 0) {
+    note(Status::no_device, count.reason);
+    return;
+  }
+  int current = 0;
+  GEMMTUNE_CUDA_CHECK(cudaGetDevice(&current));
+  const DeviceProfile device = query_device(current);
+  slug_ = device.slug;
+  if (device.compute_capability < kMinComputeCapability)
+    note(Status::unsupported_device, fmt::format("{} is sm_{}; the kernels need sm_{} or newer", slug_,
+                                                 device.compute_capability, kMinComputeCapability));
+  if (catalog_.single_file && catalog_.files.size() == 1 && catalog_.files.front().device_slug != slug_) {
+    const TunedResults& file = catalog_.files.front();
+    const bool same_arch = file.compute_capability == device.compute_capability;
+    const std::string line =
+        fmt::format("{}: results for {} (sm_{}), this GPU is {} (sm_{}): {}", file.origin, file.device_slug,
+                    file.compute_capability, slug_, device.compute_capability,
+                    same_arch ? "used only where nothing tuned on this model applies" : "not used");
+    runtime_logger().warn("results {}", line);
+    note(Status::results_for_other_device, line);
+  }
+  compiler_ = std::make_unique<KernelCompiler>(default_cache_dir());
+  // Last: calls use the devices only once everything they need is in place.
+  devices_ = std::make_unique<DeviceSlot[]>(static_cast<std::size_t>(count.count));
+  device_count_ = count.count;
+
+  std::size_t own_shapes = 0;
+  for (const TunedResults& file : catalog_.files)
+    if (file.device_slug == slug_) own_shapes += file.shapes.size();
+  runtime_logger().info("{} (sm_{}): {} tuned shapes of its own in {} results files from {}", slug_,
+                        device.compute_capability, own_shapes, catalog_.files.size(),
+                        path.empty() ? std::string("nowhere") : printable(path.string()));
+}
+
+Handle::Impl::~Impl() {
+  // Kernels may still be running: wait for each device used before unloading its kernels and
+  // freeing its workspaces.
+  int current = 0;
+  const bool restore = cudaGetDevice(&current) == cudaSuccess;
+  for (int d = 0; d < device_count_; ++d) {
+    if (!devices_[d].owned) continue;
+    if (cudaSetDevice(d) == cudaSuccess) static_cast<void>(cudaDeviceSynchronize());
+    devices_[d].owned.reset();
+  }
+  if (restore) static_cast<void>(cudaSetDevice(current));
+}
+
+Status Handle::Impl::kernels_for_current_device(DeviceKernels*& kernels) {
+  if (device_count_ == 0) return unavailable_;
+  int device = 0;
+  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return status_of_cuda_error(err);
+  if (device < 0 || device >= device_count_) return Status::cuda_error;
+  DeviceSlot& slot = devices_[device];
+  kernels = slot.ready.load(std::memory_order_acquire);
+  if (kernels) return Status::success;
+  if (slot.unsupported.load(std::memory_order_relaxed)) return Status::unsupported_device;
+
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  if (!slot.owned) {
+    DeviceProfile profile = query_device(device);
+    if (profile.compute_capability < kMinComputeCapability) {
+      slot.unsupported.store(true, std::memory_order_relaxed);
+      return Status::unsupported_device;
+    }
+    slot.owned = std::make_unique<DeviceKernels>(std::move(profile), catalog_, *compiler_);
+    slot.ready.store(slot.owned.get(), std::memory_order_release);
+  }
+  kernels = slot.owned.get();
+  return Status::success;
+}
+
+Status Handle::Impl::sgemm(const GemmProblem& p, float alpha, const float* a, const float* b, float beta,
+                           float* c, cudaStream_t stream) {
+  const GemmArguments args{p.m, p.n, p.k, alpha, a, p.lda, b, p.ldb, beta, c, p.ldc};
+  if (gemm_arguments_error(args)) return Status::invalid_argument;
+  if (p.m == 0 || p.n == 0) return Status::success;
+  DeviceKernels* kernels = nullptr;
+  if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
+
+  const CallShape shape{p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b)};
+  const ResolvedShape* resolved = kernels->find(shape);
+  if (!resolved) resolved = &kernels->resolve(shape);
+  const LoadedKernel& kernel = *resolved->kernel;
+  const std::size_t workspace = workspace_bytes(kernel.config(), p.m, p.n);
+  const cudaError_t err = workspace == 0
+                              ? kernel.launch(args, nullptr, stream)
+                              : kernels->workspaces().with_workspace(stream, workspace, [&](float* memory) {
+                                  return kernel.launch(args, memory, stream);
+                                });
+  if (err != cudaSuccess)
+    runtime_logger().error("{}x{}x{} with {}: {}", p.m, p.n, p.k, kernel.config().name(),
+                           cudaGetErrorString(err));
+  return status_of_cuda_error(err);
+}
+
+Status Handle::Impl::choose(const GemmProblem& p, const float* a, const float* b, KernelChoice& choice) {
+  // Pointers only matter for their alignment here; a stand-in keeps the argument checks meaningful.
+  alignas(16) static float stand_in[4];  // never read or written
+  const GemmArguments args{p.m,   p.n,  p.k,      1.0f, a ? a : stand_in, p.lda, b ? b : stand_in,
+                           p.ldb, 0.0f, stand_in, p.ldc};
+  if (gemm_arguments_error(args)) return Status::invalid_argument;
+  DeviceKernels* kernels = nullptr;
+  if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
+  const ResolvedShape& resolved = kernels->resolve({p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b)});
+  choice.source = resolved.selection.source;
+  choice.config_name = resolved.selection.config.name();
+  choice.reason = resolved.selection.reason;
+  return Status::success;
+}
+
+Handle::Handle(const std::string& results_path) noexcept {
+  try {
+    impl_ = std::make_unique<Impl>();
+    impl_->open(results_path);
+  } catch (...) {
+    if (impl_) {
+      const Status s = status_of_current_exception("creating the handle");
+      impl_->unavailable_ = s;
+      try {
+        impl_->note(s, "creating the handle failed (see the log)");
+      } catch (...) {
+        impl_->status_ = s;
+      }
+    }
+  }
+}
+
+Handle::~Handle() = default;
+Handle::Handle(Handle&& other) noexcept = default;
+Handle& Handle::operator=(Handle&& other) noexcept = default;
+
+Status Handle::status() const noexcept {
+  return impl_ ? impl_->status_ : Status::invalid_argument;
+}
+
+const std::string& Handle::status_message() const noexcept {
+  return impl_ ? impl_->message_ : kEmptyHandleMessage;
+}
+
+const std::string& Handle::device_slug() const noexcept {
+  return impl_ ? impl_->slug_ : kNoText;
+}
+
+Status Handle::sgemm(const GemmProblem& problem, float alpha, const float* a, const float* b, float beta,
+                     float* c, cudaStream_t stream) const noexcept {
+  if (!impl_) return Status::invalid_argument;
+  try {
+    return impl_->sgemm(problem, alpha, a, b, beta, c, stream);
+  } catch (...) {
+    return status_of_current_exception("sgemm");
+  }
+}
+
+Status Handle::choose(const GemmProblem& problem, const float* a, const float* b,
+                      KernelChoice& choice) const noexcept {
+  if (!impl_) return Status::invalid_argument;
+  try {
+    return impl_->choose(problem, a, b, choice);
+  } catch (...) {
+    return status_of_current_exception("choose");
+  }
+}
+
+Status check_results(const std::string& path, std::string* message) noexcept {
+  try {
+    const ResultsCatalog catalog = load_results(path, true);
+    Status worst = Status::success;
+    std::string lines;
+    for (const ResultsIssue& issue : catalog.issues) {
+      const Status s =
+          issue.kind == ResultsIssue::Kind::not_found ? Status::results_not_found : Status::invalid_results;
+      if (severity(s) > severity(worst)) worst = s;
+      if (!lines.empty()) lines += '\n';
+      lines += issue.message;
+    }
+    if (message) *message = std::move(lines);
+    return worst;
+  } catch (...) {
+    return status_of_current_exception("checking results");
+  }
+}
+
+const char* status_name(Status status) noexcept {
+  switch (status) {
+    case Status::success:
+      return "success";
+    case Status::invalid_argument:
+      return "invalid_argument";
+    case Status::no_device:
+      return "no_device";
+    case Status::unsupported_device:
+      return "unsupported_device";
+    case Status::results_not_found:
+      return "results_not_found";
+    case Status::invalid_results:
+      return "invalid_results";
+    case Status::results_for_other_device:
+      return "results_for_other_device";
+    case Status::compile_failed:
+      return "compile_failed";
+    case Status::cuda_error:
+      return "cuda_error";
+    case Status::out_of_memory:
+      return "out_of_memory";
+    case Status::internal_error:
+      return "internal_error";
+  }
+  return "unknown_status";
+}
+
+const char* config_source_name(ConfigSource source) noexcept {
+  switch (source) {
+    case ConfigSource::exact_shape:
+      return "exact_shape";
+    case ConfigSource::nearest_shape:
+      return "nearest_shape";
+    case ConfigSource::same_architecture:
+      return "same_architecture";
+    case ConfigSource::built_in_default:
+      return "built_in_default";
+  }
+  return "unknown_source";
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,40 @@
+// Buffers are found under a short map lock and then used under their own lock, so split-K calls on
+// different streams only contend for the lookup.
+#include "stream_workspaces.hpp"
+
+#include <cuda_runtime.h>
+
+namespace gemmtune {
+
+StreamWorkspaces::~StreamWorkspaces() {
+  for (auto& entry : buffers_) {
+    if (entry.second->memory) static_cast<void>(cudaFree(entry.second->memory));
+  }
+}
+
+cudaError_t StreamWorkspaces::buffer_for(cudaStream_t stream, Buffer*& buffer) {
+  unsigned long long id = 0;
+  if (const cudaError_t err = cudaStreamGetId(stream, &id); err != cudaSuccess) return err;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = buffers_[id];
+  if (!slot) slot = std::make_unique<Buffer>();
+  buffer = slot.get();
+  return cudaSuccess;
+}
+
+cudaError_t StreamWorkspaces::grow(Buffer& buffer, cudaStream_t stream, std::size_t bytes) {
+  if (buffer.memory) {
+    if (const cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess) return err;
+    static_cast<void>(cudaFree(buffer.memory));
+    buffer.memory = nullptr;
+    buffer.bytes = 0;
+  }
+  if (const cudaError_t err = cudaMalloc(&buffer.memory, bytes); err != cudaSuccess) {
+    buffer.memory = nullptr;
+    return err;
+  }
+  buffer.bytes = bytes;
+  return cudaSuccess;
+}
+
+}  // namespace gemmtune

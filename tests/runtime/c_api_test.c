@@ -1,0 +1,62 @@
+/* The C interface, compiled as C99 with -pedantic (the header must be valid C), run without a GPU:
+ * results checking, status names, argument errors, and a handle that says why it cannot run.
+ * Usage: c_api_test SOURCE_DIR. Prints one line per failed check; exit code 0 when all pass. */
+#include <gemmtune/gemmtune.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+static void expect(int condition, const char* what) {
+  if (!condition) {
+    printf("FAILED: %s\n", what);
+    ++failures;
+  }
+}
+
+int main(int argc, char** argv) {
+  char path[4096];
+  char message[256];
+  char name[128];
+  char reason[512];
+  gemmtune_handle_t handle = NULL;
+  gemmtune_config_source_t source = GEMMTUNE_BUILT_IN_DEFAULT;
+  gemmtune_status_t status;
+  float value = 0.0f;
+  int count = 0;
+  const int has_gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+
+  if (argc < 2) return 2;
+  snprintf(path, sizeof path, "%s/results", argv[1]);
+  expect(gemmtune_check_results(path, message, sizeof message) == GEMMTUNE_SUCCESS,
+         "shipped results are valid");
+  expect(message[0] == '\0', "no message for valid results");
+  snprintf(path, sizeof path, "%s/results/absent.json", argv[1]);
+  expect(gemmtune_check_results(path, message, 16) == GEMMTUNE_RESULTS_NOT_FOUND, "missing file");
+  expect(strlen(message) == 15, "message cut to its buffer");
+  expect(gemmtune_check_results(NULL, NULL, 0) == GEMMTUNE_INVALID_ARGUMENT, "null path");
+  expect(strcmp(gemmtune_status_name(GEMMTUNE_INVALID_RESULTS), "invalid_results") == 0, "status name");
+  expect(strcmp(gemmtune_config_source_name(GEMMTUNE_NEAREST_SHAPE), "nearest_shape") == 0, "source name");
+
+  expect(gemmtune_create(NULL, NULL) == GEMMTUNE_INVALID_ARGUMENT, "create without a handle pointer");
+  snprintf(path, sizeof path, "%s/results", argv[1]);
+  status = gemmtune_create(&handle, path);
+  expect(handle != NULL, "handle created");
+  expect(status == gemmtune_handle_status(handle), "create returns the handle's status");
+  expect(status == (has_gpu ? GEMMTUNE_SUCCESS : GEMMTUNE_NO_DEVICE), "status is success or no_device");
+  expect(gemmtune_sgemm(handle, 4, 4, 4, 1.0f, &value, 3, &value, 4, 0.0f, &value, 4, NULL) ==
+             GEMMTUNE_INVALID_ARGUMENT,
+         "lda below k");
+  expect(gemmtune_sgemm(NULL, 4, 4, 4, 1.0f, &value, 4, &value, 4, 0.0f, &value, 4, NULL) ==
+             GEMMTUNE_INVALID_ARGUMENT,
+         "no handle");
+  if (!has_gpu) {
+    expect(strlen(gemmtune_handle_message(handle)) > 0, "no_device has a message");
+    expect(gemmtune_choose(handle, 4, 4, 4, 4, 4, 4, NULL, NULL, &source, name, sizeof name, reason,
+                           sizeof reason) == GEMMTUNE_NO_DEVICE,
+           "choose without a device");
+  }
+  gemmtune_destroy(handle);
+  gemmtune_destroy(NULL);
+  return failures == 0 ? 0 : 1;
+}

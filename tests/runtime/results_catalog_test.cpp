@@ -1,0 +1,260 @@
+// Results files as untrusted input: the shipped files load; every kind of damaged or hostile file
+// (truncated, wrong types, huge numbers, code in config fields, deep nesting, oversized, not a
+// regular file) is rejected whole with a printable one-line reason, and nothing reaches further.
+#include "results_catalog.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+
+#include <climits>
+#include <functional>
+
+#include "results_fixtures.hpp"
+#include "runtime_log.hpp"
+#include "test_paths.hpp"
+
+namespace gemmtune {
+namespace {
+
+using namespace testing_results;
+
+std::filesystem::path source_results() {
+  return testing_paths::source_dir() / "results";
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+nlohmann::json valid_document() {
+  return document(h100(), {entry(512, 512, 512, config(64, 64, 16, 4, 4, 4)),
+                           entry(1024, 1024, 1024, config(128, 128, 8, 8, 8, 4))});
+}
+
+bool printable_line(const std::string& text) {
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
+  return true;
+}
+
+TEST(ResultsCatalog, ShippedH100ResultsLoad) {
+  const ResultsCatalog catalog = load_results(source_results() / "nvidia-h100-80gb-hbm3.json", true);
+  ASSERT_TRUE(catalog.issues.empty()) << catalog.issues.front().message;
+  ASSERT_EQ(catalog.files.size(), 1u);
+  EXPECT_TRUE(catalog.single_file);
+  EXPECT_EQ(catalog.files[0].device_slug, "nvidia-h100-80gb-hbm3");
+  EXPECT_EQ(catalog.files[0].compute_capability, 90);
+  ASSERT_EQ(catalog.files[0].shapes.size(), 5u);
+  EXPECT_EQ(catalog.files[0].shapes[0].m, 512);
+  // The winner recorded in the file, whatever the latest tuning run found.
+  const auto doc = nlohmann::json::parse(std::ifstream(source_results() / "nvidia-h100-80gb-hbm3.json"));
+  EXPECT_EQ(catalog.files[0].shapes[0].config.name(), doc["entries"][0]["best"]["name"].get<std::string>());
+}
+
+TEST(ResultsCatalog, DirectorySkipsPlansWithoutAnIssue) {
+  const ResultsCatalog catalog = load_results(source_results(), true);
+  EXPECT_TRUE(catalog.issues.empty());
+  EXPECT_FALSE(catalog.single_file);
+  ASSERT_GE(catalog.files.size(), 1u);
+  for (const auto& file : catalog.files)
+    EXPECT_EQ(file.origin.find("plan-"), std::string::npos) << file.origin;
+}
+
+using ResultsFiles = TempDir;
+
+TEST_F(ResultsFiles, PlanNamedExplicitlyIsAnIssue) {
+  const auto plans = source_results();
+  for (const auto& f : std::filesystem::directory_iterator(plans)) {
+    if (f.path().filename().string().rfind("plan-", 0) != 0) continue;
+    const ResultsCatalog catalog = load_results(f.path(), true);
+    ASSERT_EQ(catalog.issues.size(), 1u);
+    EXPECT_NE(catalog.issues[0].message.find("is a plan"), std::string::npos);
+    EXPECT_TRUE(catalog.files.empty());
+    return;
+  }
+  GTEST_SKIP() << "no plan file in results/";
+}
+
+TEST_F(ResultsFiles, MissingPathIsAnIssueOnlyWhenAskedFor) {
+  EXPECT_TRUE(load_results(dir_ / "absent.json", false).issues.empty());
+  const ResultsCatalog asked = load_results(dir_ / "absent.json", true);
+  ASSERT_EQ(asked.issues.size(), 1u);
+  EXPECT_EQ(asked.issues[0].kind, ResultsIssue::Kind::not_found);
+  const ResultsCatalog empty_dir = load_results(dir_, true);
+  ASSERT_EQ(empty_dir.issues.size(), 1u);
+  EXPECT_EQ(empty_dir.issues[0].kind, ResultsIssue::Kind::not_found);
+}
+
+TEST_F(ResultsFiles, OneBadFileDoesNotSpoilTheOthers) {
+  write(dir_ / "a-good.json", valid_document().dump());
+  write(dir_ / "b-bad.json", "{\"schema\": \"gemmtune.results/1\"");
+  write(dir_ / "notes.txt", "not json, not looked at");
+  const ResultsCatalog catalog = load_results(dir_, true);
+  ASSERT_EQ(catalog.files.size(), 1u);
+  EXPECT_EQ(catalog.files[0].shapes.size(), 2u);
+  ASSERT_EQ(catalog.issues.size(), 1u);
+  EXPECT_EQ(catalog.issues[0].kind, ResultsIssue::Kind::invalid);
+  EXPECT_NE(catalog.issues[0].message.find("b-bad.json"), std::string::npos);
+}
+
+TEST_F(ResultsFiles, OversizedFileIsRejectedBeforeReading) {
+  const auto path = dir_ / "huge.json";
+  write(path, "");
+  std::filesystem::resize_file(path, kMaxResultsFileBytes + 1);  // sparse: nothing is written
+  const ResultsCatalog catalog = load_results(path, true);
+  ASSERT_EQ(catalog.issues.size(), 1u);
+  EXPECT_NE(catalog.issues[0].message.find("larger than"), std::string::npos);
+}
+
+TEST_F(ResultsFiles, PipesAndDevicesAreNeverRead) {
+  ASSERT_EQ(::mkfifo((dir_ / "pipe.json").c_str(), 0600), 0);
+  const ResultsCatalog in_directory = load_results(dir_, false);  // would block forever if opened
+  EXPECT_TRUE(in_directory.files.empty());
+  const ResultsCatalog named = load_results(dir_ / "pipe.json", true);
+  ASSERT_EQ(named.issues.size(), 1u);
+  EXPECT_NE(named.issues[0].message.find("neither a regular file"), std::string::npos);
+  EXPECT_EQ(load_results("/dev/zero", true).issues.size(), 1u);
+}
+
+TEST(ResultsCatalog, OtherElementTypesAreSkippedNotRejected) {
+  nlohmann::json doc = valid_document();
+  doc["entries"][0]["dtype"] = "f16";
+  const TunedResults r = parse_results(doc.dump(), "x");
+  ASSERT_EQ(r.shapes.size(), 1u);
+  EXPECT_EQ(r.shapes[0].m, 1024);
+}
+
+TEST(ResultsCatalog, NestingIsMeasuredOutsideStrings) {
+  EXPECT_EQ(json_nesting_error("[[[]]]", 3), "");
+  EXPECT_NE(json_nesting_error("[[[[]]]]", 3), "");
+  EXPECT_EQ(json_nesting_error(R"(["[[[[[[", "\"[[[[[["])", 2), "");
+}
+
+// One damaged or hostile document: how it is made, and a word its rejection must name.
+struct BadDocument {
+  const char* label;
+  std::string text;
+  const char* reason;
+};
+
+std::string with(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json doc = valid_document();
+  edit(doc);
+  return doc.dump();
+}
+
+std::vector<BadDocument> bad_documents() {
+  const std::string valid = valid_document().dump(2);
+  std::vector<BadDocument> docs = {
+      {"empty", "", "not valid JSON"},
+      {"truncated", valid.substr(0, valid.size() / 2), "not valid JSON"},
+      {"not_json", "results: yes", "not valid JSON"},
+      {"nan_literal", replace_once(with([](auto& d) { d["entries"][0]["m"] = 7; }), "\"m\":7", "\"m\":NaN"),
+       "not valid JSON"},
+      {"invalid_utf8", valid_document().dump().insert(1, "\"\xff\xfe\":1,"), "not valid JSON"},
+      {"array", "[]", "not a JSON object"},
+      {"no_schema", with([](auto& d) { d.erase("schema"); }), "lacks 'schema'"},
+      {"schema_number", with([](auto& d) { d["schema"] = 1; }), "not a string"},
+      {"other_schema", with([](auto& d) { d["schema"] = "gemmtune.results/2"; }), "has schema"},
+      {"prediction", with([](auto& d) { d["kind"] = "prediction"; }), "measured"},
+      {"no_device", with([](auto& d) { d.erase("device"); }), "lacks 'device'"},
+      {"device_cc_string", with([](auto& d) { d["device"]["compute_capability"] = "90"; }),
+       "compute_capability"},
+      {"device_sm_huge", with([](auto& d) { d["device"]["sm_count"] = 1e300; }), "sm_count"},
+      {"entries_object", with([](auto& d) { d["entries"] = nlohmann::json::object(); }), "not an array"},
+      {"entry_number", with([](auto& d) { d["entries"][0] = 5; }), "entry 0"},
+      {"m_string", with([](auto& d) { d["entries"][0]["m"] = "512"; }), "'m'"},
+      {"m_zero", with([](auto& d) { d["entries"][0]["m"] = 0; }), "'m'"},
+      {"m_negative", with([](auto& d) { d["entries"][0]["n"] = -512; }), "'n'"},
+      {"m_float", with([](auto& d) { d["entries"][0]["k"] = 512.5; }), "'k'"},
+      {"m_1e30", with([](auto& d) { d["entries"][0]["m"] = 1e30; }), "'m'"},
+      {"m_2_pow_40", with([](auto& d) { d["entries"][0]["m"] = 1LL << 40; }), "'m'"},
+      {"m_beyond_uint64",
+       replace_once(with([](auto& d) { d["entries"][0]["m"] = 7; }), "\"m\":7",
+                    "\"m\":99999999999999999999999"),
+       "'m'"},
+      {"no_best", with([](auto& d) { d["entries"][1].erase("best"); }), "lacks 'best'"},
+      {"no_config", with([](auto& d) { d["entries"][1]["best"].erase("config"); }), "lacks 'config'"},
+      {"config_array", with([](auto& d) { d["entries"][1]["best"]["config"] = nlohmann::json::array(); }),
+       "JSON object"},
+      {"code_in_config", with([](auto& d) {
+         d["entries"][0]["best"]["config"]["block_m"] = "64, 64>(); asm(\"trap;\"); template<int X";
+       }),
+       "block_m"},
+      {"code_in_bool",
+       with([](auto& d) { d["entries"][0]["best"]["config"]["async_copy"] = "true); system(\"x\""; }),
+       "async_copy"},
+      {"bool_as_int", with([](auto& d) { d["entries"][0]["best"]["config"]["transpose_a"] = 1; }),
+       "transpose_a"},
+      {"block_wraps_int", with([](auto& d) { d["entries"][0]["best"]["config"]["block_m"] = 4294967360LL; }),
+       "block_m"},
+      {"block_not_power", with([](auto& d) { d["entries"][0]["best"]["config"]["block_m"] = 96; }),
+       "block_m"},
+      {"split_k_huge", with([](auto& d) { d["entries"][0]["best"]["config"]["split_k"] = 100000; }),
+       "split_k"},
+      {"stages_without_async", with([](auto& d) { d["entries"][0]["best"]["config"]["stages"] = 4; }),
+       "stages"},
+      {"missing_field", with([](auto& d) { d["entries"][0]["best"]["config"].erase("swizzle"); }), "swizzle"},
+      {"repeated_shape",
+       with([](auto& d) { d["entries"][1]["m"] = d["entries"][1]["n"] = d["entries"][1]["k"] = 512; }),
+       "repeats"},
+      {"deep_nesting", std::string(100000, '['), "nests deeper"},
+      {"deep_inside", with([](auto& d) {
+         nlohmann::json deep = 1;
+         for (int i = 0; i < 40; ++i) deep = nlohmann::json::array({deep});
+         d["extra"] = deep;
+       }),
+       "nests deeper"},
+  };
+  return docs;
+}
+
+class RejectsBadDocument : public ::testing::TestWithParam<BadDocument> {};
+
+TEST_P(RejectsBadDocument, WithAPrintableReason) {
+  try {
+    parse_results(GetParam().text, "bad.json");
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().reason), std::string::npos) << e.what();
+    EXPECT_TRUE(printable_line(e.what())) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hostile, RejectsBadDocument, ::testing::ValuesIn(bad_documents()),
+                         [](const auto& param_info) { return std::string(param_info.param.label); });
+
+TEST_F(ResultsFiles, BadFilesBecomeIssuesAndAddNothing) {
+  for (const BadDocument& bad : bad_documents()) {
+    const auto path = dir_ / (std::string(bad.label) + ".json");
+    write(path, bad.text);
+    const ResultsCatalog catalog = load_results(path, true);
+    EXPECT_TRUE(catalog.files.empty()) << bad.label;
+    ASSERT_EQ(catalog.issues.size(), 1u) << bad.label;
+    EXPECT_EQ(catalog.issues[0].kind, ResultsIssue::Kind::invalid);
+    EXPECT_TRUE(printable_line(catalog.issues[0].message)) << catalog.issues[0].message;
+  }
+}
+
+TEST(ResultsCatalog, HostileTextCannotForgeLogLines) {
+  const std::string doc = with([](auto& d) { d["schema"] = "x\n[gemmtune] info: all good\x1b[2J"; });
+  try {
+    parse_results(doc, "bad.json");
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(printable_line(e.what())) << e.what();
+  }
+  EXPECT_EQ(printable("a\nb\x1b"
+                      "c"),
+            "a?b?c");
+  EXPECT_EQ(printable(std::string(300, 'x'), 10), "xxxxxxxxxx...");
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,255 @@
+// The runtime library on a real GPU, through its public interface only: each lookup path (exact,
+// nearest, same architecture, default) picks what it should and computes correct results against a
+// float64 CPU reference, at odd shapes and alignments, with split-K workspaces, and from several
+// threads on several streams at once. Skips where no GPU is present.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <gemmtune/gemmtune.hpp>
+#include <iterator>
+#include <random>
+#include <thread>
+
+#include "results_fixtures.hpp"
+
+namespace gemmtune {
+namespace {
+
+using namespace testing_results;
+
+// Configs that every sm_75+ GPU runs; distinct names so the tests can see which one was chosen.
+const KernelConfig kFloat2 = config(32, 64, 16, 2, 4, 2);
+const KernelConfig kSplitK = config(64, 64, 16, 4, 4, 4, 4);
+const KernelConfig kWide = config(128, 64, 16, 8, 4, 4);
+
+struct Problem {
+  int m, n, k, lda, ldb, ldc;
+  int a_offset = 0, b_offset = 0;  // floats: misaligns the pointers
+};
+
+Problem dense(int m, int n, int k) {
+  return {m, n, k, k, n, n};
+}
+
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t floats) {
+    EXPECT_EQ(cudaMalloc(&data_, std::max<std::size_t>(floats, 1) * sizeof(float)), cudaSuccess);
+  }
+  ~DeviceBuffer() { cudaFree(data_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  float* get() const { return data_; }
+
+ private:
+  float* data_ = nullptr;
+};
+
+// Runs one problem through handle on stream and checks every element of C (and that the padding of
+// C is untouched) against a float64 reference. beta == 0 runs over a C full of NaN.
+::testing::AssertionResult runs_correctly(const Handle& handle, const Problem& p, float beta,
+                                          cudaStream_t stream, unsigned seed = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> a(std::size_t(p.m) * p.lda + p.a_offset), b(std::size_t(p.k) * p.ldb + p.b_offset),
+      c0(std::size_t(p.m) * p.ldc);
+  for (auto* v : {&a, &b, &c0})
+    for (float& x : *v) x = uniform(rng);
+  if (beta == 0) std::fill(c0.begin(), c0.end(), NAN);
+  DeviceBuffer da(a.size()), db(b.size()), dc(c0.size());
+  cudaMemcpyAsync(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice, stream);
+  cudaMemcpyAsync(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice, stream);
+  cudaMemcpyAsync(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice, stream);
+  const float alpha = 1.25f;
+  const Status status = handle.sgemm({p.m, p.n, p.k, p.lda, p.ldb, p.ldc}, alpha, da.get() + p.a_offset,
+                                     db.get() + p.b_offset, beta, dc.get(), stream);
+  if (status != Status::success) return ::testing::AssertionFailure() << "sgemm: " << status_name(status);
+  std::vector<float> got(c0.size());
+  cudaMemcpyAsync(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost, stream);
+  if (const cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess)
+    return ::testing::AssertionFailure() << cudaGetErrorString(err);
+  for (int i = 0; i < p.m; ++i) {
+    for (int j = 0; j < p.ldc; ++j) {
+      const float value = got[std::size_t(i) * p.ldc + j];
+      if (j >= p.n) {  // padding: never written
+        const float before = c0[std::size_t(i) * p.ldc + j];
+        if (!(value == before || (std::isnan(value) && std::isnan(before))))
+          return ::testing::AssertionFailure() << "padding C[" << i << "][" << j << "] was written";
+        continue;
+      }
+      double sum = 0, magnitude = 0;
+      for (int q = 0; q < p.k; ++q) {
+        const double term =
+            double(a[p.a_offset + std::size_t(i) * p.lda + q]) * b[p.b_offset + std::size_t(q) * p.ldb + j];
+        sum += term;
+        magnitude += std::fabs(term);
+      }
+      const double c_in = beta != 0 ? c0[std::size_t(i) * p.ldc + j] : 0.0;
+      const double expected = alpha * sum + beta * c_in;
+      const double bound =
+          (p.k + 4) * std::ldexp(1.0, -24) * (alpha * magnitude + std::fabs(beta * c_in)) + 1e-30;
+      if (!(std::fabs(value - expected) <= bound))
+        return ::testing::AssertionFailure() << p.m << "x" << p.n << "x" << p.k << ": C[" << i << "][" << j
+                                             << "] = " << value << ", expected " << expected;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class RuntimeGpu : public TempDir {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no CUDA device";
+    TempDir::SetUp();
+    int device = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    device_ = query_device(device);
+  }
+
+  // A results file for this GPU (or one that pretends to be another GPU model) with the given entries.
+  std::string results(const std::vector<nlohmann::json>& entries, const std::string& name = "",
+                      int compute_capability = 0) {
+    DeviceProfile device = device_;
+    if (!name.empty()) {
+      device.name = name;
+      device.slug = slugify(name);
+    }
+    if (compute_capability) device.compute_capability = compute_capability;
+    const auto path = dir_ / (device.slug + ".json");
+    write(path, document(device, entries).dump());
+    return path.string();
+  }
+
+  KernelChoice choice(const Handle& handle, const Problem& p) {
+    KernelChoice c;
+    EXPECT_EQ(handle.choose({p.m, p.n, p.k, p.lda, p.ldb, p.ldc}, nullptr, nullptr, c), Status::success);
+    return c;
+  }
+
+  DeviceProfile device_;
+};
+
+TEST_F(RuntimeGpu, ExactAndNearestShapesRunTheTunedConfig) {
+  const Handle handle(results({entry(200, 300, 100, kFloat2), entry(2000, 2000, 2000, kWide)}));
+  ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
+  EXPECT_EQ(handle.device_slug(), device_.slug);
+  const KernelChoice exact = choice(handle, dense(200, 300, 100));
+  EXPECT_EQ(exact.source, ConfigSource::exact_shape);
+  EXPECT_EQ(exact.config_name, kFloat2.name());
+  EXPECT_TRUE(runs_correctly(handle, dense(200, 300, 100), 0.5f, nullptr));
+  const KernelChoice near = choice(handle, dense(190, 310, 120));
+  EXPECT_EQ(near.source, ConfigSource::nearest_shape);
+  EXPECT_EQ(near.config_name, kFloat2.name()) << near.reason;
+  EXPECT_TRUE(runs_correctly(handle, dense(190, 310, 120), 0.5f, nullptr));
+  EXPECT_EQ(choice(handle, dense(1900, 2100, 1800)).config_name, kWide.name());
+  EXPECT_TRUE(runs_correctly(handle, dense(1900, 2100, 180), -1.0f, nullptr));
+}
+
+TEST_F(RuntimeGpu, SameArchitectureThenDefault) {
+  const Handle sibling(results({entry(256, 256, 256, kFloat2)}, "Some Other GPU Of This Architecture"));
+  EXPECT_EQ(sibling.status(), Status::results_for_other_device);
+  const KernelChoice from_sibling = choice(sibling, dense(250, 260, 270));
+  EXPECT_EQ(from_sibling.source, ConfigSource::same_architecture);
+  EXPECT_EQ(from_sibling.config_name, kFloat2.name());
+  EXPECT_TRUE(runs_correctly(sibling, dense(250, 260, 270), 0.0f, nullptr));
+
+  const Handle stranger(results({entry(256, 256, 256, kFloat2)}, "A GPU Of Another Architecture", 61));
+  EXPECT_EQ(stranger.status(), Status::results_for_other_device);
+  EXPECT_EQ(choice(stranger, dense(256, 256, 256)).source, ConfigSource::built_in_default);
+  EXPECT_TRUE(runs_correctly(stranger, dense(256, 256, 256), 0.5f, nullptr));
+
+  const Handle nothing((dir_ / "empty").string());
+  EXPECT_EQ(nothing.status(), Status::results_not_found);
+  const KernelChoice fallback = choice(nothing, dense(100, 100, 100));
+  EXPECT_EQ(fallback.source, ConfigSource::built_in_default);
+  EXPECT_EQ(fallback.config_name, default_config().name());
+  EXPECT_TRUE(runs_correctly(nothing, dense(100, 100, 100), 0.5f, nullptr));
+}
+
+TEST_F(RuntimeGpu, OddShapesAlignmentsAndEmptyK) {
+  const Handle handle(results({entry(64, 64, 64, kWide), entry(128, 128, 128, kFloat2)}));
+  const Problem problems[] = {dense(1, 1, 1),
+                              dense(17, 33, 9),
+                              {63, 65, 129, 130, 66, 67},
+                              {1, 257, 64, 68, 261, 260},
+                              dense(300, 1, 77),
+                              {97, 101, 7, 9, 101, 102},
+                              {128, 128, 128, 128, 128, 128, 1, 2},
+                              {65, 129, 33, 33, 129, 130, 3, 1},
+                              {40, 50, 0, 1, 50, 50}};
+  for (const Problem& p : problems) {
+    for (const float beta : {0.0f, -0.5f}) {
+      SCOPED_TRACE(::testing::Message() << p.m << "x" << p.n << "x" << p.k << " offsets " << p.a_offset << ","
+                                        << p.b_offset << " beta " << beta);
+      EXPECT_TRUE(runs_correctly(handle, p, beta, nullptr));
+    }
+  }
+  // An unaligned call is a different lookup from the aligned one of the same shape.
+  KernelChoice aligned, unaligned;
+  ASSERT_EQ(handle.choose({128, 128, 128, 128, 128, 128}, nullptr, nullptr, aligned), Status::success);
+  ASSERT_EQ(handle.choose({128, 128, 128, 129, 128, 128}, nullptr, nullptr, unaligned), Status::success);
+  EXPECT_EQ(aligned.source, ConfigSource::exact_shape);
+  EXPECT_EQ(unaligned.source, ConfigSource::exact_shape);
+}
+
+TEST_F(RuntimeGpu, SplitKWorkspaceGrowsOnTheSameStream) {
+  const Handle handle(results({entry(96, 80, 700, kSplitK), entry(300, 200, 1000, kSplitK)}));
+  EXPECT_EQ(choice(handle, dense(96, 80, 700)).config_name, kSplitK.name());
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, stream));
+  EXPECT_TRUE(runs_correctly(handle, dense(300, 200, 1000), 0.0f, stream));  // larger workspace
+  EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, stream, 7));
+  EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, cudaStreamPerThread, 8));
+  cudaStreamDestroy(stream);
+}
+
+TEST_F(RuntimeGpu, ManyThreadsAndStreamsAtOnce) {
+  const Handle handle(
+      results({entry(96, 80, 700, kSplitK), entry(200, 300, 100, kFloat2), entry(512, 256, 64, kWide)}));
+  const Problem problems[] = {dense(96, 80, 700),  dense(200, 300, 100), dense(512, 256, 64),
+                              dense(150, 250, 90), dense(33, 47, 500),   {61, 67, 71, 73, 69, 70, 1, 3}};
+  constexpr int kThreads = 8;
+  std::vector<cudaStream_t> streams(kThreads, nullptr);
+  for (int t = 0; t < kThreads; ++t) {
+    if (t % 4 == 1)
+      streams[t] = cudaStreamPerThread;  // one handle value, a different stream per thread
+    else if (t % 4 == 2)
+      streams[t] = nullptr;  // the legacy default stream, shared by these threads
+    else
+      ASSERT_EQ(cudaStreamCreateWithFlags(&streams[t], cudaStreamNonBlocking), cudaSuccess);
+  }
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 6; ++round) {
+        for (std::size_t i = 0; i < std::size(problems); ++i) {
+          const Problem& p = problems[(i + t) % std::size(problems)];
+          if (!runs_correctly(handle, p, round % 2 ? 0.0f : 0.75f, streams[t], unsigned(t * 100 + round)))
+            ++failures[t];
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(failures[t], 0) << "thread " << t;
+    if (t % 4 == 0 || t % 4 == 3) cudaStreamDestroy(streams[t]);
+  }
+}
+
+TEST_F(RuntimeGpu, HostileResultsStillComputeCorrectly) {
+  nlohmann::json doc = document(device_, {entry(128, 128, 128, kWide)});
+  doc["entries"][0]["best"]["config"]["block_m"] = "128>(); __trap(); template<int";
+  write(dir_ / "hostile.json", doc.dump());
+  const Handle handle((dir_ / "hostile.json").string());
+  EXPECT_EQ(handle.status(), Status::invalid_results);
+  EXPECT_EQ(choice(handle, dense(128, 128, 128)).source, ConfigSource::built_in_default);
+  EXPECT_TRUE(runs_correctly(handle, dense(128, 128, 128), 0.5f, nullptr));
+}
+
+}  // namespace
+}  // namespace gemmtune

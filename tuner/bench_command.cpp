@@ -1,0 +1,100 @@
+// The benchmark reads the tuned winners from the results cache, as the runtime library would, so
+// it measures what applications get.
+#include "bench_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.hpp"
+#include "device_profile.hpp"
+#include "gpu_session.hpp"
+#include "kernel_compiler.hpp"
+#include "results_store.hpp"
+#include "statistics.hpp"
+#include "timestamp.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::map<GemmShape, KernelConfig> tuned_winners(const std::filesystem::path& path) {
+  std::map<GemmShape, KernelConfig> winners;
+  const auto text = read_whole_file(path);
+  if (!text) return winners;
+  const auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (doc.is_discarded() || doc.value("schema", "") != kResultsSchema)
+    throw std::invalid_argument(fmt::format("{} is not a readable results file", path.string()));
+  for (const auto& e : doc.at("entries"))
+    winners[{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()}] = e.at("best").at("config").get<KernelConfig>();
+  return winners;
+}
+
+}  // namespace
+
+int run_bench(const TuneOptions& options) {
+  const int index = select_device(options.gpu);
+  const DeviceProfile device = query_device(index);
+  const auto results_path = std::filesystem::path(options.results_dir) / (device.slug + ".json");
+
+  TuneOptions missing = options;
+  missing.shapes.clear();
+  const auto known = tuned_winners(results_path);
+  for (const auto& s : options.shapes)
+    if (!known.count(s)) missing.shapes.push_back(s);
+  if (!missing.shapes.empty()) {
+    std::fprintf(stderr, "tuning %zu shape(s) with no result yet\n", missing.shapes.size());
+    if (const int status = run_tune(missing); status != 0) return status;
+  }
+  const auto winners = tuned_winners(results_path);
+
+  const auto cache_dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  const KernelCompiler compiler(cache_dir);
+  GpuSession gpu(index, cache_dir, "", 0);
+  nlohmann::json entries = nlohmann::json::array();
+  std::printf("\n%s, FP32 peak %.1f TFLOP/s\n", device.name.c_str(), device.fp32_tflops);
+  std::printf("%-16s %-50s %9s %7s %9s %7s %8s\n", "shape", "tuned config", "TFLOP/s", "% peak", "cuBLAS", "% peak", "ratio");
+  double log_ratio_sum = 0;
+  for (const auto& shape : options.shapes) {
+    const auto it = winners.find(shape);
+    if (it == winners.end()) throw std::runtime_error("no tuned result for " + shape.label());
+    const KernelConfig& config = it->second;
+    compiler.compile(config, device.arch());
+    gpu.prepare(shape, options.seed);
+    const RaceResult race = gpu.race({config});
+    const double tuned = tflops_of(shape.flops(), median(race.configs_ms[0]));
+    const double cublas = tflops_of(shape.flops(), median(race.cublas_ms));
+    const double ratio = tuned / cublas;
+    log_ratio_sum += std::log(ratio);
+    std::printf("%-16s %-50s %9.2f %6.1f%% %9.2f %6.1f%% %7.3fx\n", shape.label().c_str(), config.name().c_str(), tuned,
+                100 * tuned / device.fp32_tflops, cublas, 100 * cublas / device.fp32_tflops, ratio);
+    nlohmann::json tuned_summary = timing_summary(race.configs_ms[0], shape.flops());
+    tuned_summary["name"] = config.name();
+    tuned_summary["config"] = config;
+    entries.push_back({{"m", shape.m},
+                       {"n", shape.n},
+                       {"k", shape.k},
+                       {"dtype", "f32"},
+                       {"layout", "row-major"},
+                       {"tuned", tuned_summary},
+                       {"cublas", timing_summary(race.cublas_ms, shape.flops())},
+                       {"percent_of_peak", 100 * tuned / device.fp32_tflops},
+                       {"cublas_percent_of_peak", 100 * cublas / device.fp32_tflops},
+                       {"ratio_vs_cublas", ratio},
+                       {"race_rounds", race.rounds},
+                       {"date", utc_timestamp()}});
+  }
+  const double geomean = std::exp(log_ratio_sum / double(options.shapes.size()));
+  std::printf("geometric mean ratio vs cuBLAS: %.3f over %zu shapes\n", geomean, options.shapes.size());
+  const auto out = std::filesystem::path(options.results_dir) / ("bench-" + device.slug + ".json");
+  nlohmann::json header = measured_header(device);
+  header["geometric_mean_ratio_vs_cublas"] = geomean;
+  merge_entries(out, kBenchSchema, header, entries, {"m", "n", "k", "dtype", "layout"});
+  std::printf("written: %s\n", out.c_str());
+  return 0;
+}
+
+}  // namespace gemmtune

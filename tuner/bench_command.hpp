@@ -1,0 +1,21 @@
+// `gemm-tune bench --gpu auto`: the tuned kernel against cuBLAS over a fixed set of shapes (square,
+// odd, skinny), each pair raced interleaved in one run. Shapes without a tuned result are tuned
+// first. Prints TFLOP/s, % of FP32 peak and the ratio, and writes results/bench-<gpu-slug>.json.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+#include "tune_command.hpp"
+
+namespace gemmtune {
+
+inline constexpr const char* kBenchSchema = "gemmtune.bench/1";
+inline constexpr const char* kDefaultBenchSizes =
+    "512,1000,1024,2048,3000,4095,4096,8192,64x4096x4096,4096x4096x64,4096x64x4096";
+
+// tune.shapes are the shapes to bench; the rest of tune configures tuning of missing ones.
+int run_bench(const TuneOptions& tune);
+
+}  // namespace gemmtune

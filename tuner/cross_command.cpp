@@ -1,0 +1,145 @@
+// Cross-GPU portability measurement. A foreign winner that this GPU cannot run at all (too much
+// shared memory, cp.async on an older architecture) scores 0% with the reason, because that is the
+// honest portability of that configuration.
+#include "cross_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "atomic_file.hpp"
+#include "device_profile.hpp"
+#include "gpu_session.hpp"
+#include "kernel_compiler.hpp"
+#include "results_store.hpp"
+#include "statistics.hpp"
+#include "timestamp.hpp"
+#include "tune_command.hpp"
+#include "version.hpp"
+
+namespace gemmtune {
+namespace {
+
+nlohmann::json load_results_file(const std::string& path) {
+  const auto text = read_whole_file(path);
+  if (!text) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
+  auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != kResultsSchema || !doc.contains("entries") ||
+      !doc["entries"].is_array() || !doc.contains("device") || !doc["device"].is_object())
+    throw std::invalid_argument(fmt::format("'{}' is not a {} file", path, kResultsSchema));
+  return doc;
+}
+
+// Why this device cannot run config at all, or empty.
+std::string cannot_run_reason(const KernelConfig& c, const DeviceProfile& d) {
+  if (auto err = config_error(c)) return *err;
+  if (min_compute_capability(c) > d.compute_capability) return "needs sm_80 (cp.async)";
+  if (c.shared_bytes() > std::size_t(d.shared_bytes_per_block))
+    return fmt::format("needs {} bytes of shared memory, the device gives {}", c.shared_bytes(), d.shared_bytes_per_block);
+  if (c.threads() > d.max_threads_per_block) return fmt::format("{} threads per block", c.threads());
+  return {};
+}
+
+struct Pending {
+  std::string from;
+  KernelConfig config;
+};
+
+}  // namespace
+
+int run_cross(const CrossOptions& options) {
+  if (options.from.empty()) throw std::invalid_argument("cross needs at least one --from results file");
+  const int index = select_device(options.gpu);
+  const DeviceProfile device = query_device(index);
+  const auto own_path = std::filesystem::path(options.results_dir) / (device.slug + ".json");
+  if (!std::filesystem::exists(own_path))
+    throw std::invalid_argument(fmt::format("{} has no results in {}: tune it first (gemm-tune --gpu {} --sizes ...)",
+                                            device.name, own_path.string(), options.gpu));
+  const nlohmann::json own = load_results_file(own_path.string());
+
+  // Problems this GPU has tuned, and which foreign winners to race there.
+  std::map<GemmShape, std::pair<KernelConfig, std::vector<Pending>>> work;
+  for (const auto& e : own["entries"]) {
+    const GemmShape s{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()};
+    work[s].first = e.at("best").at("config").get<KernelConfig>();
+  }
+  nlohmann::json entries = nlohmann::json::array();
+  std::size_t untuned = 0;
+  for (const auto& path : options.from) {
+    const nlohmann::json other = load_results_file(path);
+    const std::string from = other["device"].value("slug", path);
+    if (from == device.slug) continue;
+    for (const auto& e : other["entries"]) {
+      const GemmShape s{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()};
+      const KernelConfig config = e.at("best").at("config").get<KernelConfig>();
+      if (!work.count(s)) {
+        ++untuned;
+        continue;
+      }
+      if (const std::string reason = cannot_run_reason(config, device); !reason.empty()) {
+        entries.push_back({{"from", from}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"name", config.name()}, {"config", config},
+                           {"tflops", 0.0}, {"percent_of_own_best", 0.0}, {"cannot_run", reason}});
+        continue;
+      }
+      work[s].second.push_back({from, config});
+    }
+  }
+  if (untuned > 0) spdlog::warn("{} problem(s) of the source files are not tuned on {}; skipped", untuned, device.name);
+
+  GpuSession gpu(index, options.cache_dir.empty() ? default_cache_dir() : options.cache_dir, "", 0);
+  const KernelCompiler compiler(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir);
+  for (const auto& [shape, job] : work) {
+    const auto& [own_best, foreign] = job;
+    if (foreign.empty()) continue;
+    std::vector<KernelConfig> racers = {own_best};
+    for (const auto& p : foreign) racers.push_back(p.config);
+    for (const auto& c : racers) compiler.compile(c, device.arch());  // the worker then loads from the cache
+    gpu.prepare(shape, options.seed);
+    const RaceResult race = gpu.race(racers);
+    const double own_ms = median(race.configs_ms[0]);
+    for (std::size_t i = 0; i < foreign.size(); ++i) {
+      const double ms = median(race.configs_ms[i + 1]);
+      entries.push_back({{"from", foreign[i].from},
+                         {"m", shape.m},
+                         {"n", shape.n},
+                         {"k", shape.k},
+                         {"name", foreign[i].config.name()},
+                         {"config", foreign[i].config},
+                         {"tflops", tflops_of(shape.flops(), ms)},
+                         {"own_best_name", own_best.name()},
+                         {"own_best_tflops", tflops_of(shape.flops(), own_ms)},
+                         {"cublas_tflops", tflops_of(shape.flops(), median(race.cublas_ms))},
+                         {"percent_of_own_best", 100.0 * own_ms / ms},
+                         {"race_rounds", race.rounds},
+                         {"date", utc_timestamp()}});
+    }
+  }
+
+  const auto out_path = std::filesystem::path(options.results_dir) / ("cross-" + device.slug + ".json");
+  merge_entries(out_path, kCrossSchema, measured_header(device), entries, {"from", "m", "n", "k"});
+
+  std::printf("%-24s %-16s %-50s %9s %9s\n", "from", "problem", "its winner", "TFLOP/s", "% of own");
+  std::map<std::string, std::pair<double, int>> log_sum;  // geometric mean per source
+  for (const auto& e : entries) {
+    const GemmShape s{e["m"].get<int>(), e["n"].get<int>(), e["k"].get<int>()};
+    const double pct = e["percent_of_own_best"].get<double>();
+    std::printf("%-24s %-16s %-50s %9.2f %8.1f%%%s\n", e["from"].get<std::string>().c_str(), s.label().c_str(),
+                e["name"].get<std::string>().c_str(), e["tflops"].get<double>(), pct,
+                e.contains("cannot_run") ? ("  cannot run: " + e["cannot_run"].get<std::string>()).c_str() : "");
+    auto& [sum, count] = log_sum[e["from"].get<std::string>()];
+    sum += std::log(std::max(pct, 0.1));
+    ++count;
+  }
+  for (const auto& [from, acc] : log_sum)
+    std::printf("portability %s -> %s: %.1f%% of the own winner (geometric mean over %d problems)\n", from.c_str(),
+                device.slug.c_str(), std::exp(acc.first / acc.second), acc.second);
+  std::printf("written: %s\n", out_path.c_str());
+  return 0;
+}
+
+}  // namespace gemmtune

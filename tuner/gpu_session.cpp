@@ -1,0 +1,64 @@
+// Request building and reply checking for the worker protocol (worker.hpp).
+#include "gpu_session.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "statistics.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::vector<std::string> worker_arguments(int device_index, const std::filesystem::path& cache_dir,
+                                          const std::string& template_path) {
+  std::vector<std::string> args = {"worker", "--device", std::to_string(device_index), "--cache-dir", cache_dir.string()};
+  if (!template_path.empty()) {
+    args.push_back("--template");
+    args.push_back(template_path);
+  }
+  return args;
+}
+
+}  // namespace
+
+GpuSession::GpuSession(int device_index, const std::filesystem::path& cache_dir, const std::string& template_path,
+                       double evaluation_timeout)
+    : worker_(worker_arguments(device_index, cache_dir, template_path)),
+      evaluation_timeout_override_(evaluation_timeout) {}
+
+PreparedShape GpuSession::prepare(const GemmShape& shape, std::uint64_t seed) {
+  const nlohmann::json request = {{"op", "prepare"}, {"m", shape.m}, {"n", shape.n}, {"k", shape.k},
+                                  {"seed", seed},    {"samples", 20}};
+  constexpr double kPrepareTimeout = 300;  // allocation, reference GEMMs, kernel compile
+  worker_.set_preamble(request, kPrepareTimeout);
+  const auto reply = worker_.call(request, kPrepareTimeout);
+  if (reply.value("status", "") != "ok")
+    throw std::runtime_error("the GPU worker could not prepare " + shape.label() + ": " + reply.value("detail", ""));
+  prepared_.shape = shape;
+  prepared_.cublas_ms = median(reply["cublas_ms"].get<std::vector<double>>());
+  prepared_.launches_per_sample = reply["launches_per_sample"].get<int>();
+  // 12 batches (warm-up, samples) with 50x slack over cuBLAS, plus fixed costs.
+  prepared_.evaluation_timeout = evaluation_timeout_override_ > 0
+                                     ? evaluation_timeout_override_
+                                     : 30.0 + 50.0 * prepared_.cublas_ms * prepared_.launches_per_sample * 12 / 1000.0;
+  return prepared_;
+}
+
+nlohmann::json GpuSession::evaluate(const KernelConfig& config, int samples) {
+  return worker_.call({{"op", "evaluate"}, {"config", config}, {"samples", samples}}, prepared_.evaluation_timeout);
+}
+
+RaceResult GpuSession::race(const std::vector<KernelConfig>& configs) {
+  const double batch_ms = prepared_.cublas_ms * prepared_.launches_per_sample;
+  RaceResult result;
+  result.rounds = std::clamp(static_cast<int>(3000.0 / std::max(1e-3, 2 * batch_ms * double(configs.size() + 1))), 10, 50);
+  const auto reply = worker_.call({{"op", "race"}, {"configs", configs}, {"rounds", result.rounds}},
+                                  60.0 + 10.0 * prepared_.evaluation_timeout);
+  if (reply.value("status", "") != "ok")
+    throw std::runtime_error("re-timing against cuBLAS failed: " + reply.value("detail", reply.value("status", "")));
+  result.cublas_ms = reply["cublas_ms"].get<std::vector<double>>();
+  result.configs_ms = reply["configs_ms"].get<std::vector<std::vector<double>>>();
+  return result;
+}
+
+}  // namespace gemmtune

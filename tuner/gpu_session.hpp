@@ -1,0 +1,57 @@
+// The tuner's handle on the GPU: one isolated worker process (worker_process.hpp) and the requests
+// every GPU command makes of it: prepare a shape, evaluate a config, race configs against cuBLAS.
+// Shared by tuning and by `cross`, which measures other GPUs' winners.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernel_config.hpp"
+#include "problem.hpp"
+#include "worker_process.hpp"
+
+namespace gemmtune {
+
+struct PreparedShape {
+  GemmShape shape;
+  double cublas_ms = 0;         // median per launch while preparing
+  int launches_per_sample = 1;  // batch size of one timing sample
+  double evaluation_timeout = 0;
+};
+
+struct RaceResult {
+  std::vector<double> cublas_ms;
+  std::vector<std::vector<double>> configs_ms;  // per config, in the order given
+  int rounds = 0;
+};
+
+class GpuSession {
+ public:
+  // evaluation_timeout 0: derived from cuBLAS's time at each shape.
+  GpuSession(int device_index, const std::filesystem::path& cache_dir, const std::string& template_path,
+             double evaluation_timeout);
+
+  // Allocates operands and references for shape (also in every replacement worker). Throws
+  // std::runtime_error if the worker cannot.
+  PreparedShape prepare(const GemmShape& shape, std::uint64_t seed);
+
+  // The worker's reply: status "ok" with samples_ms, or a failure status with detail.
+  nlohmann::json evaluate(const KernelConfig& config, int samples);
+
+  // Interleaved re-timing of configs and cuBLAS, enough rounds for about 3 s of GPU time
+  // (10 to 50). Throws std::runtime_error on failure.
+  RaceResult race(const std::vector<KernelConfig>& configs);
+
+  int restarts() const { return worker_.restarts(); }
+
+ private:
+  WorkerProcess worker_;
+  double evaluation_timeout_override_;
+  PreparedShape prepared_;
+};
+
+}  // namespace gemmtune

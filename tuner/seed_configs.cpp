@@ -1,0 +1,51 @@
+// Reading seeds from results files (schema gemmtune.results/1).
+#include "seed_configs.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.hpp"
+#include "results_store.hpp"
+
+namespace gemmtune {
+namespace {
+
+double log_distance(const nlohmann::json& entry, const GemmShape& s) {
+  const auto term = [](double a, double b) { return std::pow(std::log2(a) - std::log2(b), 2); };
+  return term(entry.at("m").get<int>(), s.m) + term(entry.at("n").get<int>(), s.n) + term(entry.at("k").get<int>(), s.k);
+}
+
+}  // namespace
+
+std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, const GemmShape& shape) {
+  std::vector<KernelConfig> seeds;
+  for (const auto& path : files) {
+    const auto text = read_whole_file(path);
+    if (!text) throw std::invalid_argument(fmt::format("cannot read --seed-from file '{}'", path));
+    try {
+      const auto doc = nlohmann::json::parse(*text);
+      if (doc.value("schema", "") != kResultsSchema)
+        throw std::invalid_argument(fmt::format("not a {} file", kResultsSchema));
+      const nlohmann::json* nearest = nullptr;
+      double best_distance = std::numeric_limits<double>::infinity();
+      for (const auto& entry : doc.at("entries")) {
+        if (entry.at("m").get<int>() <= 0 || entry.at("n").get<int>() <= 0 || entry.at("k").get<int>() <= 0) continue;
+        const double d = log_distance(entry, shape);
+        if (d < best_distance) best_distance = d, nearest = &entry;
+      }
+      if (!nearest) continue;
+      seeds.push_back(nearest->at("best").at("config").get<KernelConfig>());
+      for (const auto& alt : nearest->value("alternatives", nlohmann::json::array()))
+        seeds.push_back(alt.at("config").get<KernelConfig>());
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("--seed-from {}: {}", path, e.what()));
+    }
+  }
+  return seeds;
+}
+
+}  // namespace gemmtune
