@@ -28,6 +28,8 @@ class Field {
  public:
   Field(const nlohmann::json& value, std::string where) : value_(value), where_(std::move(where)) {}
 
+  bool has(const char* key) const { return value_.is_object() && value_.contains(key); }
+
   Field operator[](const char* key) const {
     if (!value_.is_object()) fail("must be an object");
     const auto it = value_.find(key);
@@ -127,7 +129,9 @@ PlanPredictions read_plan(const Field& top, const std::filesystem::path& path) {
 
 CrossMeasurements read_cross(const Field& top, const std::filesystem::path& path) {
   require_kind(top, kCrossSchema, "measured");
-  CrossMeasurements out{path, top["device"].as<DeviceProfile>(), top["date"].text(), {}};
+  // `gemm-tune cross` writes "updated", as results files do; "date" was the first draft of the format.
+  const char* written = top.has("updated") ? "updated" : "date";
+  CrossMeasurements out{path, top["device"].as<DeviceProfile>(), top[written].text(), {}};
   std::set<std::tuple<std::string, int, int, int>> seen;
   for (const Field& entry : top["entries"].elements()) {
     CrossRun run{slugify(entry["from"].text()),

@@ -207,6 +207,36 @@ TEST_F(Compare, PortabilityMatrixFromSyntheticCrossFile) {
   EXPECT_EQ(occurrences(html, "<svg"), 2u);  // measured TFLOP/s and the heat map
 }
 
+// The files `gemm-tune cross` wrote on the H100 and the H200 (results/, measured 2026-11-21).
+TEST_F(Compare, PortabilityMatrixFromRealCrossFiles) {
+  const auto results = [](const std::string& name) {
+    return (testing_paths::source_dir() / "results" / name).string();
+  };
+  const Comparison c =
+      comparison_of({results("nvidia-h100-80gb-hbm3.json"), results("nvidia-h200.json"),
+                     results("cross-nvidia-h200.json"), results("cross-nvidia-h100-80gb-hbm3.json")});
+  ASSERT_TRUE(c.portability);
+  const PortabilityMatrix& m = *c.portability;
+  ASSERT_EQ(m.slugs, (std::vector<std::string>{"nvidia-h200", "nvidia-h100-80gb-hbm3"}));
+  for (std::size_t own = 0; own < 2; ++own) {
+    ASSERT_TRUE(m.cells[own][own]);
+    EXPECT_TRUE(m.cells[own][own]->by_definition);
+  }
+  // Off the diagonal: the geometric mean of the file's own percentages, recomputed here.
+  const auto expected_geomean = [&](const std::string& cross_file) {
+    double log_sum = 0;
+    const auto doc = nlohmann::json::parse(read_text(results(cross_file)));
+    for (const auto& entry : doc["entries"]) log_sum += std::log(entry["percent_of_own_best"].get<double>());
+    return std::exp(log_sum / double(doc["entries"].size()));
+  };
+  ASSERT_TRUE(m.cells[1][0] && m.cells[0][1]);
+  EXPECT_NEAR(m.cells[1][0]->geomean_percent, expected_geomean("cross-nvidia-h200.json"),
+              1e-9);  // H100's on H200
+  EXPECT_NEAR(m.cells[0][1]->geomean_percent, expected_geomean("cross-nvidia-h100-80gb-hbm3.json"), 1e-9);
+  EXPECT_EQ(m.cells[1][0]->problems, 5u);
+  EXPECT_EQ(c.measured.gpus.size(), 2u);
+}
+
 TEST_F(Compare, HtmlIsSelfContainedAndEscapesHostileNames) {
   auto doc = derived_h200_document();
   doc["device"]["name"] = "<script>alert(1)</script>";
