@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libgtest-dev)
+# zlib1g-dev and chromium: the host test that renders the compare command's HTML report.
+packages=(cmake g++ make nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libgtest-dev zlib1g-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

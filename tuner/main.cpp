@@ -9,6 +9,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "compare_command.hpp"
 #include "device_catalog.hpp"
 #include "planner.hpp"
 #include "problem.hpp"
@@ -129,6 +130,18 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--results-dir", tune.results_dir, "Where results/<gpu>.json is read and bench-<gpu>.json written")
       ->capture_default_str();
 
+  auto* compare_cmd =
+      app.add_subcommand("compare", "Set GPUs' winners side by side: results, plan (predictions) and cross files");
+  CompareOptions compare;
+  compare_cmd
+      ->add_option("files", compare.files,
+                   "Two or more files: results (gemmtune.results/1), plans (gemmtune.plan/1), cross (gemmtune.cross/1)")
+      ->required();
+  compare_cmd->add_option("--format", compare.format, "table (terminal), md, json or html (self-contained page)")
+      ->check(CLI::IsMember({"table", "md", "json", "html"}))
+      ->capture_default_str();
+  compare_cmd->add_option("-o,--output", compare.output, "Write the report to this file instead of standard output");
+
   auto* worker_cmd = app.add_subcommand("worker", "Internal: the GPU evaluation process");
   worker_cmd->group("");  // hidden
   WorkerOptions worker;
@@ -156,6 +169,7 @@ int main(int argc, char** argv) {
       tune.jobs = bench_common.jobs;
       return run_bench(tune);
     }
+    if (compare_cmd->parsed()) return run_compare(compare);
     tune.shapes = parse_sizes(common.sizes);
     tune.space_path = common.space_path;
     tune.cache_dir = cache_dir_of(common);

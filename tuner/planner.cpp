@@ -120,7 +120,7 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device, 
     if (!outcome.kernel && compile_failures.size() < 20)
       compile_failures.push_back({{"name_expression", expr}, {"error", outcome.error}, {"log", outcome.log}});
   }
-  return {{"schema", "gemmtune.plan/1"},
+  return {{"schema", kPlanSchema},
           {"kind", "prediction"},
           {"notice",
            "PREDICTION from a static model: no kernel was run. Not measured results; never compare with "

@@ -15,6 +15,8 @@
 
 namespace gemmtune {
 
+inline constexpr const char* kPlanSchema = "gemmtune.plan/1";
+
 struct PlanOptions {
   std::vector<GemmShape> shapes;
   unsigned threads = 1;

@@ -3,28 +3,17 @@
 // where the tune path is exercised by the gpu tier instead).
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
 #include "device_profile.hpp"
+#include "../command_output.hpp"
 #include "../test_paths.hpp"
 
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string output;
-};
+using CliRun = gemmtune::testing_paths::CommandOutput;
 
-CliRun run(const std::string& args) {
-  const std::string cmd = gemmtune::testing_paths::cli() + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+CliRun run(const std::string& args) { return gemmtune::testing_paths::run_command(gemmtune::testing_paths::cli() + " " + args); }
 
 struct BadInput {
   const char* args;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "../temp_dir_test.hpp"
 #include "atomic_file.hpp"
 #include "results_store.hpp"
 #include "tuning_log.hpp"
@@ -12,23 +13,11 @@
 namespace gemmtune {
 namespace {
 
-class TempDir : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gemmtune-test-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
-};
-
 nlohmann::json entry(int m, double tflops) {
   return {{"m", m}, {"n", m}, {"k", m}, {"dtype", "f32"}, {"layout", "row-major"}, {"best", {{"tflops", tflops}}}};
 }
 
-using ResultsStore = TempDir;
+using ResultsStore = testing_paths::TempDirTest;
 
 TEST_F(ResultsStore, MergeReplacesSameProblemAndKeepsOthers) {
   const auto path = dir_ / "gpu.json";
@@ -61,7 +50,7 @@ TEST_F(ResultsStore, UnreadableFileIsKeptAside) {
   EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["entries"].size(), 1u);
 }
 
-using TuningLogTest = TempDir;
+using TuningLogTest = testing_paths::TempDirTest;
 
 TEST_F(TuningLogTest, ResumesAndSkipsTornLines) {
   const auto path = dir_ / "log.jsonl";

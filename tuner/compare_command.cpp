@@ -1,0 +1,42 @@
+// The compare command: load every file first (so a bad file is reported before any output), build
+// the comparison, render it in one format.
+#include "compare_command.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include "atomic_file.hpp"
+#include "compare_report.hpp"
+#include "html_report.hpp"
+#include "json_report.hpp"
+#include "result_files.hpp"
+#include "text_report.hpp"
+
+namespace gemmtune {
+
+std::string compare_report(const CompareOptions& options) {
+  if (options.files.size() < 2) throw std::invalid_argument("compare needs at least two files");
+  std::vector<ResultFile> files;
+  for (const std::string& file : options.files) files.push_back(load_result_file(file));
+  const Comparison comparison = build_comparison(files);
+  if (options.format == "table") return terminal_report(comparison_tables(comparison));
+  if (options.format == "md") return markdown_report(comparison_tables(comparison));
+  if (options.format == "json")
+    return comparison_json(comparison).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (options.format == "html") return html_report(comparison);
+  throw std::invalid_argument("unknown report format '" + options.format + "' (table, md, json or html)");
+}
+
+int run_compare(const CompareOptions& options) {
+  const std::string report = compare_report(options);
+  if (options.output.empty()) {
+    std::cout << report << std::flush;
+    return 0;
+  }
+  std::string error;
+  if (!write_file_atomically(options.output, report, &error))
+    throw std::runtime_error("cannot write the report to " + options.output + ": " + error);
+  return 0;
+}
+
+}  // namespace gemmtune

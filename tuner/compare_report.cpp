@@ -1,0 +1,161 @@
+// Building the comparison: sections keyed by problem, parameter differences from the configs'
+// JSON form (so every parameter the config has is compared, with the names the files use), and the
+// portability matrix as geometric means, which treat a 2x loss and a 2x gain symmetrically.
+#include "compare_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace gemmtune {
+namespace {
+
+ComparedGpu describe(const DeviceProfile& device, const std::filesystem::path& file,
+                     const std::string& date) {
+  return {device.name, device.slug, device.fp32_tflops, file.string(), date};
+}
+
+std::optional<double> percent_of_peak(double tflops, const DeviceProfile& device) {
+  if (device.fp32_tflops <= 0) return std::nullopt;
+  return 100.0 * tflops / device.fp32_tflops;
+}
+
+std::string parameter_text(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::vector<ParameterDifference> differences_between(
+    const std::vector<std::optional<ComparedWinner>>& winners) {
+  std::vector<nlohmann::json> configs;
+  for (const auto& w : winners) configs.push_back(w ? nlohmann::json(w->config) : nlohmann::json());
+  const auto first = std::find_if(configs.begin(), configs.end(), [](const auto& c) { return !c.is_null(); });
+  std::vector<ParameterDifference> out;
+  if (first == configs.end()) return out;
+  for (const auto& [parameter, reference] : first->items()) {
+    const bool differs = std::any_of(
+        configs.begin(), configs.end(),
+        [&, key = parameter](const nlohmann::json& c) { return !c.is_null() && c.at(key) != reference; });
+    if (!differs) continue;
+    ParameterDifference d{parameter, {}};
+    for (const auto& c : configs)
+      d.values.push_back(c.is_null() ? std::nullopt
+                                     : std::optional<std::string>(parameter_text(c.at(parameter))));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// Adds one GPU's winners as a column of the section; winners_of maps shape -> winner.
+void add_column(ComparisonSection& section, ComparedGpu gpu,
+                const std::map<GemmShape, ComparedWinner>& winners_of) {
+  for (const auto& other : section.gpus)
+    if (other.slug == gpu.slug)
+      throw std::invalid_argument(fmt::format("'{}' and '{}' both hold {} for {}; give one of them",
+                                              other.source_file, gpu.source_file,
+                                              section.predicted ? "plans" : "results", gpu.slug));
+  section.gpus.push_back(std::move(gpu));
+  for (auto& problem : section.problems) problem.winners.emplace_back();
+  for (const auto& [shape, winner] : winners_of) {
+    auto it = std::find_if(section.problems.begin(), section.problems.end(),
+                           [&, s = shape](const ComparedProblem& p) { return p.shape == s; });
+    if (it == section.problems.end()) {
+      section.problems.push_back(
+          {shape, std::vector<std::optional<ComparedWinner>>(section.gpus.size()), {}});
+      it = std::prev(section.problems.end());
+    }
+    it->winners.back() = winner;
+  }
+}
+
+void finish_section(ComparisonSection& section) {
+  std::sort(section.problems.begin(), section.problems.end(),
+            [](const ComparedProblem& a, const ComparedProblem& b) { return a.shape < b.shape; });
+  for (auto& problem : section.problems) problem.differences = differences_between(problem.winners);
+}
+
+double geometric_mean(const std::vector<double>& values) {
+  double log_sum = 0;
+  for (double v : values) {
+    if (v <= 0) return 0;  // a winner that ran at zero speed sinks the mean, as it should
+    log_sum += std::log(v);
+  }
+  return std::exp(log_sum / double(values.size()));
+}
+
+PortabilityMatrix portability_of(const std::vector<const CrossMeasurements*>& crosses,
+                                 const std::map<std::string, std::string>& name_of_measured) {
+  std::map<std::string, std::string> name_of = name_of_measured;  // slug -> device name
+  for (const CrossMeasurements* cross : crosses) name_of[cross->device.slug] = cross->device.name;
+  PortabilityMatrix matrix;
+  const auto index_of = [&](const std::string& slug) {
+    const auto it = std::find(matrix.slugs.begin(), matrix.slugs.end(), slug);
+    if (it != matrix.slugs.end()) return std::size_t(it - matrix.slugs.begin());
+    const auto name = name_of.find(slug);
+    matrix.slugs.push_back(slug);
+    matrix.names.push_back(name == name_of.end() ? slug : name->second);
+    return matrix.slugs.size() - 1;
+  };
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> percents;  // (from, on) -> values
+  for (const CrossMeasurements* cross : crosses) {
+    const std::size_t on = index_of(cross->device.slug);
+    for (const CrossRun& run : cross->runs)
+      percents[{index_of(run.from), on}].push_back(run.percent_of_own_best);
+  }
+  const std::size_t n = matrix.slugs.size();
+  matrix.cells.assign(n, std::vector<std::optional<PortabilityCell>>(n));
+  for (const auto& [key, values] : percents)
+    matrix.cells[key.first][key.second] = PortabilityCell{geometric_mean(values), values.size(), false};
+  for (std::size_t i = 0; i < n; ++i)
+    if (!matrix.cells[i][i] && name_of_measured.count(matrix.slugs[i]))
+      matrix.cells[i][i] = PortabilityCell{100.0, 0, true};
+  return matrix;
+}
+
+}  // namespace
+
+Comparison build_comparison(const std::vector<ResultFile>& files) {
+  Comparison out;
+  out.predicted.predicted = true;
+  std::vector<const CrossMeasurements*> crosses;
+  std::map<std::string, std::string> name_of_measured;  // slug -> device name, from results files
+  for (const ResultFile& file : files) {
+    if (const auto* results = std::get_if<MeasuredResults>(&file)) {
+      out.sources.push_back(results->path.string());
+      name_of_measured[results->device.slug] = results->device.name;
+      std::map<GemmShape, ComparedWinner> winners;
+      for (const MeasuredWinner& w : results->winners)
+        winners[w.shape] = {w.name,          w.config,
+                            w.tflops,        percent_of_peak(w.tflops, results->device),
+                            w.cublas_tflops, w.ratio_vs_cublas};
+      add_column(out.measured, describe(results->device, results->path, results->updated), winners);
+    } else if (const auto* plan = std::get_if<PlanPredictions>(&file)) {
+      out.sources.push_back(plan->path.string());
+      std::map<GemmShape, ComparedWinner> winners;
+      for (const PredictedWinner& w : plan->winners)
+        winners[w.shape] = {
+            w.name,       w.config,    w.predicted_tflops, percent_of_peak(w.predicted_tflops, plan->device),
+            std::nullopt, std::nullopt};
+      add_column(out.predicted, describe(plan->device, plan->path, plan->date), winners);
+    } else {
+      const auto& cross = std::get<CrossMeasurements>(file);
+      out.sources.push_back(cross.path.string());
+      for (const CrossMeasurements* other : crosses)
+        if (other->device.slug == cross.device.slug)
+          throw std::invalid_argument(
+              fmt::format("'{}' and '{}' both hold cross runs on {}; give one of them", other->path.string(),
+                          cross.path.string(), cross.device.slug));
+      crosses.push_back(&cross);
+      out.cross_gpus.push_back(describe(cross.device, cross.path, cross.date));
+    }
+  }
+  finish_section(out.measured);
+  finish_section(out.predicted);
+  if (!crosses.empty()) out.portability = portability_of(crosses, name_of_measured);
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,191 @@
+// Validation of results, plan and cross files. Each reader walks the JSON through Field, which
+// carries the path to the value ("entries[2].best.tflops") so that any complaint names the exact
+// spot; the whole-file error adds the file name in front.
+#include "result_files.hpp"
+
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.hpp"
+#include "cross_command.hpp"
+#include "planner.hpp"
+#include "results_store.hpp"
+
+namespace gemmtune {
+namespace {
+
+// Far above any real file (the H100 results with five problems are 30 KB); refusing larger ones
+// keeps a wrong path (a log, a disk image) from being read into memory.
+constexpr std::uintmax_t kMaxFileBytes = 64u << 20;
+constexpr std::size_t kMaxTextLength = 256;
+constexpr double kMaxTflops = 1e6;
+
+class Field {
+ public:
+  Field(const nlohmann::json& value, std::string where) : value_(value), where_(std::move(where)) {}
+
+  bool has(const char* key) const { return value_.is_object() && value_.contains(key); }
+
+  Field operator[](const char* key) const {
+    if (!value_.is_object()) fail("must be an object");
+    const auto it = value_.find(key);
+    if (it == value_.end()) throw std::invalid_argument(fmt::format("{} lacks '{}'", describe(), key));
+    return Field(*it, where_.empty() ? key : where_ + "." + key);
+  }
+
+  std::vector<Field> elements() const {
+    if (!value_.is_array()) fail("must be an array");
+    std::vector<Field> out;
+    for (std::size_t i = 0; i < value_.size(); ++i)
+      out.emplace_back(value_[i], fmt::format("{}[{}]", where_, i));
+    return out;
+  }
+
+  std::string text() const {
+    if (!value_.is_string() || value_.get_ref<const std::string&>().empty() ||
+        value_.get_ref<const std::string&>().size() > kMaxTextLength)
+      fail(fmt::format("must be a non-empty string of at most {} characters", kMaxTextLength));
+    return value_.get<std::string>();
+  }
+
+  double number(double lo, double hi) const {
+    if (!value_.is_number() || value_.get<double>() < lo || value_.get<double>() > hi)
+      fail(fmt::format("must be a number in {}..{}", lo, hi));
+    return value_.get<double>();
+  }
+
+  int integer(int lo, int hi) const {
+    if (!value_.is_number_integer() || value_.get<long long>() < lo || value_.get<long long>() > hi)
+      fail(fmt::format("must be an integer in {}..{}", lo, hi));
+    return value_.get<int>();
+  }
+
+  // Conversions that validate themselves (device profiles, kernel configs) get the location added.
+  template <typename T>
+  T as() const {
+    try {
+      return value_.get<T>();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", where_, e.what()));
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument(fmt::format("{} {}", describe(), what));
+  }
+
+ private:
+  std::string describe() const { return where_.empty() ? "the top level" : "'" + where_ + "'"; }
+
+  const nlohmann::json& value_;
+  std::string where_;
+};
+
+GemmShape read_shape(const Field& entry) {
+  return {entry["m"].integer(1, kMaxDimension), entry["n"].integer(1, kMaxDimension),
+          entry["k"].integer(1, kMaxDimension)};
+}
+
+void require_kind(const Field& top, const char* schema, const char* kind) {
+  if (top["kind"].text() != kind) top["kind"].fail(fmt::format("must be \"{}\" in a {} file", kind, schema));
+}
+
+MeasuredResults read_results(const Field& top, const std::filesystem::path& path) {
+  require_kind(top, kResultsSchema, "measured");
+  MeasuredResults out{path, top["device"].as<DeviceProfile>(), top["updated"].text(), {}};
+  std::set<GemmShape> seen;
+  for (const Field& entry : top["entries"].elements()) {
+    const Field best = entry["best"];
+    MeasuredWinner w{read_shape(entry),
+                     best["name"].text(),
+                     best["config"].as<KernelConfig>(),
+                     best["tflops"].number(0, kMaxTflops),
+                     entry["cublas"]["tflops"].number(0, kMaxTflops),
+                     entry["ratio_vs_cublas"].number(0, kMaxTflops)};
+    if (!seen.insert(w.shape).second) entry.fail(fmt::format("repeats problem {}", w.shape.label()));
+    out.winners.push_back(std::move(w));
+  }
+  return out;
+}
+
+PlanPredictions read_plan(const Field& top, const std::filesystem::path& path) {
+  require_kind(top, kPlanSchema, "prediction");
+  PlanPredictions out{path, top["device"].as<DeviceProfile>(), top["date"].text(), {}};
+  std::set<GemmShape> seen;
+  for (const Field& problem : top["problems"].elements()) {
+    const GemmShape shape = read_shape(problem);
+    if (!seen.insert(shape).second) problem.fail(fmt::format("repeats problem {}", shape.label()));
+    const std::vector<Field> ranked = problem["ranked"].elements();
+    if (ranked.empty()) continue;  // nothing fit this problem on that GPU: no prediction to show
+    out.winners.push_back({shape, ranked[0]["name"].text(), ranked[0]["config"].as<KernelConfig>(),
+                           ranked[0]["predicted_tflops"].number(0, kMaxTflops)});
+  }
+  return out;
+}
+
+CrossMeasurements read_cross(const Field& top, const std::filesystem::path& path) {
+  require_kind(top, kCrossSchema, "measured");
+  // `gemm-tune cross` writes "updated", as results files do; "date" was the first draft of the format.
+  const char* written = top.has("updated") ? "updated" : "date";
+  CrossMeasurements out{path, top["device"].as<DeviceProfile>(), top[written].text(), {}};
+  std::set<std::tuple<std::string, int, int, int>> seen;
+  for (const Field& entry : top["entries"].elements()) {
+    CrossRun run{slugify(entry["from"].text()),
+                 read_shape(entry),
+                 entry["name"].text(),
+                 entry["config"].as<KernelConfig>(),
+                 entry["tflops"].number(0, kMaxTflops),
+                 entry["own_best_tflops"].number(0, kMaxTflops),
+                 entry["percent_of_own_best"].number(0, 1e6)};
+    if (!seen.emplace(run.from, run.shape.m, run.shape.n, run.shape.k).second)
+      entry.fail(fmt::format("repeats problem {} from {}", run.shape.label(), run.from));
+    out.runs.push_back(std::move(run));
+  }
+  return out;
+}
+
+ResultFile read_document(const nlohmann::json& document, const std::filesystem::path& path) {
+  const Field top(document, "");
+  if (!document.is_object()) top.fail("must be a JSON object");
+  const std::string schema = top["schema"].text();
+  if (schema == kResultsSchema) return read_results(top, path);
+  if (schema == kPlanSchema) return read_plan(top, path);
+  if (schema == kCrossSchema) return read_cross(top, path);
+  throw std::invalid_argument(fmt::format("unknown schema '{}' (expected {}, {} or {})", schema,
+                                          kResultsSchema, kPlanSchema, kCrossSchema));
+}
+
+}  // namespace
+
+ResultFile load_result_file(const std::filesystem::path& path) {
+  const auto fail = [&](const std::string& why) {
+    return std::invalid_argument(fmt::format("cannot compare '{}': {}", path.string(), why));
+  };
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw fail("no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw fail("not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxFileBytes)
+    throw fail(fmt::format("larger than {} MiB, not a results, plan or cross file", kMaxFileBytes >> 20));
+  const std::optional<std::string> text = read_whole_file(path);
+  if (!text) throw fail("cannot be read");
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw fail(fmt::format("malformed JSON (byte {})", e.byte));
+  } catch (const nlohmann::json::out_of_range&) {
+    throw fail("malformed JSON (a number too large for a double)");
+  }
+  try {
+    return read_document(document, path);
+  } catch (const std::invalid_argument& e) {
+    throw fail(e.what());
+  }
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,78 @@
+// The three kinds of file `gemm-tune compare` reads, as typed structs: results caches
+// (gemmtune.results/1, measured), plans (gemmtune.plan/1, predictions) and cross measurements
+// (gemmtune.cross/1, one GPU's winners run on another GPU). The files come from other machines and
+// other people, so every field used is checked here, once, and the rest of the compare code works
+// with values it can trust. A file that fails a check is refused whole with one line naming it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "device_profile.hpp"
+#include "kernel_config.hpp"
+#include "problem.hpp"
+
+namespace gemmtune {
+
+// The tuned winner of one problem in a results file: numbers from the final race against cuBLAS.
+struct MeasuredWinner {
+  GemmShape shape;
+  std::string name;
+  KernelConfig config;
+  double tflops = 0;
+  double cublas_tflops = 0;
+  double ratio_vs_cublas = 0;  // cuBLAS median / best median, same race
+};
+
+struct MeasuredResults {
+  std::filesystem::path path;
+  DeviceProfile device;
+  std::string updated;  // when the file was last written, as the file says
+  std::vector<MeasuredWinner> winners;
+};
+
+// The first-ranked candidate of one problem in a plan: a static-model estimate, nothing was run.
+struct PredictedWinner {
+  GemmShape shape;
+  std::string name;
+  KernelConfig config;
+  double predicted_tflops = 0;
+};
+
+struct PlanPredictions {
+  std::filesystem::path path;
+  DeviceProfile device;
+  std::string date;
+  std::vector<PredictedWinner> winners;  // problems whose plan ranked no candidate are absent
+};
+
+// One winner of the source GPU (`from`, a device slug) measured on the file's device.
+struct CrossRun {
+  std::string from;
+  GemmShape shape;
+  std::string name;
+  KernelConfig config;
+  double tflops = 0;
+  double own_best_tflops = 0;      // the file's device's own best at this problem
+  double percent_of_own_best = 0;  // tflops / own_best_tflops, in percent
+};
+
+struct CrossMeasurements {
+  std::filesystem::path path;
+  DeviceProfile device;  // the GPU the runs were made on
+  std::string date;
+  std::vector<CrossRun> runs;
+};
+
+using ResultFile = std::variant<MeasuredResults, PlanPredictions, CrossMeasurements>;
+
+// Reads and validates a file of any of the three schemas, chosen by its "schema" field. Throws
+// std::invalid_argument with one line naming the file and the first problem found: unreadable,
+// malformed JSON, unknown schema, a kind that contradicts the schema, a missing field, a wrong type,
+// a value out of range, or a problem listed twice.
+ResultFile load_result_file(const std::filesystem::path& path);
+
+}  // namespace gemmtune
