@@ -125,6 +125,8 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
     throw NotResultsDocument("is a plan (predictions from a static model), not measured results");
   if (schema == kCrossSchemaName)
     throw NotResultsDocument("is a cross-GPU portability report, not tuned results");
+  if (schema == "gemmtune.bench/1" || schema == "gemmtune.compare/1")
+    throw NotResultsDocument(fmt::format("is a gemm-tune '{}' report, not tuned results", schema));
   if (schema != kResultsSchemaName)
     throw std::invalid_argument(
         fmt::format("has schema '{}', not '{}'", printable(schema, 64), kResultsSchemaName));

@@ -67,7 +67,7 @@ endforeach()
 # With no path and no $GEMMTUNE_RESULTS, the shared library finds the results installed beside it.
 execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=GEMMTUNE_RESULTS GEMMTUNE_LOG_LEVEL=debug
                         ${consumer}/build/app OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT out MATCHES "share/gemmtune/results/nvidia-h100-80gb-hbm3.json: 5 shapes")
+if(NOT out MATCHES "share/gemmtune/results/nvidia-h100-80gb-hbm3.json: [0-9]+ shapes")
   message(FATAL_ERROR "the installed results were not found from the library's location:\n${out}")
 endif()
 message(STATUS "installed results found: ok")
