@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -110,11 +111,18 @@ const std::vector<Constraint>& constraints() {
   return list;
 }
 
+// Settings are bounded so that the constraints' integer arithmetic cannot overflow and no float
+// reaches an int conversion out of range (both undefined behaviour, found by fuzz_search_space).
+constexpr int kMaxSetting = 1000000;
+
 template <typename T>
 T get_setting(const nlohmann::json& obj, const char* key, T fallback, const std::string& constraint) {
   if (!obj.contains(key)) return fallback;
   const auto& v = obj.at(key);
-  if (!v.is_number()) throw std::invalid_argument(fmt::format("constraint '{}': '{}' must be a number", constraint, key));
+  const bool typed = std::is_integral_v<T> ? v.is_number_integer() : v.is_number();
+  if (!typed || v.get<double>() < 0 || v.get<double>() > kMaxSetting)
+    throw std::invalid_argument(fmt::format("constraint '{}': '{}' must be {} in 0..{}", constraint, key,
+                                            std::is_integral_v<T> ? "a whole number" : "a number", kMaxSetting));
   return v.get<T>();
 }
 
