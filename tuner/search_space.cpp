@@ -227,6 +227,11 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
     text = std::string(embedded_file("configs/sgemm.json"));
     source = "built-in configs/sgemm.json";
   } else {
+    // A directory opens as a stream but throws from inside the read (std::ios_base::failure, exit 1):
+    // refuse it here with the usual bad-input message.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw std::invalid_argument(fmt::format("cannot read search space '{}': is a directory", path.string()));
     std::ifstream in(path);
     if (!in) throw std::invalid_argument(fmt::format("cannot read search space '{}'", path.string()));
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
