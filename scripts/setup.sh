@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # zlib1g-dev and chromium: the host test that renders the compare command's HTML report.
-packages=(cmake g++ make nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libgtest-dev zlib1g-dev chromium)
+# clang-14 and its runtimes: the fuzz targets (libFuzzer) of scripts/test.sh.
+packages=(cmake g++ make nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libgtest-dev zlib1g-dev chromium
+          clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -110,11 +111,18 @@ const std::vector<Constraint>& constraints() {
   return list;
 }
 
+// Settings are bounded so that the constraints' integer arithmetic cannot overflow and no float
+// reaches an int conversion out of range (both undefined behaviour, found by fuzz_search_space).
+constexpr int kMaxSetting = 1000000;
+
 template <typename T>
 T get_setting(const nlohmann::json& obj, const char* key, T fallback, const std::string& constraint) {
   if (!obj.contains(key)) return fallback;
   const auto& v = obj.at(key);
-  if (!v.is_number()) throw std::invalid_argument(fmt::format("constraint '{}': '{}' must be a number", constraint, key));
+  const bool typed = std::is_integral_v<T> ? v.is_number_integer() : v.is_number();
+  if (!typed || v.get<double>() < 0 || v.get<double>() > kMaxSetting)
+    throw std::invalid_argument(fmt::format("constraint '{}': '{}' must be {} in 0..{}", constraint, key,
+                                            std::is_integral_v<T> ? "a whole number" : "a number", kMaxSetting));
   return v.get<T>();
 }
 
@@ -219,6 +227,11 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
     text = std::string(embedded_file("configs/sgemm.json"));
     source = "built-in configs/sgemm.json";
   } else {
+    // A directory opens as a stream but throws from inside the read (std::ios_base::failure, exit 1):
+    // refuse it here with the usual bad-input message.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw std::invalid_argument(fmt::format("cannot read search space '{}': is a directory", path.string()));
     std::ifstream in(path);
     if (!in) throw std::invalid_argument(fmt::format("cannot read search space '{}'", path.string()));
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -14,9 +14,18 @@
 namespace gemmtune {
 namespace {
 
+// An entry's dimension, checked before conversion: a huge float would otherwise reach an undefined
+// float-to-int conversion (seen while writing fuzz_seed_configs). 0 or less: not a usable shape.
+long long dimension(const nlohmann::json& entry, const char* key) {
+  const auto& value = entry.at(key);
+  if (!value.is_number_integer()) throw std::invalid_argument(fmt::format("entry '{}' is not an integer", key));
+  return value.get<long long>();
+}
+
 double log_distance(const nlohmann::json& entry, const GemmShape& s) {
   const auto term = [](double a, double b) { return std::pow(std::log2(a) - std::log2(b), 2); };
-  return term(entry.at("m").get<int>(), s.m) + term(entry.at("n").get<int>(), s.n) + term(entry.at("k").get<int>(), s.k);
+  return term(double(dimension(entry, "m")), s.m) + term(double(dimension(entry, "n")), s.n) +
+         term(double(dimension(entry, "k")), s.k);
 }
 
 }  // namespace
@@ -33,7 +42,7 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
       const nlohmann::json* nearest = nullptr;
       double best_distance = std::numeric_limits<double>::infinity();
       for (const auto& entry : doc.at("entries")) {
-        if (entry.at("m").get<int>() <= 0 || entry.at("n").get<int>() <= 0 || entry.at("k").get<int>() <= 0) continue;
+        if (dimension(entry, "m") <= 0 || dimension(entry, "n") <= 0 || dimension(entry, "k") <= 0) continue;
         const double d = log_distance(entry, shape);
         if (d < best_distance) best_distance = d, nearest = &entry;
       }

@@ -12,6 +12,32 @@
 #include "timestamp.hpp"
 
 namespace gemmtune {
+namespace {
+
+bool is_dimension(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() && it->get<long long>() >= 1 &&
+         it->get<long long>() <= kMaxDimension;
+}
+
+// The string at key, or an empty string when it is absent or not a string (value() would throw).
+std::string text_field(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Every field a resumed run reads from a reused record (tune_command) has the type it reads.
+bool is_reusable_record(const nlohmann::json& j) {
+  if (!is_dimension(j, "m") || !is_dimension(j, "n") || !is_dimension(j, "k") || text_field(j, "name").empty())
+    return false;
+  if ((j.contains("status") && !j["status"].is_string()) || (j.contains("detail") && !j["detail"].is_string()))
+    return false;
+  if (text_field(j, "status") != "ok") return true;
+  const auto ms = j.find("median_ms");
+  return ms != j.end() && ms->is_number() && ms->get<double>() > 0;
+}
+
+}  // namespace
 
 std::string TuningLog::key(const GemmShape& s, const std::string& name) {
   return fmt::format("{}x{}x{}/{}", s.m, s.n, s.k, name);
@@ -32,13 +58,18 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
         ++torn;
         continue;
       }
-      if (j.value("type", "") == "header") {
-        if (j.value("device", "") != device_slug)
+      const std::string type = text_field(j, "type");
+      if (type == "header") {
+        if (text_field(j, "device") != device_slug)
           throw std::invalid_argument(fmt::format("tuning log {} belongs to device '{}', not '{}'", path.string(),
-                                                  j.value("device", "?"), device_slug));
+                                                  text_field(j, "device"), device_slug));
         has_header = true;
-      } else if (j.value("type", "") == "evaluation" && j.value("template", "") == template_hash_ &&
-                 j.contains("m") && j.contains("name")) {
+      } else if (type == "evaluation" && text_field(j, "template") == template_hash_) {
+        // A line of the right template with mistyped fields is unreadable too, never a type_error.
+        if (!is_reusable_record(j)) {
+          ++torn;
+          continue;
+        }
         const GemmShape s{j["m"].get<int>(), j["n"].get<int>(), j["k"].get<int>()};
         const std::string entry_key = key(s, j["name"].get<std::string>());
         entries_[entry_key] = std::move(j);

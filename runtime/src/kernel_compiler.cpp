@@ -4,6 +4,7 @@
 #include "kernel_compiler.hpp"
 
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <regex>
 
@@ -42,27 +43,7 @@ void check_arch(const std::string& arch) {
 std::optional<CompiledKernel> load_cached(const std::filesystem::path& dir, const std::string& key) {
   const auto meta_text = read_whole_file(dir / (key + ".json"));
   if (!meta_text) return std::nullopt;
-  try {
-    const auto meta = nlohmann::json::parse(*meta_text);
-    CompiledKernel k;
-    k.cubin = read_whole_file(dir / (key + ".cubin")).value_or(std::string());
-    if (k.cubin.size() != meta.at("cubin_bytes").get<std::size_t>() ||
-        stable_hash_hex(k.cubin) != meta.at("cubin_hash").get<std::string>()) {
-      spdlog::warn("compile cache entry {} is corrupted; rebuilding it", key);
-      return std::nullopt;
-    }
-    k.gemm_symbol = meta.at("gemm_symbol").get<std::string>();
-    k.reduce_symbol = meta.at("reduce_symbol").get<std::string>();
-    k.resources.registers = meta.at("registers").get<int>();
-    k.resources.spill_store_bytes = meta.at("spill_store_bytes").get<int>();
-    k.resources.spill_load_bytes = meta.at("spill_load_bytes").get<int>();
-    k.resources.stack_bytes = meta.at("stack_bytes").get<int>();
-    k.from_cache = true;
-    return k;
-  } catch (const std::exception& e) {
-    spdlog::warn("compile cache entry {} is unreadable ({}); rebuilding it", key, e.what());
-    return std::nullopt;
-  }
+  return decode_cache_entry(*meta_text, read_whole_file(dir / (key + ".cubin")).value_or(std::string()), key);
 }
 
 void store_cached(const std::filesystem::path& dir, const std::string& key, const CompiledKernel& k) {
@@ -91,6 +72,39 @@ struct ProgramGuard {
 };
 
 }  // namespace
+
+std::optional<CompiledKernel> decode_cache_entry(const std::string& metadata, std::string cubin,
+                                                 const std::string& key) {
+  try {
+    const auto meta = nlohmann::json::parse(metadata);
+    // Numbers are checked before conversion: a float or a negative number where a count belongs would
+    // otherwise reach an undefined float-to-integer conversion (seen while writing fuzz_compile_cache).
+    const auto count = [&](const char* field) {
+      const auto& value = meta.at(field);
+      if (!value.is_number_unsigned() || value.get<unsigned long long>() > INT_MAX)
+        throw std::invalid_argument(fmt::format("'{}' is not a count", field));
+      return value.get<int>();
+    };
+    CompiledKernel k;
+    k.cubin = std::move(cubin);
+    if (k.cubin.size() != static_cast<std::size_t>(count("cubin_bytes")) ||
+        stable_hash_hex(k.cubin) != meta.at("cubin_hash").get<std::string>()) {
+      spdlog::warn("compile cache entry {} is corrupted; rebuilding it", key);
+      return std::nullopt;
+    }
+    k.gemm_symbol = meta.at("gemm_symbol").get<std::string>();
+    k.reduce_symbol = meta.at("reduce_symbol").get<std::string>();
+    k.resources.registers = count("registers");
+    k.resources.spill_store_bytes = count("spill_store_bytes");
+    k.resources.spill_load_bytes = count("spill_load_bytes");
+    k.resources.stack_bytes = count("stack_bytes");
+    k.from_cache = true;
+    return k;
+  } catch (const std::exception& e) {
+    spdlog::warn("compile cache entry {} is unreadable ({}); rebuilding it", key, e.what());
+    return std::nullopt;
+  }
+}
 
 KernelResources parse_ptxas_resources(const std::string& log, const std::string& lowered_name) {
   KernelResources r;

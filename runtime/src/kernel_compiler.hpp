@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,12 @@ std::filesystem::path default_cache_dir();
 
 // "13.0"
 std::string nvrtc_version();
+
+// Decodes one disk cache entry: its metadata (the <key>.json text) and its cubin. nullopt, with a
+// warning naming key, when the metadata is malformed or does not describe this cubin (a truncated,
+// corrupted or foreign entry): the caller rebuilds it. Exposed for the fuzz target.
+std::optional<CompiledKernel> decode_cache_entry(const std::string& metadata, std::string cubin,
+                                                 const std::string& key);
 
 // Parses the ptxas verbose log for one entry function (exposed for tests).
 KernelResources parse_ptxas_resources(const std::string& log, const std::string& lowered_name);

@@ -16,6 +16,7 @@ using CliRun = gemmtune::testing_paths::CommandOutput;
 CliRun run(const std::string& args) { return gemmtune::testing_paths::run_command(gemmtune::testing_paths::cli() + " " + args); }
 
 struct BadInput {
+  const char* name;  // the test's name, cited in docs/bad-inputs.md
   const char* args;
   const char* message;
 };
@@ -31,14 +32,37 @@ TEST_P(CliBadInput, OneLineAndExitTwo) {
 
 INSTANTIATE_TEST_SUITE_P(
     Arguments, CliBadInput,
-    ::testing::Values(BadInput{"plan --gpu h100 --sizes 0", "zero"}, BadInput{"plan --gpu h100 --sizes -4", "negative"},
-                      BadInput{"plan --gpu h100 --sizes abc", "not a number"},
-                      BadInput{"plan --gpu h100 --sizes 99999999", "too large"},
-                      BadInput{"plan --gpu v100 --sizes 512", "unknown GPU 'v100'"},
-                      BadInput{"plan --sizes 512", "--gpu is required"},
-                      BadInput{"plan --gpu h100 --sizes 512 --space /nonexistent.json", "cannot read search space"},
-                      BadInput{"--strategy magic", "strategy"}, BadInput{"--jobs 0", "jobs"},
-                      BadInput{"--frobnicate", "frobnicate"}));
+    ::testing::Values(
+                      BadInput{"ZeroSize", "plan --gpu h100 --sizes 0", "zero"},
+                      BadInput{"NegativeSize", "plan --gpu h100 --sizes -4", "negative"},
+                      BadInput{"SizeNotANumber", "plan --gpu h100 --sizes abc", "not a number"},
+                      BadInput{"SizeTooLarge", "plan --gpu h100 --sizes 99999999", "too large"},
+                      BadInput{"SizeJustOverTheLimit", "plan --gpu h100 --sizes 65537", "too large"},
+                      BadInput{"EmptySizeList", "plan --gpu h100 --sizes ''", "empty size"},
+                      BadInput{"EmptyEntryInSizeList", "plan --gpu h100 --sizes 512,,1024", "empty size"},
+                      BadInput{"TwoDimensions", "plan --gpu h100 --sizes 64x64", "must be N or MxNxK"},
+                      BadInput{"ZeroInATriple", "plan --gpu h100 --sizes 64x0x64", "zero dimension"},
+                      BadInput{"EmptyDimension", "plan --gpu h100 --sizes 64xx64", "empty dimension"},
+                      BadInput{"UnknownGpu", "plan --gpu v100 --sizes 512", "unknown GPU 'v100'"},
+                      BadInput{"ArchitectureTooOld", "plan --gpu sm_60 --sizes 512", "not supported"},
+                      BadInput{"PlanWithoutGpu", "plan --sizes 512", "--gpu is required"},
+                      BadInput{"MissingSpaceFile", "plan --gpu h100 --sizes 512 --space /nonexistent.json", "cannot read search space"},
+                      BadInput{"EmptySpaceFile", "plan --gpu h100 --sizes 512 --space /dev/null", "malformed JSON"},
+                      BadInput{"SpaceIsADirectory", "plan --gpu h100 --sizes 512 --space /tmp", "is a directory"},
+                      BadInput{"PlanTopZero", "plan --gpu h100 --sizes 512 --top 0", "--top"},
+                      BadInput{"UnknownStrategy", "--strategy magic", "strategy"},
+                      BadInput{"ZeroJobs", "--jobs 0", "jobs"},
+                      BadInput{"TooManyJobs", "--jobs 5000", "jobs"},
+                      BadInput{"NegativeBudget", "--budget -1", "budget"},
+                      BadInput{"NegativeTimeBudget", "--time-budget -5", "time-budget"},
+                      BadInput{"EvalTimeoutTooShort", "--eval-timeout 0", "eval-timeout"},
+                      BadInput{"TopOverFifty", "--top 51", "top"},
+                      BadInput{"UnknownLogLevel", "--log-level loud", "log-level"},
+                      BadInput{"SeedFromMissingFile", "--seed-from /nonexistent.json", "nonexistent.json"},
+                      BadInput{"CrossFromMissingFile", "cross --from /nonexistent.json", "nonexistent.json"},
+                      BadInput{"CrossWithoutFrom", "cross", "--from is required"},
+                      BadInput{"UnknownOption", "--frobnicate", "frobnicate"}),
+    [](const ::testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 
 TEST(Cli, MalformedSpaceFile) {
   const CliRun r = run("plan --gpu h100 --sizes 512 --space " + gemmtune::testing_paths::data("malformed.json"));

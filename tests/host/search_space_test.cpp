@@ -119,7 +119,16 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair(R"({"parameters": {"block_m": ["64"]}})", "integers"),
                       std::make_pair(R"({"parameters": {"async_copy": [1]}})", "true/false"),
                       std::make_pair(R"({"parameters": {}, "constraints": {"magic": {}}})", "unknown constraint 'magic'"),
-                      std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": "x"}}})", "number")));
+                      std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": "x"}}})", "number"),
+                      // Found by fuzz_search_space: a huge float reached an int conversion.
+                      std::make_pair(R"({"parameters": {}, "constraints": {"register_estimate": {"overhead": 7e37}}})",
+                                     "'overhead' must be a whole number in 0..1000000"),
+                      std::make_pair(R"({"parameters": {}, "constraints": {"micro_tile": {"max_aspect": 2147483647}}})",
+                                     "'max_aspect' must be a whole number"),
+                      std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": 64.5}}})",
+                                     "'min' must be a whole number"),
+                      std::make_pair(R"({"parameters": {}, "constraints": {"load_balance": {"max_tile_waste": -1}}})",
+                                     "'max_tile_waste' must be a number in 0..1000000")));
 
 TEST(SearchSpace, MissingAndMalformedFiles) {
   EXPECT_THROW(load_search_space("/nonexistent/space.json"), std::invalid_argument);

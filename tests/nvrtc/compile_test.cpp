@@ -1,5 +1,6 @@
 // The template compiles for sm_75, sm_80 and sm_90 over a sample of the search space, resources
-// are read from the compile, the disk cache serves a second compile and detects corruption.
+// are read from the compile, the disk cache serves a second compile and detects corruption
+// (a garbage cubin, a truncated metadata file, a cubin overwritten with the same number of bytes).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -111,6 +112,42 @@ TEST(CompileCache, SecondCompileIsCachedAndCorruptionIsRebuilt) {
   EXPECT_EQ(third.cubin, first.cubin);
   EXPECT_TRUE(compiler.compile(default_config(), "sm_80").from_cache);
   std::filesystem::remove_all(dir);
+}
+
+// The two corruptions a crash or a bad disk leaves that a size check alone would miss or that break
+// the metadata itself: a truncated <key>.json, and a cubin overwritten by garbage of the same size.
+TEST(CompileCache, TruncatedMetadataAndSameSizeGarbageAreRebuilt) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-cache-fault-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const KernelCompiler compiler{dir};
+  const CompiledKernel first = compiler.compile(default_config(), "sm_75");
+  const std::string key = compiler.cache_key(default_config(), "sm_75");
+  const auto metadata = dir / (key + ".json"), cubin = dir / (key + ".cubin");
+  const auto metadata_size = std::filesystem::file_size(metadata);
+  std::filesystem::resize_file(metadata, metadata_size / 2);
+  const CompiledKernel after_truncation = compiler.compile(default_config(), "sm_75");
+  EXPECT_FALSE(after_truncation.from_cache);
+  EXPECT_EQ(after_truncation.cubin, first.cubin);
+  EXPECT_EQ(std::filesystem::file_size(metadata), metadata_size);  // repaired
+
+  const auto cubin_size = std::filesystem::file_size(cubin);
+  { std::ofstream(cubin, std::ios::binary | std::ios::trunc) << std::string(cubin_size, '\x5a'); }
+  const CompiledKernel after_garbage = compiler.compile(default_config(), "sm_75");
+  EXPECT_FALSE(after_garbage.from_cache);
+  EXPECT_EQ(after_garbage.cubin, first.cubin);
+  EXPECT_TRUE(compiler.compile(default_config(), "sm_75").from_cache);
+  std::filesystem::remove_all(dir);
+}
+
+// $GEMMTUNE_CACHE_DIR pointing where no directory can be made (under a regular file): compiles
+// still succeed, only the cache is lost, and nothing is thrown.
+TEST(CompileCache, UnusableCacheDirectoryOnlyLosesTheCache) {
+  ::setenv("GEMMTUNE_CACHE_DIR", "/dev/null/gemmtune-cache", 1);
+  const KernelCompiler compiler{default_cache_dir()};
+  ::unsetenv("GEMMTUNE_CACHE_DIR");
+  EXPECT_EQ(compiler.cache_dir(), std::filesystem::path("/dev/null/gemmtune-cache"));
+  EXPECT_FALSE(compiler.compile(default_config(), "sm_75").from_cache);
+  EXPECT_FALSE(compiler.compile(default_config(), "sm_75").from_cache);
 }
 
 }  // namespace

@@ -64,6 +64,23 @@ TEST_F(PublicApiFiles, EnvironmentVariableNamesTheResults) {
   EXPECT_EQ(handle.status(), has_gpu() ? Status::results_not_found : Status::no_device);
 }
 
+// $GEMMTUNE_RESULTS naming something that is not a results file or directory: the handle's message
+// names it and says why, and nothing is thrown.
+TEST_F(PublicApiFiles, EnvironmentVariableNamingNonsense) {
+  write(dir_ / "garbage.json", std::string("\x00\xff\x1b[2J", 6));
+  std::filesystem::create_directories(dir_ / "empty");
+  for (const auto& [path, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"/dev/null", "is neither a regular file nor a directory"},
+           {(dir_ / "empty").string(), "holds no *.json results file"},
+           {(dir_ / "garbage.json").string(), "is not valid JSON"}}) {
+    ::setenv("GEMMTUNE_RESULTS", path.c_str(), 1);
+    const Handle handle;
+    ::unsetenv("GEMMTUNE_RESULTS");
+    EXPECT_NE(handle.status_message().find(path + ": " + reason), std::string::npos) << handle.status_message();
+    EXPECT_EQ(handle.status_message().find('\x1b'), std::string::npos);
+  }
+}
+
 TEST(PublicApi, ArgumentErrorsComeBeforeTheDevice) {
   const Handle handle((testing_paths::source_dir() / "results").string());
   float dummy = 0;
