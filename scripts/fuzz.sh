@@ -21,6 +21,6 @@ for t in "${targets[@]}"; do
   build-fuzz/tests/fuzz/"$t" -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="build-fuzz/fuzz-artifacts/$t-" "build-fuzz/fuzz-corpus/$t" "tests/fuzz/corpus/$t" \
     >"build-fuzz/fuzz-logs/$t.log" 2>&1 || status=$?
-  grep -E '^#[0-9]+ +DONE|^stat::|SUMMARY|ERROR' "build-fuzz/fuzz-logs/$t.log" | tail -8 || true
+  grep -E '^#[0-9]+[[:space:]]+DONE|^stat::|SUMMARY|ERROR|runtime error' "build-fuzz/fuzz-logs/$t.log" | tail -8 || true
   if ((status != 0)); then echo "$t: exit status $status (see build-fuzz/fuzz-logs/$t.log)"; fi
 done
