@@ -15,13 +15,21 @@
 namespace gemmtune {
 
 bool write_file_atomically(const std::filesystem::path& path, const std::string& data, std::string* error) {
+  // The process id keeps concurrent writers apart, and a forked child (which inherits its
+  // parent's generator state) apart from its parent and siblings; a name left by a killed
+  // writer whose pid was reused is skipped by trying another.
   thread_local std::mt19937_64 rng{std::random_device{}()};
-  const std::string tmp = path.string() + fmt::format(".tmp{:016x}", rng());
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    tmp = path.string() + fmt::format(".tmp{}-{:016x}", static_cast<long>(::getpid()), rng());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   auto fail = [&](const char* what) {
     if (error) *error = fmt::format("{} {}: {}", what, tmp, std::strerror(errno));
     return false;
   };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return fail("cannot create");
   std::size_t done = 0;
   while (done < data.size()) {
