@@ -35,10 +35,13 @@ std::vector<ParameterDifference> differences_between(
   const auto first = std::find_if(configs.begin(), configs.end(), [](const auto& c) { return !c.is_null(); });
   std::vector<ParameterDifference> out;
   if (first == configs.end()) return out;
-  for (const auto& [parameter, reference] : first->items()) {
-    const bool differs = std::any_of(
-        configs.begin(), configs.end(),
-        [&, key = parameter](const nlohmann::json& c) { return !c.is_null() && c.at(key) != reference; });
+  for (const auto& item : first->items()) {
+    // Plain names, not structured bindings: C++17 lambdas cannot capture those (clang refuses).
+    const std::string parameter = item.key();
+    const nlohmann::json& reference = item.value();
+    const bool differs = std::any_of(configs.begin(), configs.end(), [&](const nlohmann::json& c) {
+      return !c.is_null() && c.at(parameter) != reference;
+    });
     if (!differs) continue;
     ParameterDifference d{parameter, {}};
     for (const auto& c : configs)
