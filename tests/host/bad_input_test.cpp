@@ -13,25 +13,17 @@
 #include "kernel_compiler.hpp"
 #include "seed_configs.hpp"
 #include "tuning_log.hpp"
+#include "../temp_dir_test.hpp"
 
 namespace gemmtune {
 namespace {
 
-class BadFiles : public ::testing::Test {
+class BadFiles : public testing_paths::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gemmtune-bad-input-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name, std::ios::binary) << text;
     return (dir_ / name).string();
   }
-  std::filesystem::path dir_;
 };
 
 std::string seed_error(const std::string& path) {

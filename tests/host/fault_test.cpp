@@ -24,24 +24,19 @@
 #include "results_store.hpp"
 #include "stable_hash.hpp"
 #include "tuning_log.hpp"
+#include "../temp_dir_test.hpp"
 
 namespace gemmtune {
 namespace {
 
-class Faults : public ::testing::Test {
+class Faults : public testing_paths::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gemmtune-fault-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
   void TearDown() override {
-    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
-    std::filesystem::remove_all(dir_);
+    // A test may have made the directory read-only; give it back before removing it.
+    std::error_code ignored;
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ignored);
+    TempDirTest::TearDown();
   }
-  std::filesystem::path dir_;
 };
 
 // An entry with a 4 KB payload: a file of a few hundred takes milliseconds to write, so a kill lands
