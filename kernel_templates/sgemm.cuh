@@ -12,9 +12,10 @@
 // - Out-of-range tile elements are zero-filled at load time, so the inner loop never branches; only
 //   loads and the epilogue know about edges. Vector loads are used only where the vector is in
 //   bounds and aligned, which makes every M, N, K and leading dimension correct.
-// - STAGES == 1: load, sync, compute. STAGES == 2 without ASYNC: the next tile is fetched into
-//   registers while the current one is computed (works on every architecture). ASYNC: cp.async
-//   (sm_80+) with STAGES shared-memory buffers in flight.
+// - Without ASYNC the next tile is fetched into registers while the current one is computed, then
+//   stored to shared memory: STAGES == 2 alternates two buffers (one barrier per tile), STAGES == 1
+//   reuses one (two barriers). ASYNC: cp.async (sm_80+) with STAGES shared-memory buffers in flight.
+// - Fragments are double-buffered in registers, across tile boundaries too (see the main loop).
 // - Split-K (gridDim.z > 1) writes partial sums to a workspace; splitk_reduce then applies
 //   alpha/beta in a fixed order, so results are deterministic.
 // No standard headers: NVRTC compiles this without a host toolchain.
@@ -33,10 +34,11 @@ __device__ __forceinline__ void cp_async_f32(float* smem, const float* gmem, boo
 #endif
 }
 
-__device__ __forceinline__ void cp_async_f32x4(float* smem, const float* gmem) {
+__device__ __forceinline__ void cp_async_f32x4(float* smem, const float* gmem, bool in_bounds) {
 #if __CUDA_ARCH__ >= 800
   unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem));
+  int src_bytes = in_bounds ? 16 : 0;  // 0 bytes read: the destination is zero-filled
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
 #else
   __trap();
 #endif
@@ -54,6 +56,12 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
 #endif
 }
+
+// A compile-time bool passed to generic lambdas (NVRTC has no <type_traits>).
+template <bool B>
+struct Flag {
+  static constexpr bool value = B;
+};
 
 template <int W>
 struct VecOf;
@@ -164,6 +172,12 @@ __global__ void __launch_bounds__(
   // Vector loads need the whole vector in bounds and 16-byte (or 8-byte) alignment; checked once.
   const bool a_vec_ok = VEC > 1 && lda % VEC == 0 && detail::aligned_to(A, 4 * VEC);
   const bool b_vec_ok = VEC > 1 && ldb % VEC == 0 && detail::aligned_to(B, 4 * VEC);
+  // Whole-vector mode (the common case): K and N are multiples of VEC too, so every VEC-float piece
+  // of a tile is entirely inside or entirely outside the matrix. Each load is then one predicated
+  // vector access, and the main loop has no branches: branches are walls the instruction scheduler
+  // cannot move loads across, and a block of loads that cannot be spread among the FMAs stalls
+  // the few warps an SM holds. Otherwise a general path checks every element.
+  const bool whole_vectors = a_vec_ok && b_vec_ok && K % VEC == 0 && N % VEC == 0;
 
   // ---- global -> shared loads -------------------------------------------------------------
   // Element (r, c) of the A tile is A[m0 + r][k + c]; stored at As[c][r] when transposed.
@@ -172,20 +186,38 @@ __global__ void __launch_bounds__(
   float a_regs[ASYNC ? 1 : S::kLoadsA * VEC];
   float b_regs[ASYNC ? 1 : S::kLoadsB * VEC];
 
-  // Synchronous path: fetch one tile of A and B into registers (zero outside the matrix).
-  auto fetch_regs = [&](int kt) {
+  // A vector load that yields zeros where `ok` is false: a predicated load, no branch.
+  auto load_vector_or_zero = [](float* dst, const float* src, bool ok) {
+    using Vec = typename detail::VecOf<VEC>::type;
+    Vec v;
+    const float zero = 0.0f;
+    float* f = reinterpret_cast<float*>(&v);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) f[j] = zero;
+    if (ok) v = *reinterpret_cast<const Vec*>(src);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) dst[j] = f[j];
+  };
+
+  // Synchronous path: fetch tile kt of A and B into registers, zero outside the matrix and
+  // everywhere when `live` is false (past the last tile), so callers need no branch.
+  auto fetch_regs = [&](int kt, bool live, auto whole) {
+    constexpr bool kWhole = decltype(whole)::value;
     const int k0 = kt * BK;
+    const int k_end = live ? K : 0;  // a dead fetch is out of range everywhere
 #pragma unroll
     for (int i = 0; i < S::kLoadsA; ++i) {
       const int v = tid + i * S::kThreads;
       const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
       const int gm = m0 + r, gk = k0 + c;
       const float* src = A + static_cast<long long>(gm) * lda + gk;
-      if (VEC > 1 && a_vec_ok && gm < M && gk + VEC <= K) {
+      if constexpr (kWhole) {
+        load_vector_or_zero(&a_regs[i * VEC], src, gm < M && gk < k_end);
+      } else if (VEC > 1 && a_vec_ok && gm < M && gk + VEC <= k_end) {
         detail::load_run<VEC, true>(&a_regs[i * VEC], src);
       } else {
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) a_regs[i * VEC + j] = (gm < M && gk + j < K) ? src[j] : 0.0f;
+        for (int j = 0; j < VEC; ++j) a_regs[i * VEC + j] = (gm < M && gk + j < k_end) ? src[j] : 0.0f;
       }
     }
 #pragma unroll
@@ -194,11 +226,13 @@ __global__ void __launch_bounds__(
       const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
       const int gk = k0 + r, gn = n0 + c;
       const float* src = B + static_cast<long long>(gk) * ldb + gn;
-      if (VEC > 1 && b_vec_ok && gk < K && gn + VEC <= N) {
+      if constexpr (kWhole) {
+        load_vector_or_zero(&b_regs[i * VEC], src, gk < k_end && gn < N);
+      } else if (VEC > 1 && b_vec_ok && gk < k_end && gn + VEC <= N) {
         detail::load_run<VEC, true>(&b_regs[i * VEC], src);
       } else {
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) b_regs[i * VEC + j] = (gk < K && gn + j < N) ? src[j] : 0.0f;
+        for (int j = 0; j < VEC; ++j) b_regs[i * VEC + j] = (gk < k_end && gn + j < N) ? src[j] : 0.0f;
       }
     }
   };
@@ -233,9 +267,11 @@ __global__ void __launch_bounds__(
   };
   // Asynchronous path (sm_80+): copies land in shared memory without passing through registers.
   // A transposed is copied element by element (4-byte cp.async), everything else in 16-byte
-  // pieces where the piece is in bounds and aligned.
-  auto issue_async = [&](int kt, int stage) {
+  // pieces where the piece is in bounds and aligned. Out-of-range pieces are zero-filled.
+  auto issue_async = [&](int kt, int stage, bool live, auto whole) {
+    constexpr bool kWhole = decltype(whole)::value;
     const int k0 = kt * BK;
+    const int k_end = live ? K : 0;  // a dead copy is out of range everywhere (zero-filled)
     float* As = smem + stage * (S::kTileA + S::kTileB);
     float* Bs = As + S::kTileA;
 #pragma unroll
@@ -244,12 +280,21 @@ __global__ void __launch_bounds__(
       const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
       const int gm = m0 + r, gk = k0 + c;
       const float* src = A + static_cast<long long>(gm) * lda + gk;
-      if (!TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0 && a_vec_ok && gm < M && gk + 4 <= K) {
-        detail::cp_async_f32x4(&As[a_index(r, c)], src);
+      constexpr bool kA16 = !TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0;
+      if constexpr (kWhole) {
+        const bool ok = gm < M && gk < k_end;
+        if constexpr (kA16) {
+          detail::cp_async_f32x4(&As[a_index(r, c)], ok ? src : A, ok);
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) detail::cp_async_f32(&As[a_index(r, c + j)], ok ? src + j : A, ok);
+        }
+      } else if (kA16 && a_vec_ok && gm < M && gk + 4 <= k_end) {
+        detail::cp_async_f32x4(&As[a_index(r, c)], src, true);
       } else {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const bool ok = gm < M && gk + j < K;
+          const bool ok = gm < M && gk + j < k_end;
           detail::cp_async_f32(&As[a_index(r, c + j)], ok ? src + j : A, ok);
         }
       }
@@ -261,103 +306,138 @@ __global__ void __launch_bounds__(
       const int gk = k0 + r, gn = n0 + c;
       const float* src = B + static_cast<long long>(gk) * ldb + gn;
       float* dst = &Bs[r * S::kStrideB + c];
-      if (VEC == 4 && S::kStrideB % 4 == 0 && b_vec_ok && gk < K && gn + 4 <= N) {
-        detail::cp_async_f32x4(dst, src);
+      constexpr bool kB16 = VEC == 4 && S::kStrideB % 4 == 0;
+      if constexpr (kWhole && kB16) {
+        const bool ok = gk < k_end && gn < N;
+        detail::cp_async_f32x4(dst, ok ? src : B, ok);
+      } else if (kB16 && b_vec_ok && gk < k_end && gn + 4 <= N) {
+        detail::cp_async_f32x4(dst, src, true);
       } else {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
-          const bool ok = gk < K && gn + j < N;
+          const bool ok = gk < k_end && gn + j < N;
           detail::cp_async_f32(dst + j, ok ? src + j : B, ok);
         }
       }
     }
   };
 
-  // ---- compute on one shared-memory stage ---------------------------------------------------
+  // ---- compute: fragments and FMAs ---------------------------------------------------------
   float acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-  // A k-major (transposed): each k step reads the thread's TM rows as runs of up to 4 floats.
-  // A row-major: a run of KRUN consecutive k values of each of the thread's rows is read at once
-  // (one 16-byte load per row where aligned), then KRUN k steps run from registers.
+  // One step of the inner loop covers KRUN k values. A k-major (transposed): KRUN is 1 and each
+  // step reads the thread's TM rows as runs of up to 4 floats. A row-major: each step reads a run of
+  // KRUN consecutive k values of each of the thread's rows (one 16-byte load per row where aligned).
   constexpr int KRUN = TRANSPOSE_A ? 1 : detail::run_width(BK);
-  auto compute_stage = [&](int stage) {
+  constexpr int kSteps = BK / KRUN;
+  struct Fragments {
+    float a[TM][KRUN];
+    float b[KRUN][TN];
+  };
+  auto load_fragments = [&](int stage, int k0, Fragments& f) {
     const float* As = smem + stage * (S::kTileA + S::kTileB);
     const float* Bs = As + S::kTileA;
 #pragma unroll
-    for (int k0 = 0; k0 < BK; k0 += KRUN) {
-      float a_frag[TM][KRUN];
+    for (int run = 0; run < TM / S::kRunM; ++run) {
+      const int r = row_base + run * kStrideRunM;
+      if constexpr (TRANSPOSE_A) {  // f.a is [TM][1]: the run lands contiguously
+        detail::load_run<S::kRunM, S::kStrideA % S::kRunM == 0>(&f.a[run * S::kRunM][0],
+                                                                 &As[k0 * S::kStrideA + r]);
+      } else {
 #pragma unroll
-      for (int run = 0; run < TM / S::kRunM; ++run) {
-        const int r = row_base + run * kStrideRunM;
-        if constexpr (TRANSPOSE_A) {  // a_frag is [TM][1]: the run lands contiguously
-          detail::load_run<S::kRunM, S::kStrideA % S::kRunM == 0>(&a_frag[run * S::kRunM][0],
-                                                                   &As[k0 * S::kStrideA + r]);
-        } else {
-#pragma unroll
-          for (int j = 0; j < S::kRunM; ++j)
-            detail::load_run<KRUN, S::kStrideA % KRUN == 0>(a_frag[run * S::kRunM + j], &As[(r + j) * S::kStrideA + k0]);
-        }
-      }
-#pragma unroll
-      for (int kk = 0; kk < KRUN; ++kk) {
-        float b_frag[TN];
-#pragma unroll
-        for (int run = 0; run < TN / S::kRunN; ++run) {
-          const int c = col_base + run * kStrideRunN;
-          detail::load_run<S::kRunN, S::kStrideB % S::kRunN == 0>(&b_frag[run * S::kRunN],
-                                                                   &Bs[(k0 + kk) * S::kStrideB + c]);
-        }
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a_frag[i][kk], b_frag[j], acc[i][j]);
+        for (int j = 0; j < S::kRunM; ++j)
+          detail::load_run<KRUN, S::kStrideA % KRUN == 0>(f.a[run * S::kRunM + j], &As[(r + j) * S::kStrideA + k0]);
       }
     }
+#pragma unroll
+    for (int kk = 0; kk < KRUN; ++kk)
+#pragma unroll
+      for (int run = 0; run < TN / S::kRunN; ++run) {
+        const int c = col_base + run * kStrideRunN;
+        detail::load_run<S::kRunN, S::kStrideB % S::kRunN == 0>(&f.b[kk][run * S::kRunN],
+                                                                 &Bs[(k0 + kk) * S::kStrideB + c]);
+      }
+  };
+  auto multiply_fragments = [&](const Fragments& f) {
+#pragma unroll
+    for (int kk = 0; kk < KRUN; ++kk)
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(f.a[i][kk], f.b[kk][j], acc[i][j]);
   };
 
   // ---- main loop ----------------------------------------------------------------------------
-  if constexpr (ASYNC) {
-    // STAGES - 1 tiles in flight ahead of the one being computed. A group is committed every
-    // iteration, even an empty one, so wait_group<STAGES - 2> always means "tile t has landed".
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < k_tiles) issue_async(kt_begin + s, s);
-      detail::cp_async_commit();
-    }
-    for (int t = 0; t < k_tiles; ++t) {
+  // Software-pipelined at two levels. Tiles: tile t + 1 (cp.async: t + STAGES - 1) is in flight
+  // from global memory while tile t is computed. Fragments: step s + 1's fragments are read from
+  // shared memory while step s's FMAs run, and across the tile boundary too: the next tile is
+  // made visible (store + barrier, or wait + barrier) before the last step's FMAs, so the barrier
+  // and the first shared-memory reads of the next tile hide behind those FMAs.
+  // Stage reuse is safe with one barrier per tile (two with one stage): a stage's last reads are
+  // the fragments of its last step, issued before the barrier that precedes any write to it.
+  auto stage_of = [](int t) { return t % STAGES; };
+  auto publish_tile = [&](int t) {  // make tile t visible in shared memory to the whole block
+    if constexpr (ASYNC) {
       detail::cp_async_wait<STAGES - 2>();
-      __syncthreads();  // tile t visible to all; everyone is done with the stage refilled below
-      if (t + STAGES - 1 < k_tiles) issue_async(kt_begin + t + STAGES - 1, (t + STAGES - 1) % STAGES);
-      detail::cp_async_commit();
-      compute_stage(t % STAGES);
+    } else {
+      if constexpr (STAGES == 1) __syncthreads();  // the only stage is still being read
+      store_regs(stage_of(t));
     }
-    detail::cp_async_wait<0>();
-  } else if constexpr (STAGES == 2) {
-    if (k_tiles > 0) {
-      fetch_regs(kt_begin);
+    __syncthreads();
+  };
+  // The loop body has no data-dependent branches: past the last tile, fetches are dead (zeros)
+  // and the extra publish is harmless, which lets the scheduler spread loads among the FMAs.
+  Fragments frag[2];
+  auto main_loop = [&](auto whole) {
+    auto prefetch_tile = [&](int t) {  // start bringing the tile the pipeline needs next
+      if constexpr (ASYNC) {
+        const int next = t + STAGES - 1;
+        issue_async(kt_begin + next, stage_of(next), next < k_tiles, whole);
+        detail::cp_async_commit();  // even when empty, so wait_group counts stay fixed
+      } else {
+        fetch_regs(kt_begin + t + 1, t + 1 < k_tiles, whole);
+      }
+    };
+    if (k_tiles <= 0) return;
+    if constexpr (ASYNC) {
+#pragma unroll
+      for (int s = 0; s < STAGES - 1; ++s) {
+        issue_async(kt_begin + s, s, s < k_tiles, whole);
+        detail::cp_async_commit();
+      }
+      detail::cp_async_wait<STAGES - 2>();
+      __syncthreads();
+    } else {
+      fetch_regs(kt_begin, true, whole);
       store_regs(0);
       __syncthreads();
     }
+    load_fragments(0, 0, frag[0]);
     for (int t = 0; t < k_tiles; ++t) {
-      const bool more = t + 1 < k_tiles;
-      if (more) fetch_regs(kt_begin + t + 1);  // global latency hides behind compute_stage
-      compute_stage(t % 2);
-      if (more) store_regs((t + 1) % 2);  // the other stage: last read before the previous sync
-      __syncthreads();
+      prefetch_tile(t);
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        if (s + 1 < kSteps) {
+          load_fragments(stage_of(t), (s + 1) * KRUN, frag[(s + 1) % 2]);
+        } else {
+          publish_tile(t + 1);
+          load_fragments(stage_of(t + 1), 0, frag[(s + 1) % 2]);
+        }
+        multiply_fragments(frag[s % 2]);
+      }
+      if constexpr (kSteps % 2 == 1) frag[0] = frag[1];  // the next tile's first step reads frag[0]
     }
+  };
+  if (whole_vectors) {
+    main_loop(detail::Flag<(VEC > 1)>{});
   } else {
-    for (int t = 0; t < k_tiles; ++t) {
-      fetch_regs(kt_begin + t);
-      store_regs(0);
-      __syncthreads();
-      compute_stage(0);
-      __syncthreads();
-    }
+    main_loop(detail::Flag<false>{});
   }
+  if constexpr (ASYNC) detail::cp_async_wait<0>();
 
   // ---- epilogue -----------------------------------------------------------------------------
   // Split-K: raw partial sums to workspace[z][M][N]; splitk_reduce applies alpha and beta.
