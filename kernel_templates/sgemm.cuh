@@ -24,6 +24,9 @@ namespace gemmtune {
 
 namespace detail {
 
+// cp.async with a source size of 0 reads nothing and zero-fills the destination, so the source
+// address of an out-of-range piece is never dereferenced and needs no clamping (no select of a
+// safe pointer in the hot loop).
 __device__ __forceinline__ void cp_async_f32(float* smem, const float* gmem, bool in_bounds) {
 #if __CUDA_ARCH__ >= 800
   unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -284,10 +287,10 @@ __global__ void __launch_bounds__(
       if constexpr (kWhole) {
         const bool ok = gm < M && gk < k_end;
         if constexpr (kA16) {
-          detail::cp_async_f32x4(&As[a_index(r, c)], ok ? src : A, ok);
+          detail::cp_async_f32x4(&As[a_index(r, c)], src, ok);
         } else {
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) detail::cp_async_f32(&As[a_index(r, c + j)], ok ? src + j : A, ok);
+          for (int j = 0; j < VEC; ++j) detail::cp_async_f32(&As[a_index(r, c + j)], src + j, ok);
         }
       } else if (kA16 && a_vec_ok && gm < M && gk + 4 <= k_end) {
         detail::cp_async_f32x4(&As[a_index(r, c)], src, true);
@@ -295,7 +298,7 @@ __global__ void __launch_bounds__(
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           const bool ok = gm < M && gk + j < k_end;
-          detail::cp_async_f32(&As[a_index(r, c + j)], ok ? src + j : A, ok);
+          detail::cp_async_f32(&As[a_index(r, c + j)], src + j, ok);
         }
       }
     }
@@ -309,14 +312,14 @@ __global__ void __launch_bounds__(
       constexpr bool kB16 = VEC == 4 && S::kStrideB % 4 == 0;
       if constexpr (kWhole && kB16) {
         const bool ok = gk < k_end && gn < N;
-        detail::cp_async_f32x4(dst, ok ? src : B, ok);
+        detail::cp_async_f32x4(dst, src, ok);
       } else if (kB16 && b_vec_ok && gk < k_end && gn + 4 <= N) {
         detail::cp_async_f32x4(dst, src, true);
       } else {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           const bool ok = gk < k_end && gn + j < N;
-          detail::cp_async_f32(dst + j, ok ? src + j : B, ok);
+          detail::cp_async_f32(dst + j, src + j, ok);
         }
       }
     }
