@@ -140,8 +140,10 @@ const std::vector<std::string>& constraint_names() {
 int estimated_registers(const KernelConfig& c, int overhead) {
   const int threads = std::max(1, c.threads());
   const int accumulators = c.thread_m * c.thread_n;
-  // A row-major in shared memory is read 4 k steps at a time: 4 registers per row.
-  const int fragments = c.thread_m * (c.transpose_a ? 1 : std::min(4, c.block_k)) + c.thread_n;
+  // Fragments of A and B for one step of the inner loop, double-buffered by the template. A
+  // row-major in shared memory is read 4 k steps at a time, so a step covers 4 k values.
+  const int k_run = c.transpose_a ? 1 : std::min(4, c.block_k);
+  const int fragments = 2 * k_run * (c.thread_m + c.thread_n);
   // The synchronous path stages the next tile in registers; cp.async does not.
   const int staging = c.async_copy ? 0 : (c.block_m * c.block_k + c.block_k * c.block_n) / threads;
   return accumulators + fragments + staging + overhead;
