@@ -2,12 +2,12 @@
 // the page; the axis of a bar chart always starts at zero, since bar lengths are what gets compared.
 #include "svg_charts.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "xml_escape.hpp"
 
@@ -77,8 +77,19 @@ std::string grouped_bar_chart_svg(const BarChart& chart) {
   constexpr double width = 960, plot_height = 260, left = 70, right = 20, legend_item_width = 230;
   const std::size_t legend_per_row = 4;
   const std::size_t legend_rows = (chart.series.size() + legend_per_row - 1) / legend_per_row;
-  const double top = 40 + 20.0 * double(legend_rows), bottom = 50;
-  const double height = top + plot_height + bottom, plot_width = width - left - right;
+  const double plot_width = width - left - right;
+  const double group_width = plot_width / double(std::max<std::size_t>(chart.categories.size(), 1));
+  // Category labels wider than their group (shapes like 4096x64x4096) are slanted so that
+  // neighbours do not overlap; the bottom margin grows to hold them.
+  std::size_t longest = 0;
+  for (const auto& c : chart.categories)
+    longest = std::max(longest, std::min(c.size(), kMaxBarLabelCodePoints));
+  constexpr double kCharWidth = 7.0, kSlantDegrees = 35.0;
+  const bool slanted = double(longest) * kCharWidth > group_width - 6;
+  const double top = 40 + 20.0 * double(legend_rows);
+  const double bottom =
+      slanted ? 30 + double(longest) * kCharWidth * std::sin(kSlantDegrees * std::acos(-1.0) / 180) : 50;
+  const double height = top + plot_height + bottom;
 
   double largest = 0;
   for (const auto& s : chart.series)
@@ -118,7 +129,6 @@ std::string grouped_bar_chart_svg(const BarChart& chart) {
       fmt::format("<text transform=\"translate(16 {:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                   top + plot_height / 2, escape_xml(chart.value_label));
 
-  const double group_width = plot_width / double(std::max<std::size_t>(chart.categories.size(), 1));
   const double bar_width = group_width * 0.8 / double(std::max<std::size_t>(chart.series.size(), 1));
   for (std::size_t c = 0; c < chart.categories.size(); ++c) {
     const double group_left = left + group_width * double(c) + group_width * 0.1;
@@ -137,8 +147,15 @@ std::string grouped_bar_chart_svg(const BarChart& chart) {
             "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"10\">{:.1f}</text>\n",
             x + bar_width / 2 - 1, y_of(*value) - 3, *value);
     }
-    svg += text_element(left + group_width * (double(c) + 0.5), top + plot_height + 18, "middle", "",
-                        chart.categories[c], kMaxBarLabelCodePoints);
+    const double label_x = left + group_width * (double(c) + 0.5), label_y = top + plot_height + 18;
+    if (slanted) {
+      svg += text_element(
+          label_x, label_y, "end",
+          fmt::format("transform=\"rotate(-{} {:.1f} {:.1f})\"", kSlantDegrees, label_x, label_y),
+          chart.categories[c], kMaxBarLabelCodePoints);
+    } else {
+      svg += text_element(label_x, label_y, "middle", "", chart.categories[c], kMaxBarLabelCodePoints);
+    }
   }
   svg += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#333\"/>\n", left,
                      width - right, top + plot_height);

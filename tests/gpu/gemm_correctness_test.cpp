@@ -26,14 +26,14 @@ KernelConfig make(int bm, int bn, int bk, int tm, int tn, int wr, int stages, bo
 std::vector<KernelConfig> variants() {
   return {
       default_config(),
-      make(128, 128, 8, 8, 8, 4, 3, true, true, 4, 4, 0),          // cuBLAS-like, cp.async 3 stages
-      make(128, 64, 16, 8, 4, 8, 4, true, false, 4, 4, 4),         // A not transposed, 16-byte cp.async
-      make(64, 128, 16, 4, 8, 4, 2, false, false, 4, 1, 0),        // odd padding: scalar shared stores
-      make(64, 64, 8, 4, 4, 4, 1, false, true, 1),                 // single stage, scalar loads
-      make(32, 64, 16, 2, 4, 4, 2, false, true, 2, 0, 2),          // float2 loads, 2-wide runs
-      make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4),     // split-K 4 + swizzle 4
+      make(128, 128, 8, 8, 8, 4, 3, true, true, 4, 4, 0),            // cuBLAS-like, cp.async 3 stages
+      make(128, 64, 16, 8, 4, 8, 4, true, false, 4, 4, 4),           // A not transposed, 16-byte cp.async
+      make(64, 128, 16, 4, 8, 4, 2, false, false, 4, 1, 0),          // odd padding: scalar shared stores
+      make(64, 64, 8, 4, 4, 4, 1, false, true, 1),                   // single stage, scalar loads
+      make(32, 64, 16, 2, 4, 4, 2, false, true, 2, 0, 2),            // float2 loads, 2-wide runs
+      make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4),       // split-K 4 + swizzle 4
       make(128, 128, 8, 8, 8, 8, 2, false, true, 4, 0, 0, 8, 1, 2),  // 8x4 warps, min 2 blocks
-      make(256, 128, 16, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),   // split-K 3 (uneven K slices)
+      make(256, 128, 16, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),     // split-K 3 (uneven K slices)
   };
 }
 
@@ -45,10 +45,10 @@ struct Shape {
 // multiples of the vector width) and the general path. Both run with partial tiles in M, N and K:
 // for the float4 variants the first seven shapes take the general path, the last four whole-vector
 // mode.
-const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},     {17, 33, 9, 0, 0, 0},      {63, 65, 129, 1, 3, 2},
-                         {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},  {97, 101, 7, 2, 0, 1},
-                         {300, 1, 77, 0, 0, 0},  {128, 128, 128, 0, 0, 0}, {256, 256, 1000, 0, 0, 0},
-                         {100, 36, 20, 0, 0, 0}, {97, 68, 44, 4, 8, 1}};
+const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},     {63, 65, 129, 1, 3, 2},
+                         {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},    {97, 101, 7, 2, 0, 1},
+                         {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0}, {256, 256, 1000, 0, 0, 0},
+                         {100, 36, 20, 0, 0, 0},   {97, 68, 44, 4, 8, 1}};
 
 TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
   GEMMTUNE_REQUIRE_GPU();
@@ -62,7 +62,8 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
     const LoadedKernel kernel(compiler.compile(config, device.arch()), config);
     for (const Shape& s : kShapes) {
       const int lda = s.k + s.lda_pad, ldb = s.n + s.ldb_pad, ldc = s.n + s.ldc_pad;
-      SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << "," << ldc);
+      SCOPED_TRACE(testing::Message()
+                   << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << "," << ldc);
       std::vector<float> a(std::size_t(s.m) * lda), b(std::size_t(s.k) * ldb), c0(std::size_t(s.m) * ldc);
       for (auto& x : a) x = dist(rng);
       for (auto& x : b) x = dist(rng);
@@ -93,18 +94,21 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
             }
             const double cij = beta != 0 ? c0[std::size_t(i) * ldc + j] : 0.0;
             const double expected = alpha * ref + beta * cij;
-            const double bound = (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
+            const double bound =
+                (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
             const double value = got[std::size_t(i) * ldc + j];
             if (!(std::fabs(value - expected) <= bound)) {
               ++bad;
-              ADD_FAILURE() << "beta " << beta << " C[" << i << "][" << j << "] = " << value << ", expected " << expected;
+              ADD_FAILURE() << "beta " << beta << " C[" << i << "][" << j << "] = " << value << ", expected "
+                            << expected;
             }
           }
         }
         // Padding columns of C are never written.
         if (beta != 0) {
           for (int i = 0; i < s.m; ++i) {
-            for (int j = s.n; j < ldc; ++j) ASSERT_EQ(got[std::size_t(i) * ldc + j], c0[std::size_t(i) * ldc + j]);
+            for (int j = s.n; j < ldc; ++j)
+              ASSERT_EQ(got[std::size_t(i) * ldc + j], c0[std::size_t(i) * ldc + j]);
           }
         }
       }

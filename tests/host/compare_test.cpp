@@ -3,6 +3,7 @@
 // A100 plan kept apart as a prediction, a synthetic cross file for the portability matrix, refused
 // input (one line, exit code 2), escaping of hostile names, and the HTML page rendered by headless
 // Chromium to prove it draws something.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,10 +12,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <sstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "../command_output.hpp"
 #include "../png_image.hpp"
@@ -66,10 +65,12 @@ ShippedRow shipped_h100_row(int size) {
   for (const auto& e : doc["entries"]) {
     if (e["m"] != size || e["n"] != size || e["k"] != size) continue;
     const double tflops = e["best"]["tflops"].get<double>();
-    return {e["best"]["name"].get<std::string>(), fmt::format("{:.1f}", tflops),
+    return {e["best"]["name"].get<std::string>(),
+            fmt::format("{:.1f}", tflops),
             fmt::format("{:.1f}%", 100 * tflops / doc["device"]["fp32_tflops"].get<double>()),
             fmt::format("{:.1f}", e["cublas"]["tflops"].get<double>()),
-            fmt::format("{:.2f}", e["best"]["ratio_vs_cublas"].get<double>()), e};
+            fmt::format("{:.2f}", e["best"]["ratio_vs_cublas"].get<double>()),
+            e};
   }
   throw std::runtime_error("the shipped H100 results have no " + std::to_string(size) + " cube");
 }
@@ -160,9 +161,9 @@ TEST_F(Compare, JsonCarriesNumbersAndDifferences) {
   ASSERT_EQ(measured["gpus"].size(), 2u);
   EXPECT_EQ(measured["gpus"][0]["slug"], "nvidia-h100-80gb-hbm3");
   ASSERT_EQ(measured["problems"].size(), nlohmann::json::parse(read_text(h100_results()))["entries"].size());
-  const auto found = std::find_if(measured["problems"].begin(), measured["problems"].end(), [](const nlohmann::json& p) {
-    return p["m"] == 4096 && p["n"] == 4096 && p["k"] == 4096;
-  });
+  const auto found = std::find_if(
+      measured["problems"].begin(), measured["problems"].end(),
+      [](const nlohmann::json& p) { return p["m"] == 4096 && p["n"] == 4096 && p["k"] == 4096; });
   ASSERT_NE(found, measured["problems"].end());
   const auto& p4096 = *found;
   const ShippedRow row4096 = shipped_h100_row(4096);
@@ -170,7 +171,8 @@ TEST_F(Compare, JsonCarriesNumbersAndDifferences) {
   const double tflops = best["tflops"].get<double>();
   EXPECT_NEAR(p4096["winners"][0]["tflops"].get<double>(), tflops, 1e-9);
   EXPECT_NEAR(p4096["winners"][0]["percent_of_peak"].get<double>(), 100 * tflops / 66.90816, 1e-6);
-  EXPECT_NEAR(p4096["winners"][0]["ratio_vs_cublas"].get<double>(), best["ratio_vs_cublas"].get<double>(), 1e-9);
+  EXPECT_NEAR(p4096["winners"][0]["ratio_vs_cublas"].get<double>(), best["ratio_vs_cublas"].get<double>(),
+              1e-9);
   EXPECT_EQ(p4096["winners"][1]["config"]["swizzle"], 8);
   ASSERT_EQ(p4096["differences"].size(), 1u);
   EXPECT_EQ(p4096["differences"][0]["parameter"], "swizzle");
@@ -479,6 +481,24 @@ TEST_F(Compare, HtmlReportRendersInHeadlessChromium) {
   // The measured chart's bars, one colour per GPU, are on the first screen.
   EXPECT_GT(pixels_of_colour(image, series_colour(0)), 2000u);
   EXPECT_GT(pixels_of_colour(image, series_colour(1)), 2000u);
+}
+
+TEST(BarChartSvg, CategoryLabelsWiderThanTheirGroupAreSlanted) {
+  const auto chart_with = [](std::vector<std::string> categories) {
+    BarChart chart{"TFLOP/s", "TFLOP/s", categories, {{"GPU", {}}}, false};
+    chart.series[0].values.assign(categories.size(), 1.0);
+    return grouped_bar_chart_svg(chart);
+  };
+  const std::string cubes = chart_with({"512", "1024", "4096"});
+  EXPECT_EQ(cubes.find("rotate(-35"), std::string::npos) << cubes;
+  // Eleven groups of 79 px cannot hold 12-character labels side by side.
+  std::vector<std::string> shapes(9, "4096");
+  shapes.push_back("4096x64x4096");
+  shapes.push_back("4096x4096x64");
+  const std::string skinny = chart_with(shapes);
+  EXPECT_EQ(occurrences(skinny, "rotate(-35"), 11u) << skinny;
+  EXPECT_GT(std::stod(skinny.substr(skinny.find("height=\"") + 8)),
+            std::stod(cubes.substr(cubes.find("height=\"") + 8)));
 }
 
 }  // namespace
