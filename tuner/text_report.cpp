@@ -25,6 +25,9 @@ std::string padded(const std::string& text, std::size_t width, bool right) {
   return right ? fill + text : text + fill;
 }
 
+// Not escape_xml: Markdown needs <, > and & escaped (it renders inline HTML) but not quotes, which
+// as entities would make the raw text of notes like "each GPU's" unreadable; and it needs
+// backslashes before the characters that carry Markdown meaning.
 std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char ch : printable(text)) {
