@@ -32,6 +32,10 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     GEMMTUNE_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(config.shared_bytes())));
+    int device = 0, major = 0;
+    GEMMTUNE_CUDA_CHECK(cudaGetDevice(&device));
+    GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    programmatic_launch_ = major >= 9;
   } catch (...) {
     cudaLibraryUnload(library_);
     throw;
@@ -66,11 +70,24 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
 
   const float* partials = workspace;
   void* reduce_params[] = {&m, &n, &splits, &partials, &alpha, &beta, &c, &ldc};
+  // One float4 per thread where the reduction can vectorise (each thread loops otherwise).
+  const long long per_block = 4LL * kReduceThreads;
   const long long elements = static_cast<long long>(m) * n;
   const unsigned reduce_blocks =
-      static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8));
-  return cudaLaunchKernel(reinterpret_cast<const void*>(reduce_), dim3(reduce_blocks), dim3(kReduceThreads),
-                          reduce_params, 0, stream);
+      static_cast<unsigned>(std::min<long long>((elements + per_block - 1) / per_block, 65535LL * 8));
+  cudaLaunchConfig_t reduce_launch = {};
+  reduce_launch.gridDim = dim3(reduce_blocks);
+  reduce_launch.blockDim = dim3(kReduceThreads);
+  reduce_launch.stream = stream;
+  // sm_90+: the reduction's launch overlaps the GEMM's last blocks instead of following them.
+  cudaLaunchAttribute overlap = {};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  if (programmatic_launch_) {
+    reduce_launch.attrs = &overlap;
+    reduce_launch.numAttrs = 1;
+  }
+  return cudaLaunchKernelExC(&reduce_launch, reinterpret_cast<const void*>(reduce_), reduce_params);
 }
 
 }  // namespace gemmtune

@@ -49,6 +49,7 @@ class LoadedKernel {
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;
   cudaKernel_t reduce_ = nullptr;
+  bool programmatic_launch_ = false;  // programmatic dependent launch of the reduction (sm_90+)
 };
 
 }  // namespace gemmtune
