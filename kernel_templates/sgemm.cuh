@@ -1,7 +1,7 @@
 // FP32 SIMT GEMM template: C = alpha * A * B + beta * C, all matrices row-major.
 //
 // Compiled at run time by NVRTC; one instantiation per tuning candidate, selected with an NVRTC
-// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2>`. The host side
+// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1>`. The host side
 // (runtime/src/kernel_config.cpp) owns the meaning and valid ranges of every parameter and the
 // shared-memory size formula; this file must agree with it.
 //
@@ -145,7 +145,7 @@ struct SgemmShape {
 };
 
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
-          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS>
+          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER>
 __global__ void __launch_bounds__(
     SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC>::kThreads,
     MIN_BLOCKS)
@@ -381,13 +381,30 @@ __global__ void __launch_bounds__(
                                                                  &Bs[(k0 + kk) * S::kStrideB + c]);
       }
   };
+  // FMA_ORDER (runtime/src/kernel_config.hpp): 0 row by row; 1 rows, odd ones reversed; 2 columns,
+  // odd ones reversed. Serpentine orders start each row (column) on the operand the last one ended
+  // on, which the register reuse cache can then serve. The fastest order depends on the tile.
   auto multiply_fragments = [&](const Fragments& f) {
 #pragma unroll
-    for (int kk = 0; kk < KRUN; ++kk)
+    for (int kk = 0; kk < KRUN; ++kk) {
+      if constexpr (FMA_ORDER == 2) {
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+        for (int j = 0; j < TN; ++j)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(f.a[i][kk], f.b[kk][j], acc[i][j]);
+          for (int r = 0; r < TM; ++r) {
+            const int i = j % 2 ? TM - 1 - r : r;
+            acc[i][j] = fmaf(f.a[i][kk], f.b[kk][j], acc[i][j]);
+          }
+      } else {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int c = 0; c < TN; ++c) {
+            const int j = FMA_ORDER == 1 && i % 2 ? TN - 1 - c : c;
+            acc[i][j] = fmaf(f.a[i][kk], f.b[kk][j], acc[i][j]);
+          }
+      }
+    }
   };
 
   // ---- main loop ----------------------------------------------------------------------------

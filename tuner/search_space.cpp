@@ -19,7 +19,7 @@ namespace {
 const std::vector<std::string> kParameters = {"block_m",  "block_n",    "block_k",     "thread_m",
                                               "thread_n", "warp_rows",  "pad_a",       "pad_b",
                                               "stages",   "async_copy", "transpose_a", "vector_width",
-                                              "min_blocks", "swizzle",  "split_k"};
+                                              "min_blocks", "fma_order", "swizzle", "split_k"};
 
 int* field(KernelConfig& c, const std::string& name) {
   static const std::map<std::string, int KernelConfig::*> ints = {
@@ -28,7 +28,8 @@ int* field(KernelConfig& c, const std::string& name) {
       {"thread_n", &KernelConfig::thread_n}, {"warp_rows", &KernelConfig::warp_rows},
       {"pad_a", &KernelConfig::pad_a},       {"pad_b", &KernelConfig::pad_b},
       {"stages", &KernelConfig::stages},     {"vector_width", &KernelConfig::vector_width},
-      {"min_blocks", &KernelConfig::min_blocks}, {"swizzle", &KernelConfig::swizzle},
+      {"min_blocks", &KernelConfig::min_blocks}, {"fma_order", &KernelConfig::fma_order},
+      {"swizzle", &KernelConfig::swizzle},
       {"split_k", &KernelConfig::split_k}};
   const auto it = ints.find(name);
   return it == ints.end() ? nullptr : &(c.*(it->second));

@@ -19,7 +19,8 @@ bool in(int x, std::initializer_list<int> allowed) {
 }
 auto fields(const KernelConfig& c) {
   return std::tie(c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
-                  c.stages, c.async_copy, c.transpose_a, c.vector_width, c.min_blocks, c.swizzle, c.split_k);
+                  c.stages, c.async_copy, c.transpose_a, c.vector_width, c.min_blocks, c.fma_order, c.swizzle,
+                  c.split_k);
 }
 
 }  // namespace
@@ -37,15 +38,17 @@ std::size_t KernelConfig::shared_bytes() const {
 }
 
 std::string KernelConfig::name() const {
-  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}_z{}_k{}", block_m, block_n, block_k,
+  // The FMA order is named only when it is not the default, so names from before it existed stay.
+  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}", block_m, block_n, block_k,
                      thread_m, thread_n, warp_rows, pad_a, pad_b, stages, async_copy ? "a" : "",
-                     transpose_a ? "a" : "n", vector_width, min_blocks, swizzle, split_k);
+                     transpose_a ? "a" : "n", vector_width, min_blocks,
+                     fma_order == kFmaOrderRows ? "" : fmt::format("_f{}", fma_order), swizzle, split_k);
 }
 
 std::string KernelConfig::name_expression() const {
-  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n, block_k,
+  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n, block_k,
                      thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
-                     vector_width, min_blocks);
+                     vector_width, min_blocks, fma_order);
 }
 
 bool KernelConfig::same_binary(const KernelConfig& other) const {
@@ -72,6 +75,8 @@ std::optional<std::string> config_error(const KernelConfig& c) {
                        c.async_copy);
   if (!in(c.vector_width, {1, 2, 4})) return fmt::format("vector_width {} not 1, 2 or 4", c.vector_width);
   if (c.min_blocks < 1 || c.min_blocks > 8) return fmt::format("min_blocks {} not in 1..8", c.min_blocks);
+  if (c.fma_order < kFmaOrderRows || c.fma_order > kFmaOrderColumnsSerpentine)
+    return fmt::format("fma_order {} not in 0..2", c.fma_order);
   if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
   if (c.split_k < 1 || c.split_k > 64) return fmt::format("split_k {} not in 1..64", c.split_k);
 
@@ -106,7 +111,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
                      {"thread_m", c.thread_m},       {"thread_n", c.thread_n},     {"warp_rows", c.warp_rows},
                      {"pad_a", c.pad_a},             {"pad_b", c.pad_b},           {"stages", c.stages},
                      {"async_copy", c.async_copy},   {"transpose_a", c.transpose_a},
-                     {"vector_width", c.vector_width}, {"min_blocks", c.min_blocks},
+                     {"vector_width", c.vector_width}, {"min_blocks", c.min_blocks}, {"fma_order", c.fma_order},
                      {"swizzle", c.swizzle},         {"split_k", c.split_k}};
 }
 
@@ -140,6 +145,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   get_bool("transpose_a", r.transpose_a);
   get_int("vector_width", r.vector_width);
   get_int("min_blocks", r.min_blocks);
+  if (j.contains("fma_order")) get_int("fma_order", r.fma_order);  // absent in caches written before it
   get_int("swizzle", r.swizzle);
   get_int("split_k", r.split_k);
   if (auto err = config_error(r)) throw std::invalid_argument("kernel config: " + *err);

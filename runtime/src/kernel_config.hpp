@@ -11,6 +11,13 @@
 
 namespace gemmtune {
 
+// fma_order values. ptxas keeps the FMAs of a k step in about the order the source gives them, and
+// that order decides which operands the register reuse cache can serve and how often three operands
+// collide in one register bank; which order issues fastest depends on the micro-tile, so it is tuned.
+inline constexpr int kFmaOrderRows = 0;               // row by row, each row left to right
+inline constexpr int kFmaOrderRowsSerpentine = 1;     // row by row, odd rows right to left
+inline constexpr int kFmaOrderColumnsSerpentine = 2;  // column by column, odd columns bottom to top
+
 struct KernelConfig {
   // Compile-time: each distinct combination is one NVRTC instantiation.
   int block_m = 64;       // BM: rows of C per thread block
@@ -26,6 +33,7 @@ struct KernelConfig {
   bool transpose_a = true;   // A stored k-major in shared memory (vector fragment reads)
   int vector_width = 4;      // floats per global load (1, 2 or 4)
   int min_blocks = 1;        // __launch_bounds__ minimum resident blocks per SM
+  int fma_order = 0;         // order of a k step's FMAs over the micro-tile (see kFmaOrder* below)
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K reduced by a second kernel (1 = none)

@@ -12,7 +12,25 @@ TEST(KernelConfig, DefaultIsValidAndNamed) {
   EXPECT_FALSE(config_error(c).has_value());
   EXPECT_EQ(c.threads(), 256);
   EXPECT_EQ(c.name(), "sgemm_64x64x16_t4x4_w4_p0.0_s2_ta_v4_b1_z1_k1");
-  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1>");
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0>");
+}
+
+TEST(KernelConfig, FmaOrderIsNamedOnlyWhenNotTheDefault) {
+  KernelConfig c = default_config();
+  c.fma_order = kFmaOrderColumnsSerpentine;
+  EXPECT_EQ(c.name(), "sgemm_64x64x16_t4x4_w4_p0.0_s2_ta_v4_b1_f2_z1_k1");
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,2>");
+  EXPECT_FALSE(c.same_binary(default_config()));
+}
+
+TEST(KernelConfig, CachesWithoutFmaOrderReadAsRowOrder) {
+  KernelConfig c = default_config();
+  c.fma_order = kFmaOrderRowsSerpentine;
+  nlohmann::json j = c;
+  EXPECT_EQ(j.at("fma_order"), 1);
+  EXPECT_EQ(j.get<KernelConfig>(), c);
+  j.erase("fma_order");  // results files written before the parameter existed
+  EXPECT_EQ(j.get<KernelConfig>().fma_order, kFmaOrderRows);
 }
 
 TEST(KernelConfig, SharedBytesFollowLayout) {
@@ -70,7 +88,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfigCase{"stages", 0, "stages"}, BadConfigCase{"vector_width", 8, "vector_width"},
                       BadConfigCase{"swizzle", 3, "swizzle"}, BadConfigCase{"split_k", 0, "split_k"},
                       BadConfigCase{"async_copy", 1, "boolean"}, BadConfigCase{"min_blocks", 1e12, "integer"},
-                      BadConfigCase{"thread_n", 16, "block_n"}));
+                      BadConfigCase{"thread_n", 16, "block_n"}, BadConfigCase{"fma_order", 3, "fma_order"},
+                      BadConfigCase{"fma_order", -1, "fma_order"}, BadConfigCase{"fma_order", true, "integer"}));
 
 TEST(KernelConfig, RejectsMissingFieldsAndNonObjects) {
   nlohmann::json j = default_config();
