@@ -70,11 +70,9 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
 
   const float* partials = workspace;
   void* reduce_params[] = {&m, &n, &splits, &partials, &alpha, &beta, &c, &ldc};
-  // One float4 per thread where the reduction can vectorise (each thread loops otherwise).
-  const long long per_block = 4LL * kReduceThreads;
   const long long elements = static_cast<long long>(m) * n;
   const unsigned reduce_blocks =
-      static_cast<unsigned>(std::min<long long>((elements + per_block - 1) / per_block, 65535LL * 8));
+      static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8));
   cudaLaunchConfig_t reduce_launch = {};
   reduce_launch.gridDim = dim3(reduce_blocks);
   reduce_launch.blockDim = dim3(kReduceThreads);

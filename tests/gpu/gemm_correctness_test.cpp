@@ -51,8 +51,8 @@ struct Shape {
 // The kernel has two main loops: whole-vector mode (K, N and the leading dimensions of A and B
 // multiples of the vector width) and the general path. Both run with partial tiles in M, N and K:
 // for the float4 variants the first seven shapes take the general path, the last five whole-vector
-// mode. The split-K reduction's float4 path (N and ldc multiples of 4) and its scalar path each
-// run with ldc == N and with ldc > N.
+// mode, one of them (65x72x40) with ldc > N, so split-K's partials (dense, N wide) and C differ in
+// row stride there.
 const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},     {63, 65, 129, 1, 3, 2},
                          {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},    {97, 101, 7, 2, 0, 1},
                          {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0}, {256, 256, 1000, 0, 0, 0},
