@@ -33,7 +33,7 @@ struct KernelConfig {
   bool transpose_a = true;   // A stored k-major in shared memory (vector fragment reads)
   int vector_width = 4;      // floats per global load (1, 2 or 4)
   int min_blocks = 1;        // __launch_bounds__ minimum resident blocks per SM
-  int fma_order = 0;         // order of a k step's FMAs over the micro-tile (see kFmaOrder* below)
+  int fma_order = 0;         // order of a k step's FMAs over the micro-tile (see kFmaOrder* above)
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K reduced by a second kernel (1 = none)
