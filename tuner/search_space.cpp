@@ -21,7 +21,8 @@ const std::vector<std::string> kParameters = {"block_m",  "block_n",    "block_k
                                               "stages",   "async_copy", "transpose_a", "vector_width",
                                               "min_blocks", "fma_order", "swizzle", "split_k"};
 
-int* field(KernelConfig& c, const std::string& name) {
+// The KernelConfig member behind an int parameter; null for the two bools.
+int KernelConfig::*int_field(const std::string& name) {
   static const std::map<std::string, int KernelConfig::*> ints = {
       {"block_m", &KernelConfig::block_m},   {"block_n", &KernelConfig::block_n},
       {"block_k", &KernelConfig::block_k},   {"thread_m", &KernelConfig::thread_m},
@@ -32,7 +33,7 @@ int* field(KernelConfig& c, const std::string& name) {
       {"swizzle", &KernelConfig::swizzle},
       {"split_k", &KernelConfig::split_k}};
   const auto it = ints.find(name);
-  return it == ints.end() ? nullptr : &(c.*(it->second));
+  return it == ints.end() ? nullptr : it->second;
 }
 
 void set_parameter(KernelConfig& c, const std::string& name, int value) {
@@ -41,8 +42,14 @@ void set_parameter(KernelConfig& c, const std::string& name, int value) {
   } else if (name == "transpose_a") {
     c.transpose_a = value != 0;
   } else {
-    *field(c, name) = value;
+    c.*int_field(name) = value;
   }
+}
+
+int get_parameter(const KernelConfig& c, const std::string& name) {
+  if (name == "async_copy") return c.async_copy ? 1 : 0;
+  if (name == "transpose_a") return c.transpose_a ? 1 : 0;
+  return c.*int_field(name);
 }
 
 bool is_bool_parameter(const std::string& name) { return name == "async_copy" || name == "transpose_a"; }
@@ -138,6 +145,16 @@ const std::vector<std::string>& constraint_names() {
   return names;
 }
 
+
+const std::vector<std::string>& parameter_names() { return kParameters; }
+
+std::vector<int> parameter_values(const KernelConfig& config) {
+  std::vector<int> values;
+  values.reserve(kParameters.size());
+  for (const auto& name : kParameters) values.push_back(get_parameter(config, name));
+  return values;
+}
+
 int estimated_registers(const KernelConfig& c, int overhead) {
   const int threads = std::max(1, c.threads());
   const int accumulators = c.thread_m * c.thread_n;
@@ -182,13 +199,7 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
     }
   }
   for (const auto& name : kParameters) {
-    if (!space.values.count(name)) {
-      KernelConfig defaults = default_config();
-      const int value = name == "async_copy" ? int(defaults.async_copy)
-                        : name == "transpose_a" ? int(defaults.transpose_a)
-                                                : *field(defaults, name);
-      space.values[name] = {value};
-    }
+    if (!space.values.count(name)) space.values[name] = {get_parameter(default_config(), name)};
   }
   if (j.contains("constraints")) {
     const auto& cs = j["constraints"];

@@ -60,6 +60,14 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
 std::string rejecting_constraint(const SearchSpace& space, const KernelConfig& config,
                                  const DeviceProfile& device, const GemmShape* shape);
 
+// Every parameter name, in a fixed order that starts with the tile shape (block_m, block_n,
+// block_k, thread_m, thread_n).
+const std::vector<std::string>& parameter_names();
+
+// config's value of every parameter, in parameter_names() order (bools as 0/1): the coordinates a
+// search strategy moves a configuration along. Two configurations differ exactly when these do.
+std::vector<int> parameter_values(const KernelConfig& config);
+
 // The register estimate used by the register_estimate constraint.
 int estimated_registers(const KernelConfig& config, int overhead);
 

@@ -2,7 +2,9 @@
 // and bad files are refused with a message naming the problem.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "device_catalog.hpp"
 #include "search_space.hpp"
@@ -38,6 +40,26 @@ TEST(SearchSpace, WithoutShapeOneEntryPerBinary) {
     EXPECT_EQ(c.swizzle, 1);
     EXPECT_EQ(c.split_k, 1);
   }
+}
+
+// Strategies tell configurations apart by their parameter values: every distinct candidate of the
+// default space must have distinct values, and each value must be the one the space lists.
+TEST(SearchSpace, ParameterValuesIdentifyEveryCandidate) {
+  const SearchSpace space = load_search_space({});
+  const GemmShape shape{1024, 1024, 1024};
+  const Enumeration e = enumerate(space, load_device_profile("h100"), &shape);
+  ASSERT_EQ(parameter_names().size(), space.values.size());
+  std::set<std::vector<int>> seen;
+  for (const auto& c : e.candidates) {
+    const std::vector<int> values = parameter_values(c);
+    ASSERT_EQ(values.size(), parameter_names().size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const auto& allowed = space.values.at(parameter_names()[i]);
+      EXPECT_NE(std::find(allowed.begin(), allowed.end(), values[i]), allowed.end()) << parameter_names()[i];
+    }
+    EXPECT_TRUE(seen.insert(values).second) << c.name() << " shares its parameter values with another candidate";
+  }
+  EXPECT_EQ(seen.size(), e.candidates.size());
 }
 
 TEST(SearchSpace, ArchitectureRemovesAsyncCopyOnTuring) {

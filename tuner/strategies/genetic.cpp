@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 
+#include "search_space.hpp"
 #include "search_strategy.hpp"
 
 namespace gemmtune {
@@ -20,11 +21,9 @@ namespace {
 
 using Genes = std::vector<int>;
 
-Genes genes_of(const KernelConfig& c) {
-  return {c.block_m, c.block_n,  c.block_k,          c.thread_m,     c.thread_n,
-          c.warp_rows, c.pad_a,  c.pad_b,            c.stages,       int(c.async_copy),
-          int(c.transpose_a), c.vector_width, c.min_blocks, c.swizzle, c.split_k};
-}
+// Every parameter, from the search space's own list, so a new parameter cannot be left out (one
+// was: three FMA orders then shared one set of genes and breeding could reach only one of them).
+Genes genes_of(const KernelConfig& c) { return parameter_values(c); }
 
 class Genetic : public SearchStrategy {
  public:
@@ -40,6 +39,8 @@ class Genetic : public SearchStrategy {
       values_.resize(genes_[0].size());
       for (const auto& g : genes_)
         for (std::size_t f = 0; f < g.size(); ++f) values_[f].insert(g[f]);
+      for (std::size_t f = 0; f < values_.size(); ++f)
+        if (values_[f].size() > 1) movable_.push_back(f);
     }
   }
 
@@ -135,13 +136,13 @@ class Genetic : public SearchStrategy {
     return child;
   }
 
-  // Moves one parameter to a neighbouring value of its range.
+  // Moves one parameter that has a choice (a fixed one would make the mutation a no-op) to a
+  // neighbouring value of its range.
   void mutate(Genes& g) {
-    std::uniform_int_distribution<std::size_t> field(0, g.size() - 1);
-    const std::size_t f = field(rng_);
+    if (movable_.empty()) return;
+    const std::size_t f = movable_[std::uniform_int_distribution<std::size_t>(0, movable_.size() - 1)(rng_)];
     mutated_field_ = f;
     const auto& vals = values_[f];
-    if (vals.size() < 2) return;
     auto it = vals.find(g[f]);
     const bool up = std::bernoulli_distribution(0.5)(rng_);
     if (up && std::next(it) != vals.end()) {
@@ -157,7 +158,8 @@ class Genetic : public SearchStrategy {
   std::vector<std::size_t> prior_order_;
   std::vector<Genes> genes_;
   std::map<Genes, std::size_t> index_of_;
-  std::vector<std::set<int>> values_;
+  std::vector<std::set<int>> values_;  // per parameter, the values its candidates take
+  std::vector<std::size_t> movable_;   // the parameters with more than one value
   std::vector<std::pair<double, std::size_t>> scores_;
   std::set<std::size_t> proposed_;
   std::set<Genes> tried_shapes_;
