@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
 
   app.add_option("--seed-from", tune.seed_from, "Results files of other GPUs whose winners start the search")
       ->check(CLI::ExistingFile);
+  app.add_flag("!--no-warm-start", tune.warm_start,
+               "Do not start from this GPU's own winners in --results-dir (the nearest size's)");
 
   auto* cross_cmd = app.add_subcommand("cross", "Measure other GPUs' winners on this GPU against its own");
   CrossOptions cross;

@@ -112,6 +112,13 @@ class Tuner {
         if (it == e.candidates.end()) e.candidates.push_back(c);
       }
     }
+    // Warm start: this GPU's own winners at the nearest size tuned before go first, so re-tuning
+    // never starts below what is known, and a short search at a new size starts from good tiles.
+    // Only those inside this space: a narrowed space (an A/B of one configuration) stays narrow.
+    for (const KernelConfig& c : own_winners(shape)) {
+      const auto it = std::find(e.candidates.begin(), e.candidates.end(), c);
+      if (it != e.candidates.end()) seeds.push_back(static_cast<std::size_t>(it - e.candidates.begin()));
+    }
     if (e.candidates.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
 
     const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
@@ -274,6 +281,19 @@ class Tuner {
                             {"tool_version", kGemmtuneVersion}};
     merge_results(results_path(), measured_header(device_), nlohmann::json::array({entry}));
     return out;
+  }
+
+  // The winners (best and alternatives) of the entry nearest to shape in this GPU's results file;
+  // none when warm start is off or there is no file. An unreadable file only costs the warm start:
+  // writing the results later reports it properly.
+  std::vector<KernelConfig> own_winners(const GemmShape& shape) const {
+    if (!options_.warm_start || !std::filesystem::exists(results_path())) return {};
+    try {
+      return seed_configs({results_path().string()}, shape);
+    } catch (const std::exception& e) {
+      spdlog::warn("no warm start from {}: {}", results_path().string(), e.what());
+      return {};
+    }
   }
 
   std::filesystem::path results_path() const { return std::filesystem::path(options_.results_dir) / (device_.slug + ".json"); }

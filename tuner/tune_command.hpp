@@ -32,6 +32,7 @@ struct TuneOptions {
   double eval_timeout_seconds = 0;  // per evaluation; 0: from cuBLAS's time at the shape
   std::string template_path;  // tests: a deliberately broken template
   std::vector<std::string> seed_from;  // results files of other GPUs whose winners start the search
+  bool warm_start = true;  // this GPU's own results file (results_dir) seeds the search too
 };
 
 // Picks the device for --gpu: "auto", an index, or a name (case-insensitive substring match that

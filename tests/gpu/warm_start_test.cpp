@@ -1,0 +1,52 @@
+// Warm start: a tuning run begins with this GPU's own winners from its results directory, so
+// re-tuning a size starts from the known best; --no-warm-start turns that off.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "../test_paths.hpp"
+#include "gpu_test_support.hpp"
+
+namespace {
+
+nlohmann::json only_entry(const std::filesystem::path& results_dir) {
+  for (const auto& e : std::filesystem::directory_iterator(results_dir)) {
+    if (e.path().extension() != ".json") continue;
+    const auto doc = nlohmann::json::parse(std::ifstream(e.path()));
+    if (doc.at("entries").size() == 1) return doc.at("entries").at(0);
+  }
+  ADD_FAILURE() << "no results file with one entry in " << results_dir;
+  return {};
+}
+
+TEST(WarmStart, RetuningStartsFromTheKnownWinner) {
+  GEMMTUNE_REQUIRE_GPU();
+  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-warm-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [32, 64, 128], "block_n": [32, 64, 128],
+        "block_k": [16], "thread_m": [4], "thread_n": [4], "stages": [1, 2], "vector_width": [1]}, "constraints": {}})";
+  }
+  const std::string tune = gemmtune::testing_paths::cli() + " --gpu auto --sizes 1024 --top 1 -j 8" +
+                           " --results-dir " + (dir / "results").string() + " --cache-dir " + (dir / "cache").string() +
+                           " --space " + (dir / "space.json").string();
+  ASSERT_EQ(std::system((tune + " --strategy exhaustive >/dev/null 2>&1").c_str()), 0);
+  const std::string winner = only_entry(dir / "results").at("best").at("name").get<std::string>();
+
+  // One evaluation: with warm start it must be the winner of the first run.
+  ASSERT_EQ(std::system((tune + " --budget 1 >/dev/null 2>&1").c_str()), 0);
+  const auto warm = only_entry(dir / "results");
+  EXPECT_EQ(warm.at("best").at("name").get<std::string>(), winner);
+  EXPECT_GE(warm.at("search").at("seeds").get<int>(), 1);
+
+  ASSERT_EQ(std::system((tune + " --budget 1 --no-warm-start >/dev/null 2>&1").c_str()), 0);
+  EXPECT_EQ(only_entry(dir / "results").at("search").at("seeds").get<int>(), 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
