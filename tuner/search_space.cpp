@@ -145,7 +145,6 @@ const std::vector<std::string>& constraint_names() {
   return names;
 }
 
-
 const std::vector<std::string>& parameter_names() { return kParameters; }
 
 std::vector<int> parameter_values(const KernelConfig& config) {
