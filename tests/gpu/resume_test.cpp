@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../test_paths.hpp"
 #include "gpu_test_support.hpp"
 
 namespace {
@@ -27,16 +26,9 @@ std::map<std::string, int> evaluations_by_name(const std::filesystem::path& log)
 
 TEST(Resume, KilledRunResumesWithoutRepeatingWork) {
   GEMMTUNE_REQUIRE_GPU();
-  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-resume-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  {
-    std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [32, 64, 128], "block_n": [32, 64, 128],
-        "block_k": [16], "thread_m": [4], "thread_n": [4], "stages": [1, 2], "vector_width": [1]}, "constraints": {}})";
-  }
-  const std::string tune = gemmtune::testing_paths::cli() + " --gpu auto --sizes 1024 --strategy exhaustive --top 1" +
-                           " --results-dir " + (dir / "results").string() + " --cache-dir " + (dir / "cache").string() +
-                           " --space " + (dir / "space.json").string();
+  const gemmtune::testing_gpu::TuningScratch scratch("resume");
+  const auto& dir = scratch.dir;
+  const std::string tune = scratch.tune + " --strategy exhaustive";
   const auto log = dir / "results" / "logs";
   // First run: SIGKILL once three evaluations are on disk.
   const std::string killer = "(" + tune + " >/dev/null 2>&1 & pid=$!; for i in $(seq 1 1200); do " +
@@ -55,7 +47,6 @@ TEST(Resume, KilledRunResumesWithoutRepeatingWork) {
   EXPECT_GT(after_resume.size(), after_kill.size());
   for (const auto& [name, n] : after_resume) EXPECT_EQ(n, 1) << name << " was evaluated " << n << " times";
   EXPECT_TRUE(std::filesystem::exists(dir / "results" / (log_file.stem().string() + ".json")));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../test_paths.hpp"
 #include "gpu_test_support.hpp"
 
 namespace {
@@ -25,16 +24,9 @@ nlohmann::json only_entry(const std::filesystem::path& results_dir) {
 
 TEST(WarmStart, RetuningStartsFromTheKnownWinner) {
   GEMMTUNE_REQUIRE_GPU();
-  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-warm-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  {
-    std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [32, 64, 128], "block_n": [32, 64, 128],
-        "block_k": [16], "thread_m": [4], "thread_n": [4], "stages": [1, 2], "vector_width": [1]}, "constraints": {}})";
-  }
-  const std::string tune = gemmtune::testing_paths::cli() + " --gpu auto --sizes 1024 --top 1 -j 8" +
-                           " --results-dir " + (dir / "results").string() + " --cache-dir " + (dir / "cache").string() +
-                           " --space " + (dir / "space.json").string();
+  const gemmtune::testing_gpu::TuningScratch scratch("warm");
+  const auto& dir = scratch.dir;
+  const std::string tune = scratch.tune + " -j 8";
   ASSERT_EQ(std::system((tune + " --strategy exhaustive >/dev/null 2>&1").c_str()), 0);
   const std::string winner = only_entry(dir / "results").at("best").at("name").get<std::string>();
 
@@ -46,7 +38,6 @@ TEST(WarmStart, RetuningStartsFromTheKnownWinner) {
 
   ASSERT_EQ(std::system((tune + " --budget 1 --no-warm-start >/dev/null 2>&1").c_str()), 0);
   EXPECT_EQ(only_entry(dir / "results").at("search").at("seeds").get<int>(), 0);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
