@@ -11,9 +11,10 @@
 
 namespace gemmtune {
 
-// fma_order values. ptxas keeps the FMAs of a k step in about the order the source gives them, and
-// that order decides which operands the register reuse cache can serve and how often three operands
-// collide in one register bank; which order issues fastest depends on the micro-tile, so it is tuned.
+// fma_order values. For these three orders ptxas mostly keeps the FMAs of a k step in the order the
+// source gives them (not for every order: see docs/kernel-notes.md), and that order decides which
+// operands the register reuse cache can serve and how often operands collide in one register bank;
+// which order issues fastest depends on the micro-tile, so it is tuned.
 inline constexpr int kFmaOrderRows = 0;               // row by row, each row left to right
 inline constexpr int kFmaOrderRowsSerpentine = 1;     // row by row, odd rows right to left
 inline constexpr int kFmaOrderColumnsSerpentine = 2;  // column by column, odd columns bottom to top

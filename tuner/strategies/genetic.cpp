@@ -2,8 +2,9 @@
 // GPU works through it). Half of each new generation refines the best few measured so far (one
 // parameter moved to a neighbouring value); the other half crosses parents picked by tournament
 // among everything measured (each parameter from either parent, sometimes with a mutation); a
-// quarter of each generation after the first goes to tile shapes not tried yet. Generation 0 mixes the static model's favourites with random picks, so a
-// wrong model costs little. Children that are not in the (constrained) candidate set, or were
+// quarter of each generation after the first goes to tile shapes not tried yet. Generation 0 is
+// the seeds (warm start, --seed-from) and the static model's favourites, mixed with random picks, so
+// a wrong model costs little. Children that are not in the (constrained) candidate set, or were
 // already proposed, are re-drawn; when that keeps failing, the next unproposed candidate in prior
 // order is taken instead.
 #include <algorithm>
