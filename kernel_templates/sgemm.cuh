@@ -16,9 +16,16 @@
 //   stored to shared memory: STAGES == 2 alternates two buffers (one barrier per tile), STAGES == 1
 //   reuses one (two barriers). ASYNC: cp.async (sm_80+) with STAGES shared-memory buffers in flight.
 // - Fragments are double-buffered in registers, across tile boundaries too (see the main loop).
-// - Split-K (gridDim.z > 1) writes partial sums to a workspace; splitk_reduce then applies
-//   alpha/beta in a fixed order, so results are deterministic. On sm_90 the reduction is launched
-//   as a programmatic dependent, so its launch overlaps the GEMM's last blocks.
+// - Split-K (gridDim.z > 1) has two reductions, chosen at launch by the workspace argument:
+//   - With a workspace, each slice writes its partial sums there and splitk_reduce then applies
+//     alpha/beta in a fixed order, so results are deterministic. On sm_90 the reduction is launched
+//     as a programmatic dependent, so its launch overlaps the GEMM's last blocks.
+//   - Without one (nullptr), splitk_reduce first scales C by beta, then every slice adds its
+//     alpha-scaled partial into C with fire-and-forget atomics (red.global.add; 4 floats per
+//     instruction on sm_90). No partials travel through memory and no kernel follows, but the
+//     order of the additions, and so the last bits of C, can change from run to run. On sm_90 the
+//     GEMM is the programmatic dependent: its main loop overlaps the scaling, and it waits for
+//     the scaling to finish only before its first atomic.
 // No standard headers: NVRTC compiles this without a host toolchain.
 
 namespace gemmtune {
@@ -73,6 +80,22 @@ __device__ __forceinline__ void allow_dependent_launch() {
 __device__ __forceinline__ void wait_for_prior_grid() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+// Adds v to *p with one reduction (no result returned, so nothing waits for it).
+__device__ __forceinline__ void atomic_add_f32(float* p, float v) {
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+}
+
+// Adds 4 floats to 16-byte-aligned p: one vector reduction on sm_90, four scalar ones before it.
+__device__ __forceinline__ void atomic_add_f32x4(float* p, float4 v) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z),
+               "f"(v.w)
+               : "memory");
+#else
+  atomic_add_f32(p, v.x), atomic_add_f32(p + 1, v.y), atomic_add_f32(p + 2, v.z), atomic_add_f32(p + 3, v.w);
 #endif
 }
 
@@ -477,13 +500,16 @@ __global__ void __launch_bounds__(
 
   // ---- epilogue -----------------------------------------------------------------------------
   detail::allow_dependent_launch();  // the reduction may be scheduled now; it waits for our writes
-  // Split-K: raw partial sums to workspace[z][M][N]; splitk_reduce applies alpha and beta.
-  const bool partial = gridDim.z > 1;
+  // Split-K with a workspace: raw partial sums to workspace[z][M][N]; splitk_reduce applies alpha
+  // and beta. Without one: alpha * partial added atomically to C, which splitk_reduce scaled by beta.
+  const bool partial = gridDim.z > 1 && workspace != nullptr;
+  const bool atomic = gridDim.z > 1 && workspace == nullptr;
+  if (atomic) detail::wait_for_prior_grid();  // C is scaled by beta before anything is added to it
   float* out = partial ? workspace + static_cast<long long>(blockIdx.z) * M * N : C;
   const int ldo = partial ? N : ldc;
   const bool out_vec_ok = ldo % 4 == 0 && detail::aligned_to(out, 16);
   const float scale = partial ? 1.0f : alpha;
-  const bool read_c = !partial && beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
+  const bool read_c = gridDim.z == 1 && beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int gm = m0 + row_base + (i / S::kRunM) * kStrideRunM + i % S::kRunM;
@@ -500,13 +526,21 @@ __global__ void __launch_bounds__(
           const float4 c = *reinterpret_cast<const float4*>(row + gn);
           r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
         }
-        *reinterpret_cast<float4*>(row + gn) = r;
+        if (atomic) {
+          detail::atomic_add_f32x4(row + gn, r);
+        } else {
+          *reinterpret_cast<float4*>(row + gn) = r;
+        }
       } else {
 #pragma unroll
         for (int j = 0; j < S::kRunN; ++j) {
           if (gn + j < N) {
             const float r = scale * acc[i][j0 + j];
-            row[gn + j] = read_c ? r + beta * row[gn + j] : r;
+            if (atomic) {
+              detail::atomic_add_f32(row + gn + j, r);
+            } else {
+              row[gn + j] = read_c ? r + beta * row[gn + j] : r;
+            }
           }
         }
       }
@@ -515,12 +549,15 @@ __global__ void __launch_bounds__(
 }
 
 // Sums the split-K partials in a fixed order: C = alpha * sum_z W[z] + beta * C. A template only so
-// that NVRTC compiles it when asked for by name, like the GEMM itself.
+// that NVRTC compiles it when asked for by name, like the GEMM itself. With splits == 0 (and no
+// workspace) it is the atomic split-K's first step, C = beta * C: that GEMM is then its
+// programmatic dependent, so it lets that GEMM launch at once (a no-op for anything else).
 // One float per thread: a float4 version with a quarter of the threads measured 2% slower at 16
 // slices (64x4096x4096) and 1% faster at 4 (1000, 1024) on an H100; the simpler one stays.
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS) splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace,
                                                          float alpha, float beta, float* __restrict__ C, int ldc) {
+  detail::allow_dependent_launch();
   detail::wait_for_prior_grid();  // launched early (see allow_dependent_launch): wait for the partials
   const long long total = static_cast<long long>(M) * N;
   for (long long idx = blockIdx.x * static_cast<long long>(THREADS) + threadIdx.x; idx < total;

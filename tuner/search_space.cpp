@@ -16,12 +16,12 @@
 namespace gemmtune {
 namespace {
 
-const std::vector<std::string> kParameters = {"block_m",  "block_n",    "block_k",     "thread_m",
-                                              "thread_n", "warp_rows",  "pad_a",       "pad_b",
-                                              "stages",   "async_copy", "transpose_a", "vector_width",
-                                              "min_blocks", "fma_order", "swizzle", "split_k"};
+const std::vector<std::string> kParameters = {
+    "block_m",    "block_n",      "block_k",      "thread_m",   "thread_n",  "warp_rows",
+    "pad_a",      "pad_b",        "stages",       "async_copy", "transpose_a", "vector_width",
+    "min_blocks", "fma_order",    "swizzle",      "split_k",    "split_k_atomic"};
 
-// The KernelConfig member behind an int parameter; null for the two bools.
+// The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
   static const std::map<std::string, int KernelConfig::*> ints = {
       {"block_m", &KernelConfig::block_m},   {"block_n", &KernelConfig::block_n},
@@ -36,23 +36,30 @@ int KernelConfig::*int_field(const std::string& name) {
   return it == ints.end() ? nullptr : it->second;
 }
 
+// The KernelConfig member behind a bool parameter (written 0/1 in the space's value lists); null
+// for the ints.
+bool KernelConfig::*bool_field(const std::string& name) {
+  static const std::map<std::string, bool KernelConfig::*> bools = {
+      {"async_copy", &KernelConfig::async_copy},
+      {"transpose_a", &KernelConfig::transpose_a},
+      {"split_k_atomic", &KernelConfig::split_k_atomic}};
+  const auto it = bools.find(name);
+  return it == bools.end() ? nullptr : it->second;
+}
+
+bool is_bool_parameter(const std::string& name) { return bool_field(name) != nullptr; }
+
 void set_parameter(KernelConfig& c, const std::string& name, int value) {
-  if (name == "async_copy") {
-    c.async_copy = value != 0;
-  } else if (name == "transpose_a") {
-    c.transpose_a = value != 0;
+  if (is_bool_parameter(name)) {
+    c.*bool_field(name) = value != 0;
   } else {
     c.*int_field(name) = value;
   }
 }
 
 int get_parameter(const KernelConfig& c, const std::string& name) {
-  if (name == "async_copy") return c.async_copy ? 1 : 0;
-  if (name == "transpose_a") return c.transpose_a ? 1 : 0;
-  return c.*int_field(name);
+  return is_bool_parameter(name) ? int(c.*bool_field(name)) : c.*int_field(name);
 }
-
-bool is_bool_parameter(const std::string& name) { return name == "async_copy" || name == "transpose_a"; }
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -111,7 +118,8 @@ const std::vector<Constraint>& constraints() {
        }},
       {"no_effect",
        [](const KernelConfig& c, const DeviceProfile&, const GemmShape* p, const ConstraintSettings&) {
-         // Launch-time variants identical to swizzle 1 at this shape.
+         // Launch-time variants identical to swizzle 1 at this shape; atomic needs slices to add.
+         if (c.split_k_atomic && c.split_k == 1) return false;
          if (!p) return c.swizzle == 1 && c.split_k == 1;
          return c.swizzle == 1 || ceil_div(p->m, c.block_m) > c.swizzle;
        }},

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 namespace gemmtune {
 namespace {
@@ -58,6 +60,7 @@ Selection from_neighbour(const Candidate& c, ConfigSource source, std::string re
   if (s.config.split_k > 1) {
     KernelConfig plain = s.config;
     plain.split_k = 1;
+    plain.split_k_atomic = false;
     const long long tiles = ceil_div(call.m, plain.block_m) * ceil_div(call.n, plain.block_n);
     if (tiles >= block_slots(plain, device)) {
       s.reason +=
@@ -110,6 +113,17 @@ std::optional<std::string> device_fit_error(const KernelConfig& config, const De
     return fmt::format("{} bytes of shared memory, the device allows {}", config.shared_bytes(),
                        device.shared_bytes_per_block);
   return std::nullopt;
+}
+
+void make_deterministic(Selection& selection) {
+  if (!selection.config.split_k_atomic) return;
+  selection.config.split_k_atomic = false;  // same binary, reduced through a workspace instead
+  selection.reason += "; atomic split-K reduced through a workspace instead (GEMMTUNE_DETERMINISTIC)";
+}
+
+bool deterministic_requested() {
+  const char* env = std::getenv("GEMMTUNE_DETERMINISTIC");
+  return env && *env && std::string_view(env) != "0";
 }
 
 Selection select_config(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call) {

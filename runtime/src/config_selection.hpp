@@ -63,4 +63,11 @@ struct Selection {
 // did not, and its workspace grows with m * n).
 Selection select_config(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call);
 
+// Bit-identical results from run to run: an atomic split-K selection (whose additions land in any
+// order) becomes the same kernel reducing through a workspace, and the reason says so.
+void make_deterministic(Selection& selection);
+
+// GEMMTUNE_DETERMINISTIC is set to anything but "" or "0".
+bool deterministic_requested();
+
 }  // namespace gemmtune

@@ -11,7 +11,7 @@ namespace gemmtune {
 
 DeviceKernels::DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalog,
                              const KernelCompiler& compiler)
-    : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler) {}
+    : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler), deterministic_(deterministic_requested()) {}
 
 const LoadedKernel& DeviceKernels::load(const KernelConfig& config) {
   const std::string name = config.name();
@@ -40,6 +40,7 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
 
   ResolvedShape resolved;
   resolved.selection = select_config(catalog_, profile_, shape);
+  if (deterministic_) make_deterministic(resolved.selection);
   try {
     resolved.kernel = &load(resolved.selection.config);
   } catch (const std::exception& e) {

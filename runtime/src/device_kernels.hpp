@@ -63,6 +63,7 @@ class DeviceKernels {
   DeviceProfile profile_;
   const ResultsCatalog& catalog_;
   const KernelCompiler& compiler_;
+  const bool deterministic_;  // GEMMTUNE_DETERMINISTIC: no atomic split-K
 
   mutable std::shared_mutex table_mutex_;  // guards table_
   std::unordered_map<CallShape, const ResolvedShape*, CallShapeHash> table_;

@@ -1,5 +1,6 @@
 // Kernel loading and launch geometry: one block per BM x BN tile in a 1-D grid (no 65535 limit on
-// M), K split over gridDim.z when split-K is on, then the reduction kernel.
+// M), K split over gridDim.z when split-K is on, then the reduction kernel (or, for atomic split-K,
+// a kernel scaling C by beta before the GEMM).
 #include "gemm_launch.hpp"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ const char* gemm_arguments_error(const GemmArguments& a) {
 }
 
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n) {
-  if (config.split_k <= 1) return 0;
+  if (config.split_k <= 1 || config.split_k_atomic) return 0;
   return std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
 }
 
@@ -46,6 +47,29 @@ LoadedKernel::~LoadedKernel() {
   if (library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(library_));
 }
 
+namespace {
+
+// One launch; programmatic: may start before the stream's previous kernel ends (sm_90+), which
+// the kernel must then wait for itself (griddepcontrol.wait) before touching what it wrote.
+cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
+                      void** params, bool programmatic) {
+  cudaLaunchConfig_t launch = {};
+  launch.gridDim = grid;
+  launch.blockDim = block;
+  launch.dynamicSmemBytes = shared_bytes;
+  launch.stream = stream;
+  cudaLaunchAttribute overlap = {};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  if (programmatic) {
+    launch.attrs = &overlap;
+    launch.numAttrs = 1;
+  }
+  return cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params);
+}
+
+}  // namespace
+
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   if (gemm_arguments_error(args)) return cudaErrorInvalidValue;
   if (args.m == 0 || args.n == 0) return cudaSuccess;
@@ -53,7 +77,9 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
                           ((args.n + config_.block_n - 1) / config_.block_n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   int splits = config_.split_k;
-  if (splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
+  const bool atomic = splits > 1 && config_.split_k_atomic;
+  if (atomic) workspace = nullptr;  // tells the kernel to add its slices into C
+  if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
 
   int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc;
   float alpha = args.alpha, beta = args.beta;
@@ -61,32 +87,31 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   const float* b = args.b;
   float* c = args.c;
   int swizzle = config_.swizzle;
+  const long long elements = static_cast<long long>(m) * n;
+  const dim3 reduce_grid(
+      static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8)));
+  const dim3 reduce_block(kReduceThreads);
+  const float* partials = workspace;
+
+  // Atomic split-K adds into C, so C = beta * C must come first, unless beta is 1. The GEMM then
+  // starts as that kernel's programmatic dependent and waits for it before its first addition.
+  const bool scale_first = atomic && beta != 1.0f;
+  if (scale_first) {
+    int no_splits = 0;
+    void* scale_params[] = {&m, &n, &no_splits, &partials, &alpha, &beta, &c, &ldc};
+    const cudaError_t err = launch_on(reduce_, reduce_grid, reduce_block, 0, stream, scale_params, false);
+    if (err != cudaSuccess) return err;
+  }
   void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &swizzle};
   const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(splits));
   const dim3 block(static_cast<unsigned>(config_.threads()));
-  cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(gemm_), grid, block, gemm_params,
-                                     config_.shared_bytes(), stream);
-  if (err != cudaSuccess || splits == 1) return err;
+  cudaError_t err = launch_on(gemm_, grid, block, config_.shared_bytes(), stream, gemm_params,
+                              scale_first && programmatic_launch_);
+  if (err != cudaSuccess || splits == 1 || atomic) return err;
 
-  const float* partials = workspace;
-  void* reduce_params[] = {&m, &n, &splits, &partials, &alpha, &beta, &c, &ldc};
-  const long long elements = static_cast<long long>(m) * n;
-  const unsigned reduce_blocks =
-      static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8));
-  cudaLaunchConfig_t reduce_launch = {};
-  reduce_launch.gridDim = dim3(reduce_blocks);
-  reduce_launch.blockDim = dim3(kReduceThreads);
-  reduce_launch.stream = stream;
   // sm_90+: the reduction's launch overlaps the GEMM's last blocks instead of following them.
-  cudaLaunchAttribute overlap = {};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  if (programmatic_launch_) {
-    reduce_launch.attrs = &overlap;
-    reduce_launch.numAttrs = 1;
-  }
-  return cudaLaunchKernelExC(&reduce_launch, reinterpret_cast<const void*>(reduce_), reduce_params);
+  void* reduce_params[] = {&m, &n, &splits, &partials, &alpha, &beta, &c, &ldc};
+  return launch_on(reduce_, reduce_grid, reduce_block, 0, stream, reduce_params, programmatic_launch_);
 }
 
 }  // namespace gemmtune
-

@@ -20,7 +20,7 @@ bool in(int x, std::initializer_list<int> allowed) {
 auto fields(const KernelConfig& c) {
   return std::tie(c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
                   c.stages, c.async_copy, c.transpose_a, c.vector_width, c.min_blocks, c.fma_order, c.swizzle,
-                  c.split_k);
+                  c.split_k, c.split_k_atomic);
 }
 
 }  // namespace
@@ -39,10 +39,11 @@ std::size_t KernelConfig::shared_bytes() const {
 
 std::string KernelConfig::name() const {
   // The FMA order is named only when it is not the default, so names from before it existed stay.
-  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}", block_m, block_n, block_k,
+  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}", block_m, block_n, block_k,
                      thread_m, thread_n, warp_rows, pad_a, pad_b, stages, async_copy ? "a" : "",
                      transpose_a ? "a" : "n", vector_width, min_blocks,
-                     fma_order == kFmaOrderRows ? "" : fmt::format("_f{}", fma_order), swizzle, split_k);
+                     fma_order == kFmaOrderRows ? "" : fmt::format("_f{}", fma_order), swizzle, split_k,
+                     split_k_atomic ? "a" : "");
 }
 
 std::string KernelConfig::name_expression() const {
@@ -55,6 +56,7 @@ bool KernelConfig::same_binary(const KernelConfig& other) const {
   KernelConfig a = *this, b = other;
   a.swizzle = b.swizzle = 1;
   a.split_k = b.split_k = 1;
+  a.split_k_atomic = b.split_k_atomic = false;
   return a == b;
 }
 
@@ -112,7 +114,8 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
                      {"pad_a", c.pad_a},             {"pad_b", c.pad_b},           {"stages", c.stages},
                      {"async_copy", c.async_copy},   {"transpose_a", c.transpose_a},
                      {"vector_width", c.vector_width}, {"min_blocks", c.min_blocks}, {"fma_order", c.fma_order},
-                     {"swizzle", c.swizzle},         {"split_k", c.split_k}};
+                     {"swizzle", c.swizzle},         {"split_k", c.split_k},
+                     {"split_k_atomic", c.split_k_atomic}};
 }
 
 void from_json(const nlohmann::json& j, KernelConfig& c) {
@@ -148,6 +151,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   if (j.contains("fma_order")) get_int("fma_order", r.fma_order);  // absent in caches written before it
   get_int("swizzle", r.swizzle);
   get_int("split_k", r.split_k);
+  if (j.contains("split_k_atomic")) get_bool("split_k_atomic", r.split_k_atomic);  // absent before it existed
   if (auto err = config_error(r)) throw std::invalid_argument("kernel config: " + *err);
   c = r;
 }

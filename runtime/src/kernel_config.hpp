@@ -37,11 +37,15 @@ struct KernelConfig {
   int fma_order = 0;         // order of a k step's FMAs over the micro-tile (see kFmaOrder* above)
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
-  int split_k = 1;   // slices of K reduced by a second kernel (1 = none)
+  int split_k = 1;   // slices of K (1 = none), reduced by a second kernel, or:
+  // Slices add into C with atomics: no workspace and no reduction kernel, but the order of the
+  // additions, and so the last bits of C, may change from run to run (GEMMTUNE_DETERMINISTIC=1
+  // makes the runtime reduce through a workspace instead). Meaningless without split-K.
+  bool split_k_atomic = false;
 
   int threads() const;
   std::size_t shared_bytes() const;
-  // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1
+  // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1 (k4a: atomic)
   std::string name() const;
   // NVRTC name expression of the template instantiation (launch-time fields excluded).
   std::string name_expression() const;

@@ -1,5 +1,6 @@
 // Every kind of kernel the space can express, at edge sizes (1, tile +-1, primes, odd leading
-// dimensions), against a float64 CPU reference, with beta != 0 and with beta == 0 over NaN.
+// dimensions), against a float64 CPU reference, with beta != 0 (-0.5 and 1) and with beta == 0 over
+// NaN.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,6 +29,11 @@ KernelConfig with_fma_order(KernelConfig c, int order) {
   return c;
 }
 
+KernelConfig with_atomic_split_k(KernelConfig c) {
+  c.split_k_atomic = true;
+  return c;
+}
+
 std::vector<KernelConfig> variants() {
   return {
       default_config(),
@@ -41,6 +47,9 @@ std::vector<KernelConfig> variants() {
       make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4),       // split-K 4 + swizzle 4
       make(128, 128, 8, 8, 8, 8, 2, false, true, 4, 0, 0, 8, 1, 2),  // 8x4 warps, min 2 blocks
       make(256, 128, 16, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),     // split-K 3 (uneven K slices)
+      with_atomic_split_k(make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4)),  // atomic split-K:
+                                                                     // vector adds (sm_90)
+      with_atomic_split_k(make(32, 64, 16, 2, 2, 4, 2, false, true, 1, 0, 0, 1, 5)),  // scalar adds
   };
 }
 
@@ -77,10 +86,13 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
       for (auto& x : b) x = dist(rng);
       for (auto& x : c0) x = dist(rng);
       DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
-      DeviceBuffer ws(std::max<std::size_t>(16, workspace_bytes(config, s.m, s.n)));
+      // Atomic split-K needs no workspace at all: it gets none.
+      const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n);
+      DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
       GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice));
       GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-      for (const float beta : {-0.5f, 0.0f}) {
+      // beta 1 is a path of its own for atomic split-K (nothing scales C first).
+      for (const float beta : {-0.5f, 0.0f, 1.0f}) {
         const float alpha = 1.5f;
         if (beta != 0) {
           GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
@@ -88,7 +100,7 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
           GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c0.size() * 4));  // NaN: must be overwritten
         }
         const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc};
-        ASSERT_EQ(kernel.launch(args, ws.get(), nullptr), cudaSuccess);
+        ASSERT_EQ(kernel.launch(args, ws_bytes > 0 ? ws.get() : nullptr, nullptr), cudaSuccess);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         std::vector<float> got(c0.size());
         GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost));

@@ -33,6 +33,20 @@ TEST(KernelConfig, CachesWithoutFmaOrderReadAsRowOrder) {
   EXPECT_EQ(j.get<KernelConfig>().fma_order, kFmaOrderRows);
 }
 
+TEST(KernelConfig, AtomicSplitKIsALaunchChoiceNamedAfterTheSplit) {
+  KernelConfig c = default_config();
+  c.split_k = 4;
+  c.split_k_atomic = true;
+  EXPECT_EQ(c.name(), "sgemm_64x64x16_t4x4_w4_p0.0_s2_ta_v4_b1_z1_k4a");
+  EXPECT_EQ(c.name_expression(), default_config().name_expression());
+  EXPECT_TRUE(c.same_binary(default_config()));
+  nlohmann::json j = c;
+  EXPECT_EQ(j.at("split_k_atomic"), true);
+  EXPECT_EQ(j.get<KernelConfig>(), c);
+  j.erase("split_k_atomic");  // results files written before the parameter existed
+  EXPECT_FALSE(j.get<KernelConfig>().split_k_atomic);
+}
+
 TEST(KernelConfig, SharedBytesFollowLayout) {
   KernelConfig c;
   c.block_m = 128, c.block_n = 64, c.block_k = 16, c.pad_a = 4, c.pad_b = 0, c.stages = 3, c.async_copy = true;
@@ -89,7 +103,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfigCase{"swizzle", 3, "swizzle"}, BadConfigCase{"split_k", 0, "split_k"},
                       BadConfigCase{"async_copy", 1, "boolean"}, BadConfigCase{"min_blocks", 1e12, "integer"},
                       BadConfigCase{"thread_n", 16, "block_n"}, BadConfigCase{"fma_order", 3, "fma_order"},
-                      BadConfigCase{"fma_order", -1, "fma_order"}, BadConfigCase{"fma_order", true, "integer"}));
+                      BadConfigCase{"fma_order", -1, "fma_order"}, BadConfigCase{"fma_order", true, "integer"},
+                      BadConfigCase{"split_k_atomic", 1, "boolean"}));
 
 TEST(KernelConfig, RejectsMissingFieldsAndNonObjects) {
   nlohmann::json j = default_config();

@@ -15,7 +15,8 @@ namespace {
 SearchSpace tiny_space(const std::string& constraints_json) {
   return parse_search_space(nlohmann::json::parse(R"({"parameters": {
       "block_m": [32, 64, 128], "block_n": [64, 128], "block_k": [8, 16], "thread_m": [4, 8], "thread_n": [4, 8],
-      "stages": [1, 2, 3], "async_copy": [false, true], "swizzle": [1, 4], "split_k": [1, 4]},
+      "stages": [1, 2, 3], "async_copy": [false, true], "swizzle": [1, 4], "split_k": [1, 4],
+      "split_k_atomic": [false, true]},
       "constraints": )" + constraints_json + "}"),
                             "test");
 }
@@ -104,10 +105,12 @@ TEST(SearchSpace, EachConstraintRemovesWhatItShould) {
   }
   {
     const SearchSpace s = tiny_space(R"({"no_effect": {}})");
-    for (const auto& c : enumerate(s, t4, &shape).candidates)
+    for (const auto& c : enumerate(s, t4, &shape).candidates) {
       if (c.swizzle > 1) {
         EXPECT_GT((shape.m + c.block_m - 1) / c.block_m, c.swizzle);
       }
+      EXPECT_FALSE(c.split_k_atomic && c.split_k == 1) << c.name() << ": nothing to add atomically";
+    }
   }
 }
 

@@ -137,6 +137,28 @@ TEST(ConfigSelection, SplitKIsKeptWhereTunedAndDroppedWhereTheGridFillsTheGpu) {
   EXPECT_NE(big.reason.find("split-K 4 dropped"), std::string::npos) << big.reason;
 }
 
+TEST(ConfigSelection, DroppingSplitKDropsItsAtomicReductionToo) {
+  KernelConfig atomic = kSplit;
+  atomic.split_k_atomic = true;
+  const auto catalog = catalog_of({document(h100(), {entry(512, 512, 512, atomic)})});
+  EXPECT_TRUE(select_config(catalog, h100(), {512, 512, 512, 4}).config.split_k_atomic);
+  const KernelConfig big = select_config(catalog, h100(), {8192, 8192, 8192, 4}).config;
+  EXPECT_EQ(big.split_k, 1);
+  EXPECT_FALSE(big.split_k_atomic);
+}
+
+TEST(ConfigSelection, DeterministicTurnsAtomicSplitKIntoTheWorkspaceReduction) {
+  Selection s{kSplit, ConfigSource::exact_shape, "tuned"};
+  make_deterministic(s);
+  EXPECT_EQ(s.config, kSplit);  // already deterministic: untouched
+  EXPECT_EQ(s.reason, "tuned");
+  s.config.split_k_atomic = true;
+  make_deterministic(s);
+  EXPECT_FALSE(s.config.split_k_atomic);
+  EXPECT_EQ(s.config.split_k, 4);
+  EXPECT_NE(s.reason.find("GEMMTUNE_DETERMINISTIC"), std::string::npos) << s.reason;
+}
+
 TEST(ConfigSelection, TiesGoToTheFirstFile) {
   const auto catalog = catalog_of(
       {document(h100(), {entry(512, 512, 512, kSmall)}), document(h100(), {entry(512, 512, 512, kScalar)})});
