@@ -1,7 +1,7 @@
 // FP32 SIMT GEMM template: C = alpha * A * B + beta * C, all matrices row-major.
 //
 // Compiled at run time by NVRTC; one instantiation per tuning candidate, selected with an NVRTC
-// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1>`. The host side
+// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1,0>`. The host side
 // (runtime/src/kernel_config.cpp) owns the meaning and valid ranges of every parameter and the
 // shared-memory size formula; this file must agree with it.
 //
@@ -16,16 +16,18 @@
 //   stored to shared memory: STAGES == 2 alternates two buffers (one barrier per tile), STAGES == 1
 //   reuses one (two barriers). ASYNC: cp.async (sm_80+) with STAGES shared-memory buffers in flight.
 // - Fragments are double-buffered in registers, across tile boundaries too (see the main loop).
-// - Split-K (gridDim.z > 1) has two reductions, chosen at launch by the workspace argument:
-//   - With a workspace, each slice writes its partial sums there and splitk_reduce then applies
+// - Split-K (gridDim.z > 1) has two reductions:
+//   - By default each slice writes its partial sums to a workspace and splitk_reduce then applies
 //     alpha/beta in a fixed order, so results are deterministic. On sm_90 the reduction is launched
 //     as a programmatic dependent, so its launch overlaps the GEMM's last blocks.
-//   - Without one (nullptr), splitk_reduce first scales C by beta, then every slice adds its
+//   - SPLIT_ATOMIC: splitk_reduce first scales C by beta, then every slice adds its
 //     alpha-scaled partial into C with fire-and-forget atomics (red.global.add; 4 floats per
 //     instruction on sm_90). No partials travel through memory and no kernel follows, but the
 //     order of the additions, and so the last bits of C, can change from run to run. On sm_90 the
 //     GEMM is the programmatic dependent: its main loop overlaps the scaling, and it waits for
-//     the scaling to finish only before its first atomic.
+//     the scaling to finish only before its first atomic. A compile-time choice: compiled into
+//     every kernel, the atomic epilogue changed how ptxas scheduled the main loop and cost the
+//     large tiles 5% on an H100 (docs/kernel-notes.md).
 // No standard headers: NVRTC compiles this without a host toolchain.
 
 namespace gemmtune {
@@ -168,7 +170,7 @@ struct SgemmShape {
 };
 
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
-          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER>
+          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER, int SPLIT_ATOMIC>
 __global__ void __launch_bounds__(
     SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC>::kThreads,
     MIN_BLOCKS)
@@ -500,16 +502,16 @@ __global__ void __launch_bounds__(
 
   // ---- epilogue -----------------------------------------------------------------------------
   detail::allow_dependent_launch();  // the reduction may be scheduled now; it waits for our writes
-  // Split-K with a workspace: raw partial sums to workspace[z][M][N]; splitk_reduce applies alpha
-  // and beta. Without one: alpha * partial added atomically to C, which splitk_reduce scaled by beta.
-  const bool partial = gridDim.z > 1 && workspace != nullptr;
-  const bool atomic = gridDim.z > 1 && workspace == nullptr;
+  // Split-K: raw partial sums to workspace[z][M][N], and splitk_reduce applies alpha and beta; or,
+  // SPLIT_ATOMIC, alpha * partial added atomically to C, which splitk_reduce scaled by beta.
+  const bool atomic = SPLIT_ATOMIC && gridDim.z > 1;
+  const bool partial = !SPLIT_ATOMIC && gridDim.z > 1;
   if (atomic) detail::wait_for_prior_grid();  // C is scaled by beta before anything is added to it
   float* out = partial ? workspace + static_cast<long long>(blockIdx.z) * M * N : C;
   const int ldo = partial ? N : ldc;
   const bool out_vec_ok = ldo % 4 == 0 && detail::aligned_to(out, 16);
   const float scale = partial ? 1.0f : alpha;
-  const bool read_c = gridDim.z == 1 && beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
+  const bool read_c = !partial && !atomic && beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int gm = m0 + row_base + (i / S::kRunM) * kStrideRunM + i % S::kRunM;
@@ -526,7 +528,7 @@ __global__ void __launch_bounds__(
           const float4 c = *reinterpret_cast<const float4*>(row + gn);
           r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
         }
-        if (atomic) {
+        if (SPLIT_ATOMIC && atomic) {
           detail::atomic_add_f32x4(row + gn, r);
         } else {
           *reinterpret_cast<float4*>(row + gn) = r;
@@ -536,7 +538,7 @@ __global__ void __launch_bounds__(
         for (int j = 0; j < S::kRunN; ++j) {
           if (gn + j < N) {
             const float r = scale * acc[i][j0 + j];
-            if (atomic) {
+            if (SPLIT_ATOMIC && atomic) {
               detail::atomic_add_f32(row + gn + j, r);
             } else {
               row[gn + j] = read_c ? r + beta * row[gn + j] : r;

@@ -117,7 +117,7 @@ std::optional<std::string> device_fit_error(const KernelConfig& config, const De
 
 void make_deterministic(Selection& selection) {
   if (!selection.config.split_k_atomic) return;
-  selection.config.split_k_atomic = false;  // same binary, reduced through a workspace instead
+  selection.config.split_k_atomic = false;  // the same tiles, reduced through a workspace instead
   selection.reason += "; atomic split-K reduced through a workspace instead (GEMMTUNE_DETERMINISTIC)";
 }
 

@@ -47,16 +47,15 @@ std::string KernelConfig::name() const {
 }
 
 std::string KernelConfig::name_expression() const {
-  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n, block_k,
+  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n, block_k,
                      thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
-                     vector_width, min_blocks, fma_order);
+                     vector_width, min_blocks, fma_order, int(split_k_atomic));
 }
 
 bool KernelConfig::same_binary(const KernelConfig& other) const {
   KernelConfig a = *this, b = other;
   a.swizzle = b.swizzle = 1;
   a.split_k = b.split_k = 1;
-  a.split_k_atomic = b.split_k_atomic = false;
   return a == b;
 }
 

@@ -35,13 +35,14 @@ struct KernelConfig {
   int vector_width = 4;      // floats per global load (1, 2 or 4)
   int min_blocks = 1;        // __launch_bounds__ minimum resident blocks per SM
   int fma_order = 0;         // order of a k step's FMAs over the micro-tile (see kFmaOrder* above)
+  // With split-K, slices add into C with atomics: no workspace and no reduction kernel, but the
+  // order of the additions, and so the last bits of C, may change from run to run
+  // (GEMMTUNE_DETERMINISTIC=1 makes the runtime use the workspace reduction instead). Meaningless
+  // without split-K. Compile-time although only the epilogue differs: see kernel_templates/sgemm.cuh.
+  bool split_k_atomic = false;
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
-  int split_k = 1;   // slices of K (1 = none), reduced by a second kernel, or:
-  // Slices add into C with atomics: no workspace and no reduction kernel, but the order of the
-  // additions, and so the last bits of C, may change from run to run (GEMMTUNE_DETERMINISTIC=1
-  // makes the runtime reduce through a workspace instead). Meaningless without split-K.
-  bool split_k_atomic = false;
+  int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically
 
   int threads() const;
   std::size_t shared_bytes() const;
