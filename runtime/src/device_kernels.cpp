@@ -10,8 +10,8 @@
 namespace gemmtune {
 
 DeviceKernels::DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalog,
-                             const KernelCompiler& compiler)
-    : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler), deterministic_(deterministic_requested()) {}
+                             const KernelCompiler& compiler, bool deterministic)
+    : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler), deterministic_(deterministic) {}
 
 const LoadedKernel& DeviceKernels::load(const KernelConfig& config) {
   const std::string name = config.name();

@@ -40,7 +40,9 @@ struct CallShapeHash {
 class DeviceKernels {
  public:
   // profile: the device these kernels run on (it must be current whenever resolve() is called).
-  DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalog, const KernelCompiler& compiler);
+  // deterministic: no atomic split-K (see make_deterministic).
+  DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalog, const KernelCompiler& compiler,
+                bool deterministic);
 
   // The resolved shape, or nullptr if this shape has not been resolved yet. Never blocks on a compile.
   const ResolvedShape* find(const CallShape& shape) const {
@@ -63,7 +65,7 @@ class DeviceKernels {
   DeviceProfile profile_;
   const ResultsCatalog& catalog_;
   const KernelCompiler& compiler_;
-  const bool deterministic_;  // GEMMTUNE_DETERMINISTIC: no atomic split-K
+  const bool deterministic_;
 
   mutable std::shared_mutex table_mutex_;  // guards table_
   std::unordered_map<CallShape, const ResolvedShape*, CallShapeHash> table_;

@@ -101,6 +101,7 @@ class Handle::Impl {
 
   ResultsCatalog catalog_;
   std::unique_ptr<KernelCompiler> compiler_;
+  bool deterministic_ = false;  // GEMMTUNE_DETERMINISTIC when the handle was created
   std::unique_ptr<DeviceSlot[]> devices_;
   int device_count_ = 0;
 };
@@ -148,6 +149,7 @@ void Handle::Impl::open(const std::string& results_path) {
     note(Status::results_for_other_device, line);
   }
   compiler_ = std::make_unique<KernelCompiler>(default_cache_dir());
+  deterministic_ = deterministic_requested();
   // Last: calls use the devices only once everything they need is in place.
   devices_ = std::make_unique<DeviceSlot[]>(static_cast<std::size_t>(count.count));
   device_count_ = count.count;
@@ -190,7 +192,7 @@ Status Handle::Impl::kernels_for_current_device(DeviceKernels*& kernels) {
       slot.unsupported.store(true, std::memory_order_relaxed);
       return Status::unsupported_device;
     }
-    slot.owned = std::make_unique<DeviceKernels>(std::move(profile), catalog_, *compiler_);
+    slot.owned = std::make_unique<DeviceKernels>(std::move(profile), catalog_, *compiler_, deterministic_);
     slot.ready.store(slot.owned.get(), std::memory_order_release);
   }
   kernels = slot.owned.get();

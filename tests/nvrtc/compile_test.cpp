@@ -57,6 +57,26 @@ TEST(Compile, DefaultConfigOnEveryArchitecture) {
   for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_90"}) EXPECT_NO_THROW(compiler.compile(default_config(), arch)) << arch;
 }
 
+// The atomic epilogue is its own instantiation: vector reductions on sm_90, scalar ones before.
+// (The sampled space above has no split-K: it is enumerated without a shape.)
+TEST(Compile, AtomicSplitKOnEveryArchitecture) {
+  const KernelCompiler compiler{""};
+  KernelConfig atomic = default_config();
+  atomic.split_k = 4;
+  atomic.split_k_atomic = true;
+  for (const char* arch : {"sm_75", "sm_80", "sm_90"}) {
+    SCOPED_TRACE(arch);
+    try {
+      const CompiledKernel plain = compiler.compile(default_config(), arch);
+      const CompiledKernel k = compiler.compile(atomic, arch);
+      EXPECT_NE(k.gemm_symbol, plain.gemm_symbol);
+      EXPECT_NE(k.cubin, plain.cubin);
+    } catch (const CompileError& e) {
+      FAIL() << e.what() << "\n" << e.log();
+    }
+  }
+}
+
 TEST(Compile, InvalidInputNeverReachesNvrtc) {
   const KernelCompiler compiler{""};
   KernelConfig bad;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <gemmtune/gemmtune.hpp>
 #include <iterator>
 #include <random>
@@ -204,6 +205,28 @@ TEST_F(RuntimeGpu, SplitKWorkspaceGrowsOnTheSameStream) {
   EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, stream, 7));
   EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, cudaStreamPerThread, 8));
   cudaStreamDestroy(stream);
+}
+
+// Atomic split-K runs as tuned (correct, no workspace), and GEMMTUNE_DETERMINISTIC, read when a
+// handle is created, turns it into the workspace reduction (a fixed order of additions).
+TEST_F(RuntimeGpu, AtomicSplitKAndDeterministicMode) {
+  KernelConfig atomic = kSplitK;
+  atomic.split_k_atomic = true;
+  const std::string path = results({entry(96, 80, 700, atomic)});
+  {
+    const Handle handle(path);
+    EXPECT_EQ(choice(handle, dense(96, 80, 700)).config_name, atomic.name());
+    EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, nullptr));
+    EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.0f, nullptr));
+    EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 1.0f, nullptr));  // nothing scales C first
+  }
+  ASSERT_EQ(setenv("GEMMTUNE_DETERMINISTIC", "1", 1), 0);
+  const Handle handle(path);
+  ASSERT_EQ(unsetenv("GEMMTUNE_DETERMINISTIC"), 0);
+  const KernelChoice chosen = choice(handle, dense(96, 80, 700));
+  EXPECT_EQ(chosen.config_name, kSplitK.name());
+  EXPECT_NE(chosen.reason.find("GEMMTUNE_DETERMINISTIC"), std::string::npos) << chosen.reason;
+  EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, nullptr));
 }
 
 TEST_F(RuntimeGpu, ManyThreadsAndStreamsAtOnce) {
