@@ -19,7 +19,9 @@
 // that fails is ignored with a status and a log line. Kernels are compiled with NVRTC on first use
 // through the tuner's disk cache (~/.cache/gemmtune or $GEMMTUNE_CACHE_DIR), so a machine that ran the
 // tuner compiles nothing. Log level: $GEMMTUNE_LOG_LEVEL (trace, debug, info, warn (default), error,
-// off); choices are logged at debug.
+// off); choices are logged at debug. Tuned atomic split-K kernels add their slices into C in any
+// order, so C may differ in the last bits from run to run; with $GEMMTUNE_DETERMINISTIC=1 when a
+// handle is created, that handle reduces them through a workspace in a fixed order instead.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -71,7 +73,7 @@ struct KernelChoice {
 
 // Thread-safe: any number of threads may call sgemm and choose at once, on any streams. A kernel is
 // compiled and loaded once per configuration and device; later calls take a shared lock keyed by
-// (m, n, k, alignment) and launch. Split-K kernels need a workspace: the handle keeps one per stream
+// (m, n, k, alignment) and launch. Split-K kernels (other than atomic ones) need a workspace: the handle keeps one per stream
 // (by CUDA stream id, so a destroyed stream's handle value reused by a new stream gets a new one),
 // grows it when a larger problem needs more (synchronising that stream once) and frees them all when
 // it is destroyed. Calls on the current device at call time; the status refers to the device that was
