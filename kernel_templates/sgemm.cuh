@@ -528,7 +528,7 @@ __global__ void __launch_bounds__(
           const float4 c = *reinterpret_cast<const float4*>(row + gn);
           r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
         }
-        if (SPLIT_ATOMIC && atomic) {
+        if (atomic) {
           detail::atomic_add_f32x4(row + gn, r);
         } else {
           *reinterpret_cast<float4*>(row + gn) = r;
@@ -538,7 +538,7 @@ __global__ void __launch_bounds__(
         for (int j = 0; j < S::kRunN; ++j) {
           if (gn + j < N) {
             const float r = scale * acc[i][j0 + j];
-            if (SPLIT_ATOMIC && atomic) {
+            if (atomic) {
               detail::atomic_add_f32(row + gn + j, r);
             } else {
               row[gn + j] = read_c ? r + beta * row[gn + j] : r;

@@ -76,9 +76,8 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   const long long tiles = static_cast<long long>((args.m + config_.block_m - 1) / config_.block_m) *
                           ((args.n + config_.block_n - 1) / config_.block_n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-  int splits = config_.split_k;
-  const bool atomic = splits > 1 && config_.split_k_atomic;
-  if (atomic) workspace = nullptr;  // tells the kernel to add its slices into C
+  const int splits = config_.split_k;
+  const bool atomic = splits > 1 && config_.split_k_atomic;  // such kernels never read the workspace
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
 
   int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc;
@@ -87,20 +86,20 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   const float* b = args.b;
   float* c = args.c;
   int swizzle = config_.swizzle;
-  const long long elements = static_cast<long long>(m) * n;
-  const dim3 reduce_grid(
-      static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8)));
-  const dim3 reduce_block(kReduceThreads);
-  const float* partials = workspace;
+  // The split-K kernel over C (the reduction, or atomic split-K's scaling): one thread per element.
+  auto launch_over_c = [&](int slices, const float* partials, bool programmatic) {
+    const long long elements = static_cast<long long>(m) * n;
+    const dim3 grid(
+        static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8)));
+    void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc};
+    return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
+  };
 
   // Atomic split-K adds into C, so C = beta * C must come first, unless beta is 1. The GEMM then
   // starts as that kernel's programmatic dependent and waits for it before its first addition.
   const bool scale_first = atomic && beta != 1.0f;
   if (scale_first) {
-    int no_splits = 0;
-    void* scale_params[] = {&m, &n, &no_splits, &partials, &alpha, &beta, &c, &ldc};
-    const cudaError_t err = launch_on(reduce_, reduce_grid, reduce_block, 0, stream, scale_params, false);
-    if (err != cudaSuccess) return err;
+    if (const cudaError_t err = launch_over_c(0, nullptr, false); err != cudaSuccess) return err;
   }
   void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &swizzle};
   const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(splits));
@@ -110,8 +109,7 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   if (err != cudaSuccess || splits == 1 || atomic) return err;
 
   // sm_90+: the reduction's launch overlaps the GEMM's last blocks instead of following them.
-  void* reduce_params[] = {&m, &n, &splits, &partials, &alpha, &beta, &c, &ldc};
-  return launch_on(reduce_, reduce_grid, reduce_block, 0, stream, reduce_params, programmatic_launch_);
+  return launch_over_c(splits, workspace, programmatic_launch_);
 }
 
 }  // namespace gemmtune
