@@ -18,8 +18,7 @@
 // - Fragments are double-buffered in registers, across tile boundaries too (see the main loop).
 // - Split-K (gridDim.z > 1) has two reductions:
 //   - By default each slice writes its partial sums to a workspace and splitk_reduce then applies
-//     alpha/beta in a fixed order, so results are deterministic. On sm_90 the reduction is launched
-//     as a programmatic dependent, so its launch overlaps the GEMM's last blocks.
+//     alpha/beta in a fixed order, so results are deterministic.
 //   - SPLIT_ATOMIC: splitk_reduce first scales C by beta, then every slice adds its
 //     alpha-scaled partial into C with fire-and-forget atomics (red.global.add; 4 floats per
 //     instruction on sm_90). No partials travel through memory and no kernel follows, but the
@@ -28,6 +27,9 @@
 //     the scaling to finish only before its first atomic. A compile-time choice: compiled into
 //     every kernel, the atomic epilogue changed how ptxas scheduled the main loop and cost the
 //     large tiles 5% on an H100 (docs/kernel-notes.md).
+// - On sm_90 every kernel is a programmatic dependent of the stream's previous kernel, so back-to-
+//   back launches do not leave the GPU idle in between; each waits for its predecessor's memory
+//   before its first access (griddepcontrol.wait).
 // No standard headers: NVRTC compiles this without a host toolchain.
 
 namespace gemmtune {
@@ -70,9 +72,10 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
-// Programmatic dependent launch (sm_90+): the GEMM lets the split-K reduction launch while its
-// last blocks finish, and the reduction waits for the GEMM's memory before reading it. Both are
-// no-ops when the launch did not ask for it, and compile to nothing before sm_90.
+// Programmatic dependent launch (sm_90+): every kernel here is launched so that it may start
+// before the stream's previous kernel has finished; it waits for that kernel's memory before its
+// own first access, and lets the next kernel launch once its own remaining work is the epilogue.
+// Both are no-ops when the launch did not ask for it, and compile to nothing before sm_90.
 __device__ __forceinline__ void allow_dependent_launch() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -180,6 +183,13 @@ __global__ void __launch_bounds__(
   using S = SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC>;
   extern __shared__ float4 smem_raw[];  // float4: 16-byte alignment for vector accesses
   float* smem = reinterpret_cast<float*>(smem_raw);
+
+  // Launched as a programmatic dependent on sm_90 (runtime/src/gemm_launch.cpp), so this grid may
+  // start while the stream's previous kernel still runs: wait for it before the first access to
+  // memory. Atomic split-K behind its scaling kernel waits later, before its first addition: that
+  // kernel itself waited for everything before it, and the main loop overlaps the scaling.
+  const bool after_scaling = SPLIT_ATOMIC && gridDim.z > 1 && beta != 1.0f;  // gemm_launch's scale_first
+  if (!after_scaling) detail::wait_for_prior_grid();
 
   // Block swizzle: walk `swizzle` block rows at a time so neighbouring blocks share A and B in L2.
   const int tiles_m = (M + BM - 1) / BM;
@@ -501,7 +511,7 @@ __global__ void __launch_bounds__(
   if constexpr (ASYNC) detail::cp_async_wait<0>();
 
   // ---- epilogue -----------------------------------------------------------------------------
-  detail::allow_dependent_launch();  // the reduction may be scheduled now; it waits for our writes
+  detail::allow_dependent_launch();  // the next kernel may be scheduled now; it waits for our writes
   // Split-K: raw partial sums to workspace[z][M][N], and splitk_reduce applies alpha and beta; or,
   // SPLIT_ATOMIC, alpha * partial added atomically to C, which splitk_reduce scaled by beta.
   const bool atomic = SPLIT_ATOMIC && gridDim.z > 1;
@@ -559,8 +569,10 @@ __global__ void __launch_bounds__(
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS) splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace,
                                                          float alpha, float beta, float* __restrict__ C, int ldc) {
+  // Launched early on sm_90: wait for the previous kernel (the GEMM's partials, or whatever came
+  // before atomic split-K) and only then let the dependent GEMM start, which reads A and B at once.
+  detail::wait_for_prior_grid();
   detail::allow_dependent_launch();
-  detail::wait_for_prior_grid();  // launched early (see allow_dependent_launch): wait for the partials
   const long long total = static_cast<long long>(M) * N;
   for (long long idx = blockIdx.x * static_cast<long long>(THREADS) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * THREADS) {

@@ -49,7 +49,7 @@ class LoadedKernel {
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;
   cudaKernel_t reduce_ = nullptr;
-  bool programmatic_launch_ = false;  // programmatic dependent launch of the reduction (sm_90+)
+  bool programmatic_launch_ = false;  // programmatic dependent launches (sm_90+)
 };
 
 }  // namespace gemmtune

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <gemmtune/gemmtune.hpp>
@@ -227,6 +228,85 @@ TEST_F(RuntimeGpu, AtomicSplitKAndDeterministicMode) {
   EXPECT_EQ(chosen.config_name, kSplitK.name());
   EXPECT_NE(chosen.reason.find("GEMMTUNE_DETERMINISTIC"), std::string::npos) << chosen.reason;
   EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, nullptr));
+}
+
+// On sm_90 each launch may start before the previous kernel in the stream has finished (programmatic
+// dependent launch), so every kernel must wait for its predecessor before touching memory. A chain
+// on one stream with no synchronization in between: Z = (X W1) W2 reads what the call before it
+// wrote (read after write), then Y = X W3 overwrites what the call before it read (write after
+// read). Y starts as NaN, so a call that ran ahead would leave NaN or stale values in Z. All three
+// reductions are in the chain: the workspace, atomic split-K, and none.
+TEST_F(RuntimeGpu, BackToBackCallsOnOneStreamSeeEachOthersResults) {
+  KernelConfig atomic = kSplitK;
+  atomic.split_k_atomic = true;
+  const int m = 256, n = 256, k = 2048;
+  const Handle handle(results({entry(m, n, k, kSplitK), entry(m, n, n, kWide), entry(m, n, k / 2, atomic)}));
+  ASSERT_EQ(choice(handle, dense(m, n, k / 2)).config_name, atomic.name());
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  auto random_matrix = [&](std::size_t size) {
+    std::vector<float> v(size);
+    for (float& x : v) x = uniform(rng);
+    return v;
+  };
+  const auto x = random_matrix(std::size_t(m) * k), w1 = random_matrix(std::size_t(k) * n),
+             w2 = random_matrix(std::size_t(n) * n), w3 = random_matrix(std::size_t(k / 2) * n);
+  DeviceBuffer dx(x.size()), dw1(w1.size()), dw2(w2.size()), dw3(w3.size()), dy(std::size_t(m) * n),
+      dz(std::size_t(m) * n);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  for (auto [dst, src] : {std::pair{dx.get(), &x}, {dw1.get(), &w1}, {dw2.get(), &w2}, {dw3.get(), &w3}})
+    cudaMemcpyAsync(dst, src->data(), src->size() * 4, cudaMemcpyHostToDevice, stream);
+  const std::vector<float> nan(std::size_t(m) * n, NAN);
+  cudaMemcpyAsync(dy.get(), nan.data(), nan.size() * 4, cudaMemcpyHostToDevice, stream);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+
+  ASSERT_EQ(handle.sgemm({m, n, k, k, n, n}, 1.0f, dx.get(), dw1.get(), 0.0f, dy.get(), stream),
+            Status::success);
+  ASSERT_EQ(handle.sgemm({m, n, n, n, n, n}, 1.0f, dy.get(), dw2.get(), 0.0f, dz.get(), stream),
+            Status::success);
+  ASSERT_EQ(handle.sgemm({m, n, k / 2, k, n, n}, 1.0f, dx.get(), dw3.get(), 0.0f, dy.get(), stream),
+            Status::success);
+  std::vector<float> z(std::size_t(m) * n), y(std::size_t(m) * n);
+  cudaMemcpyAsync(z.data(), dz.get(), z.size() * 4, cudaMemcpyDeviceToHost, stream);
+  cudaMemcpyAsync(y.data(), dy.get(), y.size() * 4, cudaMemcpyDeviceToHost, stream);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  cudaStreamDestroy(stream);
+
+  // float64 references with the usual bound, (inner + 4) * 2^-24 * sum |terms|; Z's also carries
+  // Y's worst-case rounding through W2. Far below what a stale or NaN input produces.
+  auto product = [](const std::vector<double>& a, const std::vector<float>& b, int rows, int inner, int cols,
+                    std::vector<double>& out, std::vector<double>& magnitude) {
+    out.assign(std::size_t(rows) * cols, 0.0);
+    magnitude.assign(out.size(), 0.0);
+    for (int i = 0; i < rows; ++i)
+      for (int q = 0; q < inner; ++q)
+        for (int j = 0; j < cols; ++j) {
+          const double term = a[std::size_t(i) * inner + q] * b[std::size_t(q) * cols + j];
+          out[std::size_t(i) * cols + j] += term;
+          magnitude[std::size_t(i) * cols + j] += std::fabs(term);
+        }
+  };
+  const double eps = std::ldexp(1.0, -24);
+  const std::vector<double> xd(x.begin(), x.end()), x_half = [&] {  // X's first k / 2 columns
+    std::vector<double> h;
+    for (int i = 0; i < m; ++i)
+      h.insert(h.end(), xd.begin() + std::size_t(i) * k, xd.begin() + std::size_t(i) * k + k / 2);
+    return h;
+  }();
+  std::vector<float> w2_abs(w2.size());
+  std::transform(w2.begin(), w2.end(), w2_abs.begin(), [](float v) { return std::fabs(v); });
+  std::vector<double> y1, y3, z_ref, mag_y1, mag_y3, mag_z, carried, unused;
+  product(xd, w1, m, k, n, y1, mag_y1);
+  product(x_half, w3, m, k / 2, n, y3, mag_y3);
+  product(y1, w2, m, n, n, z_ref, mag_z);
+  product(mag_y1, w2_abs, m, n, n, carried, unused);  // sum_j |W2| * sum |Y's terms|
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    ASSERT_LE(std::fabs(z[i] - z_ref[i]), (n + 4) * eps * mag_z[i] + (k + 4) * eps * carried[i] + 1e-30)
+        << "Z[" << i << "], read after write";
+    ASSERT_LE(std::fabs(y[i] - y3[i]), (k / 2 + 4) * eps * mag_y3[i] + 1e-30)
+        << "Y[" << i << "], write after read";
+  }
 }
 
 TEST_F(RuntimeGpu, ManyThreadsAndStreamsAtOnce) {
