@@ -4,6 +4,7 @@
 // threads on several streams at once. Skips where no GPU is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <nvrtc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <gemmtune/gemmtune.hpp>
 #include <iterator>
 #include <random>
+#include <string>
 #include <thread>
 
 #include "results_fixtures.hpp"
@@ -230,83 +232,118 @@ TEST_F(RuntimeGpu, AtomicSplitKAndDeterministicMode) {
   EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, nullptr));
 }
 
-// On sm_90 each launch may start before the previous kernel in the stream has finished (programmatic
-// dependent launch), so every kernel must wait for its predecessor before touching memory. A chain
-// on one stream with no synchronization in between: Z = (X W1) W2 reads what the call before it
-// wrote (read after write), then Y = X W3 overwrites what the call before it read (write after
-// read). Y starts as NaN, so a call that ran ahead would leave NaN or stale values in Z. All three
-// reductions are in the chain: the workspace, atomic split-K, and none.
-TEST_F(RuntimeGpu, BackToBackCallsOnOneStreamSeeEachOthersResults) {
+// A kernel that lets programmatic dependents launch at once, then stays busy for a while before it
+// copies src to dst: whatever the library launches after it may start long before the copy, and
+// must wait for it (griddepcontrol.wait) before touching dst or src.
+class LateCopy {
+ public:
+  explicit LateCopy(const std::string& arch) {
+    const char* source = R"(
+extern "C" __global__ void late_copy(float* dst, const float* src, long long n, unsigned long long busy_ns) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); while (now - start < busy_ns);
+  for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) dst[i] = src[i];
+})";
+    nvrtcProgram program = nullptr;
+    EXPECT_EQ(nvrtcCreateProgram(&program, source, "late_copy.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
+    const std::string option = "--gpu-architecture=" + arch;
+    const char* options[] = {option.c_str()};
+    EXPECT_EQ(nvrtcCompileProgram(program, 1, options), NVRTC_SUCCESS);
+    std::size_t size = 0;
+    EXPECT_EQ(nvrtcGetCUBINSize(program, &size), NVRTC_SUCCESS);
+    std::string cubin(size, '\0');
+    EXPECT_EQ(nvrtcGetCUBIN(program, cubin.data()), NVRTC_SUCCESS);
+    nvrtcDestroyProgram(&program);
+    EXPECT_EQ(cudaLibraryLoadData(&library_, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+              cudaSuccess);
+    EXPECT_EQ(cudaLibraryGetKernel(&kernel_, library_, "late_copy"), cudaSuccess);
+  }
+  ~LateCopy() { cudaLibraryUnload(library_); }
+
+  // A few blocks only, so the library's kernels find room on the GPU while this one is busy.
+  cudaError_t launch(float* dst, const float* src, long long n, cudaStream_t stream) const {
+    unsigned long long busy_ns = 200000;
+    void* params[] = {&dst, &src, &n, &busy_ns};
+    return cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(4), dim3(256), params, 0, stream);
+  }
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t kernel_ = nullptr;
+};
+
+// On sm_90 every kernel the library launches is a programmatic dependent of the stream's previous
+// kernel, so it may start before that kernel ends and must wait for it before touching memory. For
+// each reduction (none, the workspace, atomic split-K with its scaling kernel): a kernel still
+// copying A's values into A when the call is made (read after write), and one still saving C's
+// old values when the call overwrites C (write after read). A starts as NaN. Without the waits
+// both fail (checked with a build that leaves them out); before sm_90 there is nothing to test.
+TEST_F(RuntimeGpu, EveryCallWaitsForTheKernelBeforeIt) {
+  if (device_.compute_capability < 90) GTEST_SKIP() << "no programmatic dependent launch before sm_90";
   KernelConfig atomic = kSplitK;
   atomic.split_k_atomic = true;
-  const int m = 256, n = 256, k = 2048;
-  const Handle handle(results({entry(m, n, k, kSplitK), entry(m, n, n, kWide), entry(m, n, k / 2, atomic)}));
-  ASSERT_EQ(choice(handle, dense(m, n, k / 2)).config_name, atomic.name());
+  const int m = 256, k = 512;
+  const std::pair<int, KernelConfig> cases[] = {{256, kWide}, {192, kSplitK}, {128, atomic}};  // n, config
+  std::vector<nlohmann::json> entries;
+  for (const auto& [n, config] : cases) entries.push_back(entry(m, n, k, config));
+  const Handle handle(results(entries));
+  const LateCopy late_copy(device_.arch());
+
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  auto random_matrix = [&](std::size_t size) {
-    std::vector<float> v(size);
-    for (float& x : v) x = uniform(rng);
-    return v;
-  };
-  const auto x = random_matrix(std::size_t(m) * k), w1 = random_matrix(std::size_t(k) * n),
-             w2 = random_matrix(std::size_t(n) * n), w3 = random_matrix(std::size_t(k / 2) * n);
-  DeviceBuffer dx(x.size()), dw1(w1.size()), dw2(w2.size()), dw3(w3.size()), dy(std::size_t(m) * n),
-      dz(std::size_t(m) * n);
+  std::vector<float> a(std::size_t(m) * k), b(std::size_t(k) * 256), c_old(std::size_t(m) * 256);
+  for (auto* v : {&a, &b, &c_old})
+    for (float& x : *v) x = uniform(rng);
+  const std::vector<float> nan(a.size(), NAN);
+  DeviceBuffer da(a.size()), da_source(a.size()), db(b.size()), dc(c_old.size()), dc_saved(c_old.size());
+  cudaMemcpy(da_source.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  for (auto [dst, src] : {std::pair{dx.get(), &x}, {dw1.get(), &w1}, {dw2.get(), &w2}, {dw3.get(), &w3}})
-    cudaMemcpyAsync(dst, src->data(), src->size() * 4, cudaMemcpyHostToDevice, stream);
-  const std::vector<float> nan(std::size_t(m) * n, NAN);
-  cudaMemcpyAsync(dy.get(), nan.data(), nan.size() * 4, cudaMemcpyHostToDevice, stream);
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-
-  ASSERT_EQ(handle.sgemm({m, n, k, k, n, n}, 1.0f, dx.get(), dw1.get(), 0.0f, dy.get(), stream),
-            Status::success);
-  ASSERT_EQ(handle.sgemm({m, n, n, n, n, n}, 1.0f, dy.get(), dw2.get(), 0.0f, dz.get(), stream),
-            Status::success);
-  ASSERT_EQ(handle.sgemm({m, n, k / 2, k, n, n}, 1.0f, dx.get(), dw3.get(), 0.0f, dy.get(), stream),
-            Status::success);
-  std::vector<float> z(std::size_t(m) * n), y(std::size_t(m) * n);
-  cudaMemcpyAsync(z.data(), dz.get(), z.size() * 4, cudaMemcpyDeviceToHost, stream);
-  cudaMemcpyAsync(y.data(), dy.get(), y.size() * 4, cudaMemcpyDeviceToHost, stream);
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  cudaStreamDestroy(stream);
-
-  // float64 references with the usual bound, (inner + 4) * 2^-24 * sum |terms|; Z's also carries
-  // Y's worst-case rounding through W2. Far below what a stale or NaN input produces.
-  auto product = [](const std::vector<double>& a, const std::vector<float>& b, int rows, int inner, int cols,
-                    std::vector<double>& out, std::vector<double>& magnitude) {
-    out.assign(std::size_t(rows) * cols, 0.0);
-    magnitude.assign(out.size(), 0.0);
-    for (int i = 0; i < rows; ++i)
-      for (int q = 0; q < inner; ++q)
-        for (int j = 0; j < cols; ++j) {
-          const double term = a[std::size_t(i) * inner + q] * b[std::size_t(q) * cols + j];
-          out[std::size_t(i) * cols + j] += term;
-          magnitude[std::size_t(i) * cols + j] += std::fabs(term);
+  for (const auto& [n, config] : cases) {
+    SCOPED_TRACE(config.name());
+    ASSERT_EQ(choice(handle, dense(m, n, k)).config_name, config.name());
+    cudaMemcpy(da.get(), nan.data(), nan.size() * 4, cudaMemcpyHostToDevice);
+    ASSERT_EQ(late_copy.launch(da.get(), da_source.get(), static_cast<long long>(a.size()), stream),
+              cudaSuccess);
+    ASSERT_EQ(handle.sgemm({m, n, k, k, n, n}, 1.0f, da.get(), db.get(), 0.0f, dc.get(), stream),
+              Status::success);
+    std::vector<float> c(std::size_t(m) * n);
+    cudaMemcpyAsync(c.data(), dc.get(), c.size() * 4, cudaMemcpyDeviceToHost, stream);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    // One failure per case and direction is enough, and every case still runs.
+    auto first_wrong_element = [&]() -> std::string {
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          double sum = 0, magnitude = 0;
+          for (int q = 0; q < k; ++q) {  // B is k x n with ldb n, in a buffer sized for the widest case
+            const double term = double(a[std::size_t(i) * k + q]) * b[std::size_t(q) * n + j];
+            sum += term;
+            magnitude += std::fabs(term);
+          }
+          const float got = c[std::size_t(i) * n + j];
+          if (!(std::fabs(got - sum) <= (k + 4) * std::ldexp(1.0, -24) * magnitude))
+            return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(got) +
+                   ", expected " + std::to_string(sum);
         }
-  };
-  const double eps = std::ldexp(1.0, -24);
-  const std::vector<double> xd(x.begin(), x.end()), x_half = [&] {  // X's first k / 2 columns
-    std::vector<double> h;
-    for (int i = 0; i < m; ++i)
-      h.insert(h.end(), xd.begin() + std::size_t(i) * k, xd.begin() + std::size_t(i) * k + k / 2);
-    return h;
-  }();
-  std::vector<float> w2_abs(w2.size());
-  std::transform(w2.begin(), w2.end(), w2_abs.begin(), [](float v) { return std::fabs(v); });
-  std::vector<double> y1, y3, z_ref, mag_y1, mag_y3, mag_z, carried, unused;
-  product(xd, w1, m, k, n, y1, mag_y1);
-  product(x_half, w3, m, k / 2, n, y3, mag_y3);
-  product(y1, w2, m, n, n, z_ref, mag_z);
-  product(mag_y1, w2_abs, m, n, n, carried, unused);  // sum_j |W2| * sum |Y's terms|
-  for (std::size_t i = 0; i < z.size(); ++i) {
-    ASSERT_LE(std::fabs(z[i] - z_ref[i]), (n + 4) * eps * mag_z[i] + (k + 4) * eps * carried[i] + 1e-30)
-        << "Z[" << i << "], read after write";
-    ASSERT_LE(std::fabs(y[i] - y3[i]), (k / 2 + 4) * eps * mag_y3[i] + 1e-30)
-        << "Y[" << i << "], write after read";
+      return "";
+    };
+    const std::string wrong = first_wrong_element();
+    EXPECT_EQ(wrong, "") << "read A before the kernel before the call had written it";
+
+    cudaMemcpy(dc.get(), c_old.data(), std::size_t(m) * n * 4, cudaMemcpyHostToDevice);
+    ASSERT_EQ(late_copy.launch(dc_saved.get(), dc.get(), static_cast<long long>(m) * n, stream), cudaSuccess);
+    ASSERT_EQ(handle.sgemm({m, n, k, k, n, n}, 1.0f, da.get(), db.get(), 0.0f, dc.get(), stream),
+              Status::success);
+    std::vector<float> saved(std::size_t(m) * n);
+    cudaMemcpyAsync(saved.data(), dc_saved.get(), saved.size() * 4, cudaMemcpyDeviceToHost, stream);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_TRUE(std::equal(saved.begin(), saved.end(), c_old.begin()))
+        << "overwrote C before the kernel before the call had read it";
   }
+  cudaStreamDestroy(stream);
 }
 
 TEST_F(RuntimeGpu, ManyThreadsAndStreamsAtOnce) {
