@@ -40,6 +40,7 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     int device = 0, major = 0;
     GEMMTUNE_CUDA_CHECK(cudaGetDevice(&device));
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     programmatic_launch_ = major >= 9;
   } catch (...) {
     cudaLibraryUnload(library_);
@@ -91,10 +92,10 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   float* c = args.c;
   int swizzle = config_.swizzle;
   // The split-K kernel over C (the reduction, or atomic split-K's scaling): one thread per element.
-  auto launch_over_c = [&](int slices, const float* partials, bool programmatic) {
+  auto launch_over_c = [&](int slices, const float* partials, bool programmatic, long long max_blocks) {
     const long long elements = static_cast<long long>(m) * n;
     const dim3 grid(static_cast<unsigned>(
-        std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8)));
+        std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, max_blocks)));
     void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc};
     return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
   };
@@ -103,7 +104,10 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   // starts as that kernel's programmatic dependent and waits for it before its first addition.
   const bool scale_first = atomic && beta != 1.0f;
   if (scale_first) {
-    if (const cudaError_t err = launch_over_c(0, nullptr, programmatic_launch_); err != cudaSuccess)
+    // One block per SM, so the GEMM's blocks find room beside it and run their main loops while
+    // it scales; a block per 256 elements fills every SM's thread slots until it is done (H100:
+    // 2% slower at 512, 0.3 to 0.6% on the skinny shapes).
+    if (const cudaError_t err = launch_over_c(0, nullptr, programmatic_launch_, sm_count_); err != cudaSuccess)
       return err;
   }
   void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &swizzle};
@@ -114,7 +118,7 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   if (err != cudaSuccess || splits == 1 || atomic) return err;
 
   // The GEMM lets it launch from its epilogue, so it is scheduled while the last blocks run.
-  return launch_over_c(splits, workspace, programmatic_launch_);
+  return launch_over_c(splits, workspace, programmatic_launch_, 65535LL * 8);
 }
 
 }  // namespace gemmtune

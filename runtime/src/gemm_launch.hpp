@@ -50,6 +50,7 @@ class LoadedKernel {
   cudaKernel_t gemm_ = nullptr;
   cudaKernel_t reduce_ = nullptr;
   bool programmatic_launch_ = false;  // programmatic dependent launches (sm_90+)
+  int sm_count_ = 1;
 };
 
 }  // namespace gemmtune
