@@ -107,7 +107,8 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
     // One block per SM, so the GEMM's blocks find room beside it and run their main loops while
     // it scales; a block per 256 elements fills every SM's thread slots until it is done (H100:
     // 2% slower at 512, 0.3 to 0.6% on the skinny shapes).
-    if (const cudaError_t err = launch_over_c(0, nullptr, programmatic_launch_, sm_count_); err != cudaSuccess)
+    if (const cudaError_t err = launch_over_c(0, nullptr, programmatic_launch_, sm_count_);
+        err != cudaSuccess)
       return err;
   }
   void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &swizzle};
