@@ -91,7 +91,8 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   const float* b = args.b;
   float* c = args.c;
   int swizzle = config_.swizzle;
-  // The split-K kernel over C (the reduction, or atomic split-K's scaling): one thread per element.
+  // The split-K kernel over C (the reduction, or atomic split-K's scaling): a thread per element,
+  // each looping over several when max_blocks caps the grid.
   auto launch_over_c = [&](int slices, const float* partials, bool programmatic, long long max_blocks) {
     const long long elements = static_cast<long long>(m) * n;
     const dim3 grid(static_cast<unsigned>(
