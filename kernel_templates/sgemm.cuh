@@ -19,14 +19,16 @@
 // - Split-K (gridDim.z > 1) has two reductions:
 //   - By default each slice writes its partial sums to a workspace and splitk_reduce then applies
 //     alpha/beta in a fixed order, so results are deterministic.
-//   - SPLIT_ATOMIC: splitk_reduce first scales C by beta, then every slice adds its
-//     alpha-scaled partial into C with fire-and-forget atomics (red.global.add; 4 floats per
-//     instruction on sm_90). No partials travel through memory and no kernel follows, but the
-//     order of the additions, and so the last bits of C, can change from run to run. On sm_90 the
-//     GEMM is the programmatic dependent: its main loop overlaps the scaling, and it waits for
-//     the scaling to finish only before its first atomic. A compile-time choice: compiled into
-//     every kernel, the atomic epilogue changed how ptxas scheduled the main loop and cost the
-//     large tiles 5% on an H100 (docs/kernel-notes.md).
+//   - SPLIT_ATOMIC: C is first scaled by beta, then every slice adds its alpha-scaled partial into
+//     C with fire-and-forget atomics (red.global.add; 4 floats per instruction on sm_90). No
+//     partials travel through memory and no kernel follows, but the order of the additions, and
+//     so the last bits of C, can change from run to run. The slices scale C themselves, each its
+//     share of the tile before its main loop, and meet on a counter per tile (the workspace)
+//     before adding; where the host cannot give them that (no workspace, or a grid too large to
+//     be resident at once), splitk_reduce scales C first and this kernel, its programmatic
+//     dependent on sm_90, waits for it only before its first atomic. A compile-time choice:
+//     compiled into every kernel, the atomic epilogue changed how ptxas scheduled the main loop
+//     and cost the large tiles 5% on an H100 (docs/kernel-notes.md).
 // - On sm_90 every kernel is a programmatic dependent of the stream's previous kernel, so back-to-
 //   back launches do not leave the GPU idle in between; each waits for its predecessor's memory
 //   before its first access (griddepcontrol.wait).
@@ -146,6 +148,65 @@ __device__ __forceinline__ bool aligned_to(const void* p, unsigned bytes) {
 // Largest of 4, 2, 1 that divides x: the width of the contiguous runs a micro-tile is made of.
 __host__ __device__ constexpr int run_width(int x) { return x % 4 == 0 ? 4 : (x % 2 == 0 ? 2 : 1); }
 
+// Atomic split-K scaling C inside the GEMM: C = beta * C over this slice's share of its tile, rows
+// [z * rows, (z + 1) * rows) of it, before the main loop. Fire-and-forget stores, so the main loop
+// is not held up. beta 0 writes zeros without reading C, which may hold NaN.
+template <int BM, int BN, int THREADS>
+__device__ __forceinline__ void scale_share_of_tile(float* C, int ldc, int M, int N, int m0, int n0,
+                                                    float beta) {
+  static_assert(BN % 4 == 0, "the tile's rows are scaled 4 floats at a time");
+  const int rows = (BM + gridDim.z - 1) / gridDim.z;
+  const int r0 = m0 + blockIdx.z * rows;
+  const int r1 = min(M, min(m0 + BM, r0 + rows));
+  const int cols = min(BN, N - n0);
+  const bool vec = ldc % 4 == 0 && aligned_to(C, 16);
+  for (int e = threadIdx.x * 4; e < (r1 - r0) * BN; e += THREADS * 4) {
+    const int c = e % BN;
+    float* p = C + static_cast<long long>(r0 + e / BN) * ldc + n0 + c;
+    if (vec && c + 4 <= cols) {
+      float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (beta != 0.0f) {
+        v = *reinterpret_cast<const float4*>(p);
+        v.x *= beta, v.y *= beta, v.z *= beta, v.w *= beta;
+      }
+      *reinterpret_cast<float4*>(p) = v;
+    } else {
+      for (int j = 0; j < 4 && c + j < cols; ++j) p[j] = beta != 0.0f ? beta * p[j] : 0.0f;
+    }
+  }
+}
+
+// Where the slices of a tile scale C themselves, none may add into it before all of them are done.
+// A counter per tile in the workspace orders them, without ever being reset: each launch adds
+// exactly 2^32 to it (slice 0 adds 2^32 - (slices - 1), the others 1 each), so a slice's ticket,
+// the value it found, rounded down to a multiple of 2^32 is the count before this launch. A slice
+// counts its share in early and waits before its first addition until the count has grown by
+// 2^32, by then long since. Only the one atomic's result travels back, and it is not needed until
+// the end. The host chooses this only when the whole grid is resident at once, so every slice
+// waited for is running.
+// (A function, not a namespace-scope constant: NVRTC gives those a per-compilation symbol name,
+// so the same kernel would not compile to the same cubin twice.)
+__device__ constexpr unsigned long long count_per_launch() { return 1ull << 32; }
+
+// Thread 0, after a block barrier that follows the block's scaling stores.
+__device__ __forceinline__ unsigned long long count_share_in(unsigned long long* counter) {
+  __threadfence();  // the whole block's share (ordered before us by the barrier) reaches the GPU first
+  const unsigned long long slices = gridDim.z;
+  return atomicAdd(counter, blockIdx.z == 0 ? count_per_launch() - (slices - 1) : 1ull);
+}
+
+__device__ __forceinline__ void wait_for_all_shares(const unsigned long long* counter,
+                                                    unsigned long long ticket) {
+  if (threadIdx.x == 0) {
+    const unsigned long long before = ticket & ~(count_per_launch() - 1);
+    unsigned long long counted = 0;
+    do {
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(counted) : "l"(counter) : "memory");
+    } while (counted - before < count_per_launch());
+  }
+  __syncthreads();
+}
+
 }  // namespace detail
 
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
@@ -184,11 +245,16 @@ __global__ void __launch_bounds__(
   extern __shared__ float4 smem_raw[];  // float4: 16-byte alignment for vector accesses
   float* smem = reinterpret_cast<float*>(smem_raw);
 
+  // Atomic split-K adds into C, so C must be scaled by beta first (unless beta is 1). Given a
+  // workspace (of per-tile counters), the slices do it themselves; otherwise splitk_reduce did it
+  // before this kernel (runtime/src/gemm_launch.cpp chooses).
+  const bool atomic = SPLIT_ATOMIC && gridDim.z > 1;
+  const bool scales_c = atomic && beta != 1.0f && workspace != nullptr;
+  const bool after_scaling = atomic && beta != 1.0f && workspace == nullptr;
   // Launched as a programmatic dependent on sm_90 (runtime/src/gemm_launch.cpp), so this grid may
   // start while the stream's previous kernel still runs: wait for it before the first access to
   // memory. Atomic split-K behind its scaling kernel waits later, before its first addition: that
   // kernel itself waited for everything before it, and the main loop overlaps the scaling.
-  const bool after_scaling = SPLIT_ATOMIC && gridDim.z > 1 && beta != 1.0f;  // gemm_launch's scale_first
   if (!after_scaling) detail::wait_for_prior_grid();
 
   // Block swizzle: walk `swizzle` block rows at a time so neighbouring blocks share A and B in L2.
@@ -202,6 +268,11 @@ __global__ void __launch_bounds__(
   const int tile_n = (pid % per_group) / group_rows;
   const int m0 = tile_m * BM;
   const int n0 = tile_n * BN;
+  unsigned long long* const counter = reinterpret_cast<unsigned long long*>(workspace) + pid;  // if scales_c
+  unsigned long long ticket = 0;  // thread 0's, from count_share_in
+  if constexpr (SPLIT_ATOMIC) {
+    if (scales_c) detail::scale_share_of_tile<BM, BN, S::kThreads>(C, ldc, M, N, m0, n0, beta);
+  }
 
   // This block's share of K (split-K), rounded to whole BK tiles.
   const int k_tiles_total = (K + BK - 1) / BK;
@@ -463,6 +534,13 @@ __global__ void __launch_bounds__(
   // The loop body has no data-dependent branches: past the last tile, fetches are dead (zeros)
   // and the extra publish is harmless, which lets the scheduler spread loads among the FMAs.
   Fragments frag[2];
+  // After a barrier that follows the scaling stores. Called once the pipeline's first tiles have
+  // arrived, so the fence finds the stores long done and holds nothing up.
+  auto count_share_in = [&] {
+    if constexpr (SPLIT_ATOMIC) {
+      if (scales_c && tid == 0) ticket = detail::count_share_in(counter);
+    }
+  };
   auto main_loop = [&](auto whole) {
     auto prefetch_tile = [&](int t) {  // start bringing the tile the pipeline needs next
       if constexpr (ASYNC) {
@@ -473,7 +551,11 @@ __global__ void __launch_bounds__(
         fetch_regs(kt_begin + t + 1, t + 1 < k_tiles, whole);
       }
     };
-    if (k_tiles <= 0) return;
+    if (k_tiles <= 0) {
+      __syncthreads();
+      count_share_in();
+      return;
+    }
     if constexpr (ASYNC) {
 #pragma unroll
       for (int s = 0; s < STAGES - 1; ++s) {
@@ -487,6 +569,7 @@ __global__ void __launch_bounds__(
       store_regs(0);
       __syncthreads();
     }
+    count_share_in();
     load_fragments(0, 0, frag[0]);
     for (int t = 0; t < k_tiles; ++t) {
       prefetch_tile(t);
@@ -513,10 +596,12 @@ __global__ void __launch_bounds__(
   // ---- epilogue -----------------------------------------------------------------------------
   detail::allow_dependent_launch();  // the next kernel may be scheduled now; it waits for our writes
   // Split-K: raw partial sums to workspace[z][M][N], and splitk_reduce applies alpha and beta; or,
-  // SPLIT_ATOMIC, alpha * partial added atomically to C, which splitk_reduce scaled by beta.
-  const bool atomic = SPLIT_ATOMIC && gridDim.z > 1;
+  // SPLIT_ATOMIC, alpha * partial added atomically to C once C is scaled by beta.
   const bool partial = !SPLIT_ATOMIC && gridDim.z > 1;
-  if (atomic) detail::wait_for_prior_grid();  // C is scaled by beta before anything is added to it
+  if constexpr (SPLIT_ATOMIC) {
+    if (scales_c) detail::wait_for_all_shares(counter, ticket);
+    if (after_scaling) detail::wait_for_prior_grid();
+  }
   float* out = partial ? workspace + static_cast<long long>(blockIdx.z) * M * N : C;
   const int ldo = partial ? N : ldc;
   const bool out_vec_ok = ldo % 4 == 0 && detail::aligned_to(out, 16);

@@ -1,6 +1,6 @@
 // Kernel loading and launch geometry: one block per BM x BN tile in a 1-D grid (no 65535 limit on
-// M), K split over gridDim.z when split-K is on, then the reduction kernel (or, for atomic split-K,
-// a kernel scaling C by beta before the GEMM). On sm_90 every kernel is launched as a programmatic
+// M), K split over gridDim.z when split-K is on, then the reduction kernel (or, for atomic split-K
+// where its slices cannot scale C by beta themselves, a kernel doing it before the GEMM). On sm_90 every kernel is launched as a programmatic
 // dependent of the stream's previous kernel: its blocks are scheduled while that kernel finishes
 // and wait for it (griddepcontrol.wait) before touching memory, which hides the launch gap
 // between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to 4096x64x4096, nothing
@@ -24,8 +24,17 @@ const char* gemm_arguments_error(const GemmArguments& a) {
 }
 
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n) {
-  if (config.split_k <= 1 || config.split_k_atomic) return 0;
+  if (config.split_k <= 1) return 0;
+  if (config.split_k_atomic) {
+    const std::size_t tiles = std::size_t((m + config.block_m - 1) / config.block_m) *
+                              std::size_t((n + config.block_n - 1) / config.block_n);
+    return tiles * sizeof(unsigned long long);
+  }
   return std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
+}
+
+bool workspace_holds_counters(const KernelConfig& config) {
+  return config.split_k > 1 && config.split_k_atomic;
 }
 
 LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& config) : config_(config) {
@@ -42,6 +51,10 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     programmatic_launch_ = major >= 9;
+    int per_sm = 0;
+    GEMMTUNE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, reinterpret_cast<const void*>(gemm_), config.threads(), config.shared_bytes()));
+    resident_blocks_ = static_cast<long long>(per_sm) * sm_count_;
   } catch (...) {
     cudaLibraryUnload(library_);
     throw;
@@ -75,6 +88,13 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
 
 }  // namespace
 
+bool LoadedKernel::slices_scale_c(const GemmArguments& args, const float* workspace) const {
+  if (config_.split_k <= 1 || !config_.split_k_atomic || args.beta == 1.0f || workspace == nullptr) return false;
+  const long long tiles = static_cast<long long>((args.m + config_.block_m - 1) / config_.block_m) *
+                          ((args.n + config_.block_n - 1) / config_.block_n);
+  return tiles * config_.split_k <= resident_blocks_;
+}
+
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   if (gemm_arguments_error(args)) return cudaErrorInvalidValue;
   if (args.m == 0 || args.n == 0) return cudaSuccess;
@@ -82,7 +102,7 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
                           ((args.n + config_.block_n - 1) / config_.block_n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   const int splits = config_.split_k;
-  const bool atomic = splits > 1 && config_.split_k_atomic;  // such kernels never read the workspace
+  const bool atomic = splits > 1 && config_.split_k_atomic;  // its workspace is optional
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
 
   int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc;
@@ -101,9 +121,12 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
     return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
   };
 
-  // Atomic split-K adds into C, so C = beta * C must come first, unless beta is 1. The GEMM then
-  // starts as that kernel's programmatic dependent and waits for it before its first addition.
-  const bool scale_first = atomic && beta != 1.0f;
+  // Atomic split-K adds into C, so C = beta * C must come first, unless beta is 1: done by the
+  // GEMM's slices, which then need the workspace's counters, or else by a kernel before it. The
+  // GEMM then starts as that kernel's programmatic dependent (and without a workspace: nothing
+  // to count) and waits for it before its first addition.
+  const bool scale_first = atomic && beta != 1.0f && !slices_scale_c(args, workspace);
+  float* gemm_workspace = scale_first ? nullptr : workspace;
   if (scale_first) {
     // One block per SM, so the GEMM's blocks find room beside it and run their main loops while
     // it scales; a block per 256 elements fills every SM's thread slots until it is done (H100:
@@ -112,7 +135,7 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
         err != cudaSuccess)
       return err;
   }
-  void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &swizzle};
+  void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &gemm_workspace, &swizzle};
   const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(splits));
   const dim3 block(static_cast<unsigned>(config_.threads()));
   cudaError_t err =

@@ -27,8 +27,14 @@ struct GemmArguments {
 // Why the arguments cannot be run (dimensions, leading dimensions, null pointers), or nullptr.
 const char* gemm_arguments_error(const GemmArguments& args);
 
-// Bytes of device workspace a launch needs (split-K partial sums); 0 without split-K.
+// Bytes of device workspace a launch needs: split-K's partial sums, or for atomic split-K two
+// counters per tile; 0 without split-K.
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n);
+
+// True when the workspace holds atomic split-K's counters: it must be zero before its first launch,
+// every launch leaves it zero, and nothing else may write it (another kernel's partial sums would
+// read as counts). Other workspaces are scratch.
+bool workspace_holds_counters(const KernelConfig& config);
 
 class LoadedKernel {
  public:
@@ -42,6 +48,11 @@ class LoadedKernel {
   // workspace_bytes(config(), m, n) bytes. Returns the launch status; never throws.
   cudaError_t launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
+  // Atomic split-K must scale C by beta before adding into it. True when this call's slices do it
+  // themselves, which needs its workspace (a counter per tile) and the whole grid resident at
+  // once; otherwise launch() runs a kernel over C first.
+  bool slices_scale_c(const GemmArguments& args, const float* workspace) const;
+
   const KernelConfig& config() const { return config_; }
 
  private:
@@ -51,6 +62,7 @@ class LoadedKernel {
   cudaKernel_t reduce_ = nullptr;
   bool programmatic_launch_ = false;  // programmatic dependent launches (sm_90+)
   int sm_count_ = 1;
+  long long resident_blocks_ = 0;  // GEMM blocks the whole GPU holds at once
 };
 
 }  // namespace gemmtune

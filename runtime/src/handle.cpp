@@ -214,9 +214,9 @@ Status Handle::Impl::sgemm(const GemmProblem& p, float alpha, const float* a, co
   const std::size_t workspace = workspace_bytes(kernel.config(), p.m, p.n);
   const cudaError_t err = workspace == 0
                               ? kernel.launch(args, nullptr, stream)
-                              : kernels->workspaces().with_workspace(stream, workspace, [&](float* memory) {
-                                  return kernel.launch(args, memory, stream);
-                                });
+                              : kernels->workspaces().with_workspace(
+                                    stream, workspace, workspace_holds_counters(kernel.config()),
+                                    [&](float* memory) { return kernel.launch(args, memory, stream); });
   if (err != cudaSuccess)
     runtime_logger().error("{}x{}x{} with {}: {}", p.m, p.n, p.k, kernel.config().name(),
                            cudaGetErrorString(err));

@@ -12,17 +12,17 @@ StreamWorkspaces::~StreamWorkspaces() {
   }
 }
 
-cudaError_t StreamWorkspaces::buffer_for(cudaStream_t stream, Buffer*& buffer) {
+cudaError_t StreamWorkspaces::buffer_for(cudaStream_t stream, bool counters, Buffer*& buffer) {
   unsigned long long id = 0;
   if (const cudaError_t err = cudaStreamGetId(stream, &id); err != cudaSuccess) return err;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& slot = buffers_[id];
+  auto& slot = buffers_[{id, counters}];
   if (!slot) slot = std::make_unique<Buffer>();
   buffer = slot.get();
   return cudaSuccess;
 }
 
-cudaError_t StreamWorkspaces::grow(Buffer& buffer, cudaStream_t stream, std::size_t bytes) {
+cudaError_t StreamWorkspaces::grow(Buffer& buffer, cudaStream_t stream, std::size_t bytes, bool zeroed) {
   if (buffer.memory) {
     if (const cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess) return err;
     static_cast<void>(cudaFree(buffer.memory));
@@ -32,6 +32,13 @@ cudaError_t StreamWorkspaces::grow(Buffer& buffer, cudaStream_t stream, std::siz
   if (const cudaError_t err = cudaMalloc(&buffer.memory, bytes); err != cudaSuccess) {
     buffer.memory = nullptr;
     return err;
+  }
+  if (zeroed) {
+    if (const cudaError_t err = cudaMemsetAsync(buffer.memory, 0, bytes, stream); err != cudaSuccess) {
+      static_cast<void>(cudaFree(buffer.memory));
+      buffer.memory = nullptr;
+      return err;
+    }
   }
   buffer.bytes = bytes;
   return cudaSuccess;

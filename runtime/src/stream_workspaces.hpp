@@ -1,7 +1,10 @@
-// Split-K workspaces, one per CUDA stream. Kernels on one stream run in order, so calls on that stream
-// can share one buffer; calls on different streams may overlap, so they never share. Streams are told
-// apart by their CUDA stream id, not their handle value: a handle reused after cudaStreamDestroy, and
-// cudaStreamPerThread (one value, a different stream on every thread), each get their own buffer.
+// Split-K workspaces, one per CUDA stream and kind. Kernels on one stream run in order, so calls on
+// that stream can share one buffer; calls on different streams may overlap, so they never share.
+// Two kinds: scratch (partial sums), and counters (atomic split-K's: zeroed when allocated and left
+// zeroed by every kernel that uses them), kept apart so partial sums never land among counters.
+// Streams are told apart by their CUDA stream id, not their handle value: a handle reused after
+// cudaStreamDestroy, and cudaStreamPerThread (one value, a different stream on every thread), each
+// get their own buffer.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,7 +12,8 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <map>
+#include <utility>
 
 namespace gemmtune {
 
@@ -23,14 +27,15 @@ class StreamWorkspaces {
 
   // Calls launch(workspace) with at least bytes of device memory reserved for stream, holding that
   // stream's buffer until launch returns (its kernels are then ordered before any later user). A
-  // buffer too small is replaced after synchronising the stream, so no queued kernel still uses it.
+  // buffer too small is replaced after synchronising the stream, so no queued kernel still uses it;
+  // a counters buffer is zeroed on that stream when allocated.
   template <class Launch>
-  cudaError_t with_workspace(cudaStream_t stream, std::size_t bytes, Launch&& launch) {
+  cudaError_t with_workspace(cudaStream_t stream, std::size_t bytes, bool counters, Launch&& launch) {
     Buffer* buffer = nullptr;
-    if (const cudaError_t err = buffer_for(stream, buffer); err != cudaSuccess) return err;
+    if (const cudaError_t err = buffer_for(stream, counters, buffer); err != cudaSuccess) return err;
     std::lock_guard<std::mutex> hold(buffer->mutex);
     if (buffer->bytes < bytes) {
-      if (const cudaError_t err = grow(*buffer, stream, bytes); err != cudaSuccess) return err;
+      if (const cudaError_t err = grow(*buffer, stream, bytes, counters); err != cudaSuccess) return err;
     }
     return launch(static_cast<float*>(buffer->memory));
   }
@@ -41,11 +46,11 @@ class StreamWorkspaces {
     void* memory = nullptr;
     std::size_t bytes = 0;
   };
-  cudaError_t buffer_for(cudaStream_t stream, Buffer*& buffer);
-  static cudaError_t grow(Buffer& buffer, cudaStream_t stream, std::size_t bytes);
+  cudaError_t buffer_for(cudaStream_t stream, bool counters, Buffer*& buffer);
+  static cudaError_t grow(Buffer& buffer, cudaStream_t stream, std::size_t bytes, bool zeroed);
 
   std::mutex mutex_;  // guards the map, not the buffers
-  std::unordered_map<unsigned long long, std::unique_ptr<Buffer>> buffers_;
+  std::map<std::pair<unsigned long long, bool>, std::unique_ptr<Buffer>> buffers_;  // (stream id, counters)
 };
 
 }  // namespace gemmtune

@@ -3,6 +3,7 @@
 // NaN.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -77,6 +78,7 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
     if (min_compute_capability(config) > device.compute_capability) continue;
     SCOPED_TRACE(config.name());
     const LoadedKernel kernel(compiler.compile(config, device.arch()), config);
+    int launches_scaling_in_gemm = 0;
     for (const Shape& s : kShapes) {
       const int lda = s.k + s.lda_pad, ldb = s.n + s.ldb_pad, ldc = s.n + s.ldc_pad;
       SCOPED_TRACE(testing::Message()
@@ -86,52 +88,76 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
       for (auto& x : b) x = dist(rng);
       for (auto& x : c0) x = dist(rng);
       DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
-      // Atomic split-K needs no workspace at all: it gets none.
+      // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch whose
+      // slices scale C themselves adds exactly 2^32 to each. Without a workspace (or where the grid
+      // does not fit on the GPU at once) a kernel scales C first: both paths run.
       const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n);
+      const bool counters = workspace_holds_counters(config);
       DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
+      if (counters) GEMMTUNE_CUDA_CHECK(cudaMemset(ws.get(), 0, ws_bytes));
+      unsigned long long scaled_in_gemm = 0;
       GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice));
       GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-      // beta 1 is a path of its own for atomic split-K (nothing scales C first).
-      for (const float beta : {-0.5f, 0.0f, 1.0f}) {
-        const float alpha = 1.5f;
-        if (beta != 0) {
-          GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
-        } else {
-          GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c0.size() * 4));  // NaN: must be overwritten
-        }
-        const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc};
-        ASSERT_EQ(kernel.launch(args, ws_bytes > 0 ? ws.get() : nullptr, nullptr), cudaSuccess);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        std::vector<float> got(c0.size());
-        GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost));
-        int bad = 0;
-        for (int i = 0; i < s.m && bad < 3; ++i) {
-          for (int j = 0; j < s.n && bad < 3; ++j) {
-            double ref = 0, mag = 0;
-            for (int p = 0; p < s.k; ++p) {
-              ref += double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j];
-              mag += std::fabs(double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j]);
+      for (const bool give_workspace : {true, false}) {
+        if (!give_workspace && !counters) continue;
+        SCOPED_TRACE(give_workspace ? "with workspace" : "without workspace");
+        // beta 1 is a path of its own for atomic split-K (nothing scales C first, no counting).
+        for (const float beta : {-0.5f, 0.0f, 1.0f}) {
+          const float alpha = 1.5f;
+          if (beta != 0) {
+            GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
+          } else {
+            GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c0.size() * 4));  // NaN: must be overwritten
+          }
+          const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc};
+          float* const workspace = ws_bytes > 0 && give_workspace ? ws.get() : nullptr;
+          ASSERT_EQ(kernel.launch(args, workspace, nullptr), cudaSuccess);
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          if (counters) {
+            if (kernel.slices_scale_c(args, workspace)) {
+              scaled_in_gemm += 1ull << 32;
+              ++launches_scaling_in_gemm;
             }
-            const double cij = beta != 0 ? c0[std::size_t(i) * ldc + j] : 0.0;
-            const double expected = alpha * ref + beta * cij;
-            const double bound =
-                (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
-            const double value = got[std::size_t(i) * ldc + j];
-            if (!(std::fabs(value - expected) <= bound)) {
-              ++bad;
-              ADD_FAILURE() << "beta " << beta << " C[" << i << "][" << j << "] = " << value << ", expected "
-                            << expected;
+            std::vector<unsigned long long> counted(ws_bytes / sizeof(unsigned long long));
+            GEMMTUNE_CUDA_CHECK(cudaMemcpy(counted.data(), ws.get(), ws_bytes, cudaMemcpyDeviceToHost));
+            EXPECT_EQ(std::count(counted.begin(), counted.end(), scaled_in_gemm),
+                      std::ptrdiff_t(counted.size()))
+                << "a tile's counter is off (beta " << beta << ")";
+          }
+          std::vector<float> got(c0.size());
+          GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+          int bad = 0;
+          for (int i = 0; i < s.m && bad < 3; ++i) {
+            for (int j = 0; j < s.n && bad < 3; ++j) {
+              double ref = 0, mag = 0;
+              for (int p = 0; p < s.k; ++p) {
+                ref += double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j];
+                mag += std::fabs(double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j]);
+              }
+              const double cij = beta != 0 ? c0[std::size_t(i) * ldc + j] : 0.0;
+              const double expected = alpha * ref + beta * cij;
+              const double bound =
+                  (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
+              const double value = got[std::size_t(i) * ldc + j];
+              if (!(std::fabs(value - expected) <= bound)) {
+                ++bad;
+                ADD_FAILURE() << "beta " << beta << " C[" << i << "][" << j << "] = " << value
+                              << ", expected " << expected;
+              }
             }
           }
-        }
-        // Padding columns of C are never written.
-        if (beta != 0) {
-          for (int i = 0; i < s.m; ++i) {
-            for (int j = s.n; j < ldc; ++j)
-              ASSERT_EQ(got[std::size_t(i) * ldc + j], c0[std::size_t(i) * ldc + j]);
+          // Padding columns of C are never written.
+          if (beta != 0) {
+            for (int i = 0; i < s.m; ++i) {
+              for (int j = s.n; j < ldc; ++j)
+                ASSERT_EQ(got[std::size_t(i) * ldc + j], c0[std::size_t(i) * ldc + j]);
+            }
           }
         }
       }
+    }
+    if (workspace_holds_counters(config)) {
+      EXPECT_GT(launches_scaling_in_gemm, 0) << "the slices never scaled C themselves";
     }
   }
 }

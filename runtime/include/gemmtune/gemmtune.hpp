@@ -73,10 +73,10 @@ struct KernelChoice {
 
 // Thread-safe: any number of threads may call sgemm and choose at once, on any streams. A kernel is
 // compiled and loaded once per configuration and device; later calls take a shared lock keyed by
-// (m, n, k, alignment) and launch. Split-K kernels (other than atomic ones) need a workspace: the handle keeps one per stream
-// (by CUDA stream id, so a destroyed stream's handle value reused by a new stream gets a new one),
-// grows it when a larger problem needs more (synchronising that stream once) and frees them all when
-// it is destroyed. Calls on the current device at call time; the status refers to the device that was
+// (m, n, k, alignment) and launch. Split-K kernels need a workspace (partial sums, or atomic
+// split-K's counters, kept apart): the handle keeps one per stream and kind (by CUDA stream id, so a
+// destroyed stream's handle value reused by a new stream gets a new one), grows it when a larger
+// problem needs more (synchronising that stream once) and frees them all when it is destroyed. Calls on the current device at call time; the status refers to the device that was
 // current when the handle was created.
 class GEMMTUNE_API Handle {
  public:
