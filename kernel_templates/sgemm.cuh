@@ -23,8 +23,8 @@
 //     C with fire-and-forget atomics (red.global.add; 4 floats per instruction on sm_90). No
 //     partials travel through memory and no kernel follows, but the order of the additions, and
 //     so the last bits of C, can change from run to run. The slices scale C themselves, each its
-//     share of the tile before its main loop, and meet on a counter per tile (the workspace)
-//     before adding; where the host cannot give them that (no workspace, or a grid too large to
+//     share of the tile while its first tiles load, and meet on a counter per tile (the
+//     workspace) before adding; where the host cannot give them that (no workspace, or a grid too large to
 //     be resident at once), splitk_reduce scales C first and this kernel, its programmatic
 //     dependent on sm_90, waits for it only before its first atomic. A compile-time choice:
 //     compiled into every kernel, the atomic epilogue changed how ptxas scheduled the main loop
