@@ -1,7 +1,9 @@
 // The runtime library on a real GPU, through its public interface only: each lookup path (exact,
 // nearest, same architecture, default) picks what it should and computes correct results against a
-// float64 CPU reference, at odd shapes and alignments, with split-K workspaces, and from several
-// threads on several streams at once. Skips where no GPU is present.
+// float64 CPU reference, at odd shapes and alignments, with split-K workspaces (partial sums, and
+// atomic split-K's counters), from several threads on several streams at once, and right behind a
+// kernel still writing its inputs or reading its output (programmatic launches on sm_90). Skips
+// where no GPU is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <nvrtc.h>
