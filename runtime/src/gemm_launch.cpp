@@ -13,6 +13,16 @@
 
 namespace gemmtune {
 
+namespace {
+
+// Thread blocks per K slice: one per BM x BN tile of C.
+long long tile_count(const KernelConfig& config, int m, int n) {
+  return static_cast<long long>((m + config.block_m - 1) / config.block_m) *
+         ((n + config.block_n - 1) / config.block_n);
+}
+
+}  // namespace
+
 const char* gemm_arguments_error(const GemmArguments& a) {
   if (a.m < 0 || a.n < 0 || a.k < 0) return "m, n and k must not be negative";
   if (a.lda < std::max(1, a.k)) return "lda must be at least max(1, k)";
@@ -25,11 +35,7 @@ const char* gemm_arguments_error(const GemmArguments& a) {
 
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n) {
   if (config.split_k <= 1) return 0;
-  if (config.split_k_atomic) {
-    const std::size_t tiles = std::size_t((m + config.block_m - 1) / config.block_m) *
-                              std::size_t((n + config.block_n - 1) / config.block_n);
-    return tiles * sizeof(unsigned long long);
-  }
+  if (config.split_k_atomic) return std::size_t(tile_count(config, m, n)) * sizeof(unsigned long long);
   return std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
 }
 
@@ -90,16 +96,13 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
 
 bool LoadedKernel::slices_scale_c(const GemmArguments& args, const float* workspace) const {
   if (config_.split_k <= 1 || !config_.split_k_atomic || args.beta == 1.0f || workspace == nullptr) return false;
-  const long long tiles = static_cast<long long>((args.m + config_.block_m - 1) / config_.block_m) *
-                          ((args.n + config_.block_n - 1) / config_.block_n);
-  return tiles * config_.split_k <= resident_blocks_;
+  return tile_count(config_, args.m, args.n) * config_.split_k <= resident_blocks_;
 }
 
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   if (gemm_arguments_error(args)) return cudaErrorInvalidValue;
   if (args.m == 0 || args.n == 0) return cudaSuccess;
-  const long long tiles = static_cast<long long>((args.m + config_.block_m - 1) / config_.block_m) *
-                          ((args.n + config_.block_n - 1) / config_.block_n);
+  const long long tiles = tile_count(config_, args.m, args.n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   const int splits = config_.split_k;
   const bool atomic = splits > 1 && config_.split_k_atomic;  // its workspace is optional
