@@ -22,11 +22,11 @@
 //   - SPLIT_ATOMIC: C is first scaled by beta, then every slice adds its alpha-scaled partial into
 //     C with fire-and-forget atomics (red.global.add; 4 floats per instruction on sm_90). No
 //     partials travel through memory and no kernel follows, but the order of the additions, and
-//     so the last bits of C, can change from run to run. The slices scale C themselves, each its
-//     share of the tile while its first tiles load, and meet on a counter per tile (the
-//     workspace) before adding; where the host cannot give them that (no workspace, or a grid too large to
-//     be resident at once), splitk_reduce scales C first and this kernel, its programmatic
-//     dependent on sm_90, waits for it only before its first atomic. A compile-time choice:
+//     so the last bits of C, can change from run to run. The tile's first slice scales C while its
+//     first tiles load and counts itself in on a counter per tile (the workspace); the other
+//     slices wait for that count before adding. Without a workspace, splitk_reduce scales C
+//     first and this kernel, its programmatic dependent on sm_90, waits for it only before its
+//     first atomic. A compile-time choice:
 //     compiled into every kernel, the atomic epilogue changed how ptxas scheduled the main loop
 //     and cost the large tiles 5% on an H100 (docs/kernel-notes.md).
 // - On sm_90 every kernel is a programmatic dependent of the stream's previous kernel, so back-to-
@@ -148,17 +148,17 @@ __device__ __forceinline__ bool aligned_to(const void* p, unsigned bytes) {
 // Largest of 4, 2, 1 that divides x: the width of the contiguous runs a micro-tile is made of.
 __host__ __device__ constexpr int run_width(int x) { return x % 4 == 0 ? 4 : (x % 2 == 0 ? 2 : 1); }
 
-// Atomic split-K scaling C inside the GEMM: C = beta * C over this slice's share of its tile, rows
-// [z * rows, (z + 1) * rows) of it, while the pipeline's first tiles are in flight (H100: 1 to 2%
-// faster there than before the first loads are issued). beta 0 writes zeros without reading C,
-// which may hold NaN.
+// Atomic split-K scaling C inside the GEMM: the tile's first slice sets C = beta * C over the whole
+// tile while the pipeline's first tiles are in flight (H100: 1 to 2% faster there than before the
+// first loads are issued; as fast as every slice scaling a share). beta 0 writes zeros without
+// reading C, which may hold NaN.
 template <int BM, int BN, int THREADS>
-__device__ __forceinline__ void scale_share_of_tile(float* C, int ldc, int M, int N, int m0, int n0,
+__device__ __forceinline__ void scale_tile(float* C, int ldc, int M, int N, int m0, int n0,
                                                     float beta) {
   static_assert(BN % 4 == 0, "the tile's rows are scaled 4 floats at a time");
-  const int rows = (BM + gridDim.z - 1) / gridDim.z;
-  const int r0 = m0 + blockIdx.z * rows;
-  const int r1 = min(M, min(m0 + BM, r0 + rows));
+  if (blockIdx.z != 0) return;
+  const int r0 = m0;
+  const int r1 = min(M, m0 + BM);  // rows [r0, r1) of C
   const int cols = min(BN, N - n0);
   const bool vec = ldc % 4 == 0 && aligned_to(C, 16);
   for (int e = threadIdx.x * 4; e < (r1 - r0) * BN; e += THREADS * 4) {
@@ -177,33 +177,35 @@ __device__ __forceinline__ void scale_share_of_tile(float* C, int ldc, int M, in
   }
 }
 
-// Where the slices of a tile scale C themselves, none may add into it before all of them are done.
+// Where the GEMM scales C itself, no slice may add into a tile before its first slice has scaled it.
 // A counter per tile in the workspace orders them, without ever being reset: each launch adds
 // exactly 2^32 to it (slice 0 adds 2^32 - (slices - 1), the others 1 each), so a slice's ticket,
-// the value it found, rounded down to a multiple of 2^32 is the count before this launch. A slice
-// counts its share in early and waits before its first addition until the count has grown by
-// 2^32, by then long since. Only the one atomic's result travels back, and it is not needed until
-// the end. The host chooses this only when the whole grid is resident at once, so every slice
-// waited for is running.
+// the value it found, rounded down to a multiple of 2^32 is the count before this launch, and
+// slice 0 has counted in once the count has grown by 2^32 - (slices - 1). Every slice counts in
+// early (only slice 0's count matters to the wait; the others' keep the total per launch fixed)
+// and waits before its first addition, by then long since. Only the one atomic's result travels
+// back, and it is not needed until the end. No deadlock: a slice waits only for slice 0 of its
+// tile, which waits for nothing and, blocks being dispatched in order of their linear index (z
+// slowest), is running or done before any slice that waits for it starts.
 // (A function, not a namespace-scope constant: NVRTC gives those a per-compilation symbol name,
 // so the same kernel would not compile to the same cubin twice.)
 __device__ constexpr unsigned long long count_per_launch() { return 1ull << 32; }
 
-// Thread 0, after a block barrier that follows the block's scaling stores.
-__device__ __forceinline__ unsigned long long count_share_in(unsigned long long* counter) {
-  __threadfence();  // the whole block's share (ordered before us by the barrier) reaches the GPU first
+// Thread 0, after a block barrier that follows the block's scaling stores (slice 0's).
+__device__ __forceinline__ unsigned long long count_in(unsigned long long* counter) {
+  __threadfence();  // the block's scaling stores (ordered before us by the barrier) reach the GPU first
   const unsigned long long slices = gridDim.z;
   return atomicAdd(counter, blockIdx.z == 0 ? count_per_launch() - (slices - 1) : 1ull);
 }
 
-__device__ __forceinline__ void wait_for_all_shares(const unsigned long long* counter,
+__device__ __forceinline__ void wait_for_scaled_tile(const unsigned long long* counter,
                                                     unsigned long long ticket) {
   if (threadIdx.x == 0) {
     const unsigned long long before = ticket & ~(count_per_launch() - 1);
     unsigned long long counted = 0;
     do {
       asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(counted) : "l"(counter) : "memory");
-    } while (counted - before < count_per_launch());
+    } while (counted - before < count_per_launch() - (gridDim.z - 1));
   }
   __syncthreads();
 }
@@ -247,8 +249,8 @@ __global__ void __launch_bounds__(
   float* smem = reinterpret_cast<float*>(smem_raw);
 
   // Atomic split-K adds into C, so C must be scaled by beta first (unless beta is 1). Given a
-  // workspace (of per-tile counters), the slices do it themselves; otherwise splitk_reduce did it
-  // before this kernel (runtime/src/gemm_launch.cpp chooses).
+  // workspace (of per-tile counters), each tile's first slice does it; otherwise splitk_reduce did
+  // it before this kernel.
   const bool atomic = SPLIT_ATOMIC && gridDim.z > 1;
   const bool scales_c = atomic && beta != 1.0f && workspace != nullptr;
   const bool after_scaling = atomic && beta != 1.0f && workspace == nullptr;
@@ -270,7 +272,7 @@ __global__ void __launch_bounds__(
   const int m0 = tile_m * BM;
   const int n0 = tile_n * BN;
   unsigned long long* const counter = reinterpret_cast<unsigned long long*>(workspace) + pid;  // if scales_c
-  unsigned long long ticket = 0;  // thread 0's, from count_share_in
+  unsigned long long ticket = 0;  // thread 0's, from count_in
 
   // This block's share of K (split-K), rounded to whole BK tiles.
   const int k_tiles_total = (K + BK - 1) / BK;
@@ -532,17 +534,17 @@ __global__ void __launch_bounds__(
   // The loop body has no data-dependent branches: past the last tile, fetches are dead (zeros)
   // and the extra publish is harmless, which lets the scheduler spread loads among the FMAs.
   Fragments frag[2];
-  // The slice's share of C = beta * C (atomic split-K), then, after a barrier that follows it,
-  // the count. Called once the pipeline's first tiles are in flight and have arrived, so the stores
-  // hide behind the loads and the fence finds them long done.
-  auto scale_share = [&] {
+  // Atomic split-K: slice 0's C = beta * C over the tile, then, after a barrier that follows it,
+  // every slice's count. Called once the pipeline's first tiles are in flight and have arrived, so
+  // the stores hide behind the loads and the fence finds them long done.
+  auto scale_tile = [&] {
     if constexpr (SPLIT_ATOMIC) {
-      if (scales_c) detail::scale_share_of_tile<BM, BN, S::kThreads>(C, ldc, M, N, m0, n0, beta);
+      if (scales_c) detail::scale_tile<BM, BN, S::kThreads>(C, ldc, M, N, m0, n0, beta);
     }
   };
-  auto count_share_in = [&] {
+  auto count_in = [&] {
     if constexpr (SPLIT_ATOMIC) {
-      if (scales_c && tid == 0) ticket = detail::count_share_in(counter);
+      if (scales_c && tid == 0) ticket = detail::count_in(counter);
     }
   };
   auto main_loop = [&](auto whole) {
@@ -560,9 +562,9 @@ __global__ void __launch_bounds__(
       // (H100: 2.5% slower at 4096 without split-K; 1.7% faster at 4096x64x4096 with atomic
       // split-K than with the barrier under `if (scales_c)`).
       if constexpr (SPLIT_ATOMIC) {
-        scale_share();
+        scale_tile();
         __syncthreads();
-        count_share_in();
+        count_in();
       }
       return;
     }
@@ -572,16 +574,16 @@ __global__ void __launch_bounds__(
         issue_async(kt_begin + s, s, s < k_tiles, whole);
         detail::cp_async_commit();
       }
-      scale_share();
+      scale_tile();
       detail::cp_async_wait<STAGES - 2>();
       __syncthreads();
     } else {
       fetch_regs(kt_begin, true, whole);
-      scale_share();
+      scale_tile();
       store_regs(0);
       __syncthreads();
     }
-    count_share_in();
+    count_in();
     load_fragments(0, 0, frag[0]);
     for (int t = 0; t < k_tiles; ++t) {
       prefetch_tile(t);
@@ -611,7 +613,7 @@ __global__ void __launch_bounds__(
   // SPLIT_ATOMIC, alpha * partial added atomically to C once C is scaled by beta.
   const bool partial = !SPLIT_ATOMIC && gridDim.z > 1;
   if constexpr (SPLIT_ATOMIC) {
-    if (scales_c) detail::wait_for_all_shares(counter, ticket);
+    if (scales_c) detail::wait_for_scaled_tile(counter, ticket);
     if (after_scaling) detail::wait_for_prior_grid();
   }
   float* out = partial ? workspace + static_cast<long long>(blockIdx.z) * M * N : C;

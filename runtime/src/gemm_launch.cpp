@@ -1,6 +1,6 @@
 // Kernel loading and launch geometry: one block per BM x BN tile in a 1-D grid (no 65535 limit on
 // M), K split over gridDim.z when split-K is on, then the reduction kernel (or, for atomic split-K
-// where its slices cannot scale C by beta themselves, a kernel doing it before the GEMM). On sm_90 every kernel is launched as a programmatic
+// without a workspace, a kernel scaling C by beta before the GEMM). On sm_90 every kernel is launched as a programmatic
 // dependent of the stream's previous kernel: its blocks are scheduled while that kernel finishes
 // and wait for it (griddepcontrol.wait) before touching memory, which hides the launch gap
 // between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to 4096x64x4096, nothing
@@ -57,10 +57,6 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     programmatic_launch_ = major >= 9;
-    int per_sm = 0;
-    GEMMTUNE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, reinterpret_cast<const void*>(gemm_), config.threads(), config.shared_bytes()));
-    resident_blocks_ = static_cast<long long>(per_sm) * sm_count_;
   } catch (...) {
     cudaLibraryUnload(library_);
     throw;
@@ -94,9 +90,8 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
 
 }  // namespace
 
-bool LoadedKernel::slices_scale_c(const GemmArguments& args, const float* workspace) const {
-  if (config_.split_k <= 1 || !config_.split_k_atomic || args.beta == 1.0f || workspace == nullptr) return false;
-  return tile_count(config_, args.m, args.n) * config_.split_k <= resident_blocks_;
+bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspace) const {
+  return config_.split_k > 1 && config_.split_k_atomic && args.beta != 1.0f && workspace != nullptr;
 }
 
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
@@ -124,11 +119,11 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
     return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
   };
 
-  // Atomic split-K adds into C, so C = beta * C must come first, unless beta is 1: done by the
-  // GEMM's slices, which then need the workspace's counters, or else by a kernel before it. The
-  // GEMM then starts as that kernel's programmatic dependent (and without a workspace: nothing
-  // to count) and waits for it before its first addition.
-  const bool scale_first = atomic && beta != 1.0f && !slices_scale_c(args, workspace);
+  // Atomic split-K adds into C, so C = beta * C must come first, unless beta is 1: done by each
+  // tile's first slice, which needs the workspace's counters to tell the others, or, without a
+  // workspace, by a kernel before the GEMM. The GEMM then starts as that kernel's programmatic
+  // dependent and waits for it before its first addition.
+  const bool scale_first = atomic && beta != 1.0f && !gemm_scales_c(args, workspace);
   float* gemm_workspace = scale_first ? nullptr : workspace;
   if (scale_first) {
     // One block per SM, so the GEMM's blocks find room beside it and run their main loops while

@@ -48,10 +48,10 @@ class LoadedKernel {
   // workspace_bytes(config(), m, n) bytes. Returns the launch status; never throws.
   cudaError_t launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
-  // Atomic split-K must scale C by beta before adding into it. True when this call's slices do it
-  // themselves, which needs its workspace (a counter per tile) and the whole grid resident at
-  // once; otherwise launch() runs a kernel over C first.
-  bool slices_scale_c(const GemmArguments& args, const float* workspace) const;
+  // Atomic split-K must scale C by beta before adding into it. True when this call's GEMM does it
+  // itself, which needs its workspace (a counter per tile); otherwise launch() runs a kernel over C
+  // first.
+  bool gemm_scales_c(const GemmArguments& args, const float* workspace) const;
 
   const KernelConfig& config() const { return config_; }
 
@@ -62,7 +62,6 @@ class LoadedKernel {
   cudaKernel_t reduce_ = nullptr;
   bool programmatic_launch_ = false;  // programmatic dependent launches (sm_90+)
   int sm_count_ = 1;
-  long long resident_blocks_ = 0;  // GEMM blocks the whole GPU holds at once
 };
 
 }  // namespace gemmtune

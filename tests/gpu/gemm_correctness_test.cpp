@@ -88,9 +88,9 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
       for (auto& x : b) x = dist(rng);
       for (auto& x : c0) x = dist(rng);
       DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
-      // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch whose
-      // slices scale C themselves adds exactly 2^32 to each. Without a workspace (or where the grid
-      // does not fit on the GPU at once) a kernel scales C first: both paths run.
+      // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch that
+      // scales C in the GEMM adds exactly 2^32 to each. Without a workspace a kernel scales C
+      // first: both paths run.
       const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n);
       const bool counters = workspace_holds_counters(config);
       DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
@@ -114,7 +114,7 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
           ASSERT_EQ(kernel.launch(args, workspace, nullptr), cudaSuccess);
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
           if (counters) {
-            if (kernel.slices_scale_c(args, workspace)) {
+            if (kernel.gemm_scales_c(args, workspace)) {
               scaled_in_gemm += 1ull << 32;
               ++launches_scaling_in_gemm;
             }
@@ -157,7 +157,7 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
       }
     }
     if (workspace_holds_counters(config)) {
-      EXPECT_GT(launches_scaling_in_gemm, 0) << "the slices never scaled C themselves";
+      EXPECT_GT(launches_scaling_in_gemm, 0) << "the GEMM never scaled C itself";
     }
   }
 }
