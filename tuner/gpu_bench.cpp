@@ -169,7 +169,7 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
 
 float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
   const std::size_t bytes = workspace_bytes(config, s.m, s.n);
-  if (workspace_holds_counters(config)) {  // its own buffer, zeroed once: every launch leaves it zeroed
+  if (workspace_holds_counters(config)) {  // its own buffer, zeroed once: launches only count up
     if (bytes > counters_.bytes()) {
       counters_ = DeviceBuffer(bytes);
       GEMMTUNE_CUDA_CHECK(cudaMemset(counters_.get(), 0, bytes));

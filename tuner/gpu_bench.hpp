@@ -78,7 +78,7 @@ class GpuBench {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<DeviceBuffer> a_sets_, b_sets_, c_sets_;
   DeviceBuffer workspace_;  // split-K partial sums
-  DeviceBuffer counters_;      // atomic split-K's counters: zeroed once, and every launch leaves them zeroed
+  DeviceBuffer counters_;   // atomic split-K's counters: zeroed once, then only counted up
   std::vector<std::unique_ptr<Operands>> checks_;
   int reps_ = 1;
 };

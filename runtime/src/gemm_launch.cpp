@@ -1,7 +1,7 @@
 // Kernel loading and launch geometry: one block per BM x BN tile in a 1-D grid (no 65535 limit on
 // M), K split over gridDim.z when split-K is on, then the reduction kernel (or, for atomic split-K
-// without a workspace, a kernel scaling C by beta before the GEMM). On sm_90 every kernel is launched as a programmatic
-// dependent of the stream's previous kernel: its blocks are scheduled while that kernel finishes
+// without a workspace, a kernel scaling C by beta before the GEMM). On sm_90 every kernel is
+// launched as a programmatic dependent of the stream's previous kernel: its blocks are scheduled while that kernel finishes
 // and wait for it (griddepcontrol.wait) before touching memory, which hides the launch gap
 // between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to 4096x64x4096, nothing
 // at 2048 and up; docs/kernel-notes.md).
@@ -91,7 +91,7 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
 }  // namespace
 
 bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspace) const {
-  return config_.split_k > 1 && config_.split_k_atomic && args.beta != 1.0f && workspace != nullptr;
+  return workspace_holds_counters(config_) && args.beta != 1.0f && workspace != nullptr;
 }
 
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {

@@ -27,13 +27,13 @@ struct GemmArguments {
 // Why the arguments cannot be run (dimensions, leading dimensions, null pointers), or nullptr.
 const char* gemm_arguments_error(const GemmArguments& args);
 
-// Bytes of device workspace a launch needs: split-K's partial sums, or for atomic split-K two
-// counters per tile; 0 without split-K.
+// Bytes of device workspace a launch needs: split-K's partial sums, or for atomic split-K a counter
+// per tile; 0 without split-K.
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n);
 
-// True when the workspace holds atomic split-K's counters: it must be zero before its first launch,
-// every launch leaves it zero, and nothing else may write it (another kernel's partial sums would
-// read as counts). Other workspaces are scratch.
+// True when the workspace holds atomic split-K's counters: it must be zero before its first launch
+// (each launch then adds exactly 2^32 to the counters it uses), and nothing else may write it
+// (another kernel's partial sums would read as counts). Other workspaces are scratch.
 bool workspace_holds_counters(const KernelConfig& config);
 
 class LoadedKernel {

@@ -36,8 +36,8 @@ struct KernelConfig {
   int min_blocks = 1;        // __launch_bounds__ minimum resident blocks per SM
   int fma_order = 0;         // order of a k step's FMAs over the micro-tile (see kFmaOrder* above)
   // With split-K, slices add into C with atomics: no partial sums in memory (the workspace holds a
-  // counter per tile) and no reduction kernel, but the
-  // order of the additions, and so the last bits of C, may change from run to run
+  // counter per tile) and no reduction kernel, but the order of the additions, and so the last bits
+  // of C, may change from run to run
   // (GEMMTUNE_DETERMINISTIC=1 makes the runtime use the workspace reduction instead). Meaningless
   // without split-K. Compile-time although only the epilogue differs: see kernel_templates/sgemm.cuh.
   bool split_k_atomic = false;

@@ -1,7 +1,7 @@
 // Split-K workspaces, one per CUDA stream and kind. Kernels on one stream run in order, so calls on
 // that stream can share one buffer; calls on different streams may overlap, so they never share.
-// Two kinds: scratch (partial sums), and counters (atomic split-K's: zeroed when allocated and left
-// zeroed by every kernel that uses them), kept apart so partial sums never land among counters.
+// Two kinds: scratch (partial sums), and counters (atomic split-K's: zeroed when allocated, then only
+// counted up by the kernels that use them), kept apart so partial sums never land among counters.
 // Streams are told apart by their CUDA stream id, not their handle value: a handle reused after
 // cudaStreamDestroy, and cudaStreamPerThread (one value, a different stream on every thread), each
 // get their own buffer.

@@ -76,8 +76,9 @@ struct KernelChoice {
 // (m, n, k, alignment) and launch. Split-K kernels need a workspace (partial sums, or atomic
 // split-K's counters, kept apart): the handle keeps one per stream and kind (by CUDA stream id, so a
 // destroyed stream's handle value reused by a new stream gets a new one), grows it when a larger
-// problem needs more (synchronising that stream once) and frees them all when it is destroyed. Calls on the current device at call time; the status refers to the device that was
-// current when the handle was created.
+// problem needs more (synchronising that stream once) and frees them all when it is destroyed.
+// Calls on the current device at call time; the status refers to the device that was current when
+// the handle was created.
 class GEMMTUNE_API Handle {
  public:
   // results_path: a results file (gemmtune.results/1) or a directory of them; empty means
