@@ -26,9 +26,9 @@
 //     first tiles load and counts itself in on a counter per tile (the workspace); the other
 //     slices wait for that count before adding. Without a workspace, splitk_reduce scales C
 //     first and this kernel, its programmatic dependent on sm_90, waits for it only before its
-//     first atomic. A compile-time choice:
-//     compiled into every kernel, the atomic epilogue changed how ptxas scheduled the main loop
-//     and cost the large tiles 5% on an H100 (docs/kernel-notes.md).
+//     first atomic. A compile-time choice: compiled into every kernel, the atomic epilogue changed
+//     how ptxas scheduled the main loop and cost the large tiles 5% on an H100
+//     (docs/kernel-notes.md).
 // - On sm_90 every kernel is a programmatic dependent of the stream's previous kernel, so back-to-
 //   back launches do not leave the GPU idle in between; each waits for its predecessor's memory
 //   before its first access (griddepcontrol.wait).
@@ -153,8 +153,7 @@ __host__ __device__ constexpr int run_width(int x) { return x % 4 == 0 ? 4 : (x 
 // first loads are issued; as fast as every slice scaling a share). beta 0 writes zeros without
 // reading C, which may hold NaN.
 template <int BM, int BN, int THREADS>
-__device__ __forceinline__ void scale_tile(float* C, int ldc, int M, int N, int m0, int n0,
-                                                    float beta) {
+__device__ __forceinline__ void scale_tile(float* C, int ldc, int M, int N, int m0, int n0, float beta) {
   static_assert(BN % 4 == 0, "the tile's rows are scaled 4 floats at a time");
   if (blockIdx.z != 0) return;
   const int r0 = m0;
@@ -199,7 +198,7 @@ __device__ __forceinline__ unsigned long long count_in(unsigned long long* count
 }
 
 __device__ __forceinline__ void wait_for_scaled_tile(const unsigned long long* counter,
-                                                    unsigned long long ticket) {
+                                                     unsigned long long ticket) {
   if (threadIdx.x == 0) {
     const unsigned long long before = ticket & ~(count_per_launch() - 1);
     unsigned long long counted = 0;
@@ -537,7 +536,7 @@ __global__ void __launch_bounds__(
   // Atomic split-K: slice 0's C = beta * C over the tile, then, after a barrier that follows it,
   // every slice's count. Called once the pipeline's first tiles are in flight and have arrived, so
   // the stores hide behind the loads and the fence finds them long done.
-  auto scale_tile = [&] {
+  auto scale_c_tile = [&] {
     if constexpr (SPLIT_ATOMIC) {
       if (scales_c) detail::scale_tile<BM, BN, S::kThreads>(C, ldc, M, N, m0, n0, beta);
     }
@@ -562,7 +561,7 @@ __global__ void __launch_bounds__(
       // (H100: 2.5% slower at 4096 without split-K; 1.7% faster at 4096x64x4096 with atomic
       // split-K than with the barrier under `if (scales_c)`).
       if constexpr (SPLIT_ATOMIC) {
-        scale_tile();
+        scale_c_tile();
         __syncthreads();
         count_in();
       }
@@ -574,12 +573,12 @@ __global__ void __launch_bounds__(
         issue_async(kt_begin + s, s, s < k_tiles, whole);
         detail::cp_async_commit();
       }
-      scale_tile();
+      scale_c_tile();
       detail::cp_async_wait<STAGES - 2>();
       __syncthreads();
     } else {
       fetch_regs(kt_begin, true, whole);
-      scale_tile();
+      scale_c_tile();
       store_regs(0);
       __syncthreads();
     }

@@ -1,10 +1,10 @@
 // Kernel loading and launch geometry: one block per BM x BN tile in a 1-D grid (no 65535 limit on
 // M), K split over gridDim.z when split-K is on, then the reduction kernel (or, for atomic split-K
 // without a workspace, a kernel scaling C by beta before the GEMM). On sm_90 every kernel is
-// launched as a programmatic dependent of the stream's previous kernel: its blocks are scheduled while that kernel finishes
-// and wait for it (griddepcontrol.wait) before touching memory, which hides the launch gap
-// between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to 4096x64x4096, nothing
-// at 2048 and up; docs/kernel-notes.md).
+// launched as a programmatic dependent of the stream's previous kernel: its blocks are scheduled
+// while that kernel finishes and wait for it (griddepcontrol.wait) before touching memory, which
+// hides the launch gap between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to
+// 4096x64x4096, nothing at 2048 and up; docs/kernel-notes.md).
 #include "gemm_launch.hpp"
 
 #include <algorithm>
