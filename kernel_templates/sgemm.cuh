@@ -106,6 +106,20 @@ __device__ __forceinline__ void atomic_add_f32x4(float* p, float4 v) {
 #endif
 }
 
+// The piece (VEC floats, PER_ROW pieces to a tile row) that a thread copies in its i-th load, as
+// (row, piece in the row): pieces are numbered along rows, THREADS of them per load. Where THREADS
+// is a multiple of PER_ROW, piece i lies a constant number of rows below piece 0, so every load
+// after the first addresses shared memory at an immediate offset from it.
+template <int PER_ROW, int THREADS>
+__device__ __forceinline__ int2 piece_of(int tid, int i) {
+  if constexpr (THREADS % PER_ROW == 0) {
+    return make_int2(tid / PER_ROW + i * (THREADS / PER_ROW), tid % PER_ROW);
+  } else {
+    const int v = tid + i * THREADS;
+    return make_int2(v / PER_ROW, v % PER_ROW);
+  }
+}
+
 // A compile-time bool passed to generic lambdas (NVRTC has no <type_traits>).
 template <bool B>
 struct Flag {
@@ -302,6 +316,27 @@ __global__ void __launch_bounds__(
   // cannot move loads across, and a block of loads that cannot be spread among the FMAs stalls
   // the few warps an SM holds. Otherwise a general path checks every element.
   const bool whole_vectors = a_vec_ok && b_vec_ok && K % VEC == 0 && N % VEC == 0;
+  // Whole-vector cp.async: where this thread's pieces of the first tile start, and whether their
+  // rows (A) or columns (B) lie inside the matrix, worked out once; per tile only k moves, so the
+  // main loop spends two instructions per copy on its address instead of a 64-bit multiply-add.
+  const float* a_from[ASYNC ? S::kLoadsA : 1];
+  const float* b_from[ASYNC ? S::kLoadsB : 1];
+  bool a_row_in[ASYNC ? S::kLoadsA : 1];
+  bool b_col_in[ASYNC ? S::kLoadsB : 1];
+  if constexpr (ASYNC) {
+#pragma unroll
+    for (int i = 0; i < S::kLoadsA; ++i) {
+      const int2 p = detail::piece_of<BK / VEC, S::kThreads>(tid, i);
+      a_from[i] = A + static_cast<long long>(m0 + p.x) * lda + p.y * VEC;
+      a_row_in[i] = m0 + p.x < M;
+    }
+#pragma unroll
+    for (int i = 0; i < S::kLoadsB; ++i) {
+      const int2 p = detail::piece_of<BN / VEC, S::kThreads>(tid, i);
+      b_from[i] = B + static_cast<long long>(p.x) * ldb + n0 + p.y * VEC;
+      b_col_in[i] = n0 + p.y * VEC < N;
+    }
+  }
 
   // ---- global -> shared loads -------------------------------------------------------------
   // Element (r, c) of the A tile is A[m0 + r][k + c]; stored at As[c][r] when transposed.
@@ -398,6 +433,30 @@ __global__ void __launch_bounds__(
     const int k_end = live ? K : 0;  // a dead copy is out of range everywhere (zero-filled)
     float* As = smem + stage * (S::kTileA + S::kTileB);
     float* Bs = As + S::kTileA;
+    constexpr bool kA16 = !TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0;
+    constexpr bool kB16 = VEC == 4 && S::kStrideB % 4 == 0;
+    if constexpr (kWhole && kB16) {
+      const int k_left = k_end - k0;  // pieces this far into the tile along k are in the matrix
+      const long long b_step = static_cast<long long>(k0) * ldb;
+#pragma unroll
+      for (int i = 0; i < S::kLoadsA; ++i) {
+        const int2 p = detail::piece_of<BK / VEC, S::kThreads>(tid, i);
+        const int r = p.x, c = p.y * VEC;
+        const bool ok = a_row_in[i] && c < k_left;
+        if constexpr (kA16) {
+          detail::cp_async_f32x4(&As[a_index(r, c)], a_from[i] + k0, ok);
+        } else {
+#pragma unroll
+          for (int j = 0; j < VEC; ++j) detail::cp_async_f32(&As[a_index(r, c + j)], a_from[i] + k0 + j, ok);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < S::kLoadsB; ++i) {
+        const int2 p = detail::piece_of<BN / VEC, S::kThreads>(tid, i);
+        detail::cp_async_f32x4(&Bs[p.x * S::kStrideB + p.y * VEC], b_from[i] + b_step, b_col_in[i] && p.x < k_left);
+      }
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < S::kLoadsA; ++i) {
       const int v = tid + i * S::kThreads;
