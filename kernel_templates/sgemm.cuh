@@ -426,7 +426,8 @@ __global__ void __launch_bounds__(
   };
   // Asynchronous path (sm_80+): copies land in shared memory without passing through registers.
   // A transposed is copied element by element (4-byte cp.async), everything else in 16-byte
-  // pieces where the piece is in bounds and aligned. Out-of-range pieces are zero-filled.
+  // pieces. Out-of-range pieces are zero-filled. Whole-vector mode: one predicated copy per piece
+  // from the pointers worked out above. Otherwise every piece is checked for bounds and alignment.
   auto issue_async = [&](int kt, int stage, bool live, auto whole) {
     constexpr bool kWhole = decltype(whole)::value;
     const int k0 = kt * BK;
@@ -453,53 +454,41 @@ __global__ void __launch_bounds__(
 #pragma unroll
       for (int i = 0; i < S::kLoadsB; ++i) {
         const int2 p = detail::piece_of<BN / VEC, S::kThreads>(tid, i);
-        detail::cp_async_f32x4(&Bs[p.x * S::kStrideB + p.y * VEC], b_from[i] + b_step, b_col_in[i] && p.x < k_left);
+        const bool ok = b_col_in[i] && p.x < k_left;
+        detail::cp_async_f32x4(&Bs[p.x * S::kStrideB + p.y * VEC], b_from[i] + b_step, ok);
       }
-      return;
-    }
+    } else {
 #pragma unroll
-    for (int i = 0; i < S::kLoadsA; ++i) {
-      const int v = tid + i * S::kThreads;
-      const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
-      const int gm = m0 + r, gk = k0 + c;
-      const float* src = A + static_cast<long long>(gm) * lda + gk;
-      constexpr bool kA16 = !TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0;
-      if constexpr (kWhole) {
-        const bool ok = gm < M && gk < k_end;
-        if constexpr (kA16) {
-          detail::cp_async_f32x4(&As[a_index(r, c)], src, ok);
+      for (int i = 0; i < S::kLoadsA; ++i) {
+        const int v = tid + i * S::kThreads;
+        const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
+        const int gm = m0 + r, gk = k0 + c;
+        const float* src = A + static_cast<long long>(gm) * lda + gk;
+        if (kA16 && a_vec_ok && gm < M && gk + 4 <= k_end) {
+          detail::cp_async_f32x4(&As[a_index(r, c)], src, true);
         } else {
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) detail::cp_async_f32(&As[a_index(r, c + j)], src + j, ok);
-        }
-      } else if (kA16 && a_vec_ok && gm < M && gk + 4 <= k_end) {
-        detail::cp_async_f32x4(&As[a_index(r, c)], src, true);
-      } else {
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) {
-          const bool ok = gm < M && gk + j < k_end;
-          detail::cp_async_f32(&As[a_index(r, c + j)], src + j, ok);
+          for (int j = 0; j < VEC; ++j) {
+            const bool ok = gm < M && gk + j < k_end;
+            detail::cp_async_f32(&As[a_index(r, c + j)], src + j, ok);
+          }
         }
       }
-    }
 #pragma unroll
-    for (int i = 0; i < S::kLoadsB; ++i) {
-      const int v = tid + i * S::kThreads;
-      const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
-      const int gk = k0 + r, gn = n0 + c;
-      const float* src = B + static_cast<long long>(gk) * ldb + gn;
-      float* dst = &Bs[r * S::kStrideB + c];
-      constexpr bool kB16 = VEC == 4 && S::kStrideB % 4 == 0;
-      if constexpr (kWhole && kB16) {
-        const bool ok = gk < k_end && gn < N;
-        detail::cp_async_f32x4(dst, src, ok);
-      } else if (kB16 && b_vec_ok && gk < k_end && gn + 4 <= N) {
-        detail::cp_async_f32x4(dst, src, true);
-      } else {
+      for (int i = 0; i < S::kLoadsB; ++i) {
+        const int v = tid + i * S::kThreads;
+        const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
+        const int gk = k0 + r, gn = n0 + c;
+        const float* src = B + static_cast<long long>(gk) * ldb + gn;
+        float* dst = &Bs[r * S::kStrideB + c];
+        if (kB16 && b_vec_ok && gk < k_end && gn + 4 <= N) {
+          detail::cp_async_f32x4(dst, src, true);
+        } else {
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) {
-          const bool ok = gk < k_end && gn + j < N;
-          detail::cp_async_f32(dst + j, src + j, ok);
+          for (int j = 0; j < VEC; ++j) {
+            const bool ok = gk < k_end && gn + j < N;
+            detail::cp_async_f32(dst + j, src + j, ok);
+          }
         }
       }
     }
