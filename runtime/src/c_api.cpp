@@ -31,11 +31,19 @@ static_assert(GEMMTUNE_SUCCESS == static_cast<int>(Status::success) &&
 static_assert(GEMMTUNE_EXACT_SHAPE == static_cast<int>(ConfigSource::exact_shape) &&
                   GEMMTUNE_NEAREST_SHAPE == static_cast<int>(ConfigSource::nearest_shape) &&
                   GEMMTUNE_SAME_ARCHITECTURE == static_cast<int>(ConfigSource::same_architecture) &&
-                  GEMMTUNE_BUILT_IN_DEFAULT == static_cast<int>(ConfigSource::built_in_default),
+                  GEMMTUNE_BUILT_IN_DEFAULT == static_cast<int>(ConfigSource::built_in_default) &&
+                  GEMMTUNE_PORTFOLIO == static_cast<int>(ConfigSource::portfolio),
               "C and C++ config sources differ");
+static_assert(GEMMTUNE_OP_N == static_cast<int>(gemmtune::Op::n) && GEMMTUNE_OP_T == static_cast<int>(gemmtune::Op::t),
+              "C and C++ operations differ");
 
 gemmtune_status_t to_c(Status s) {
   return static_cast<gemmtune_status_t>(s);
+}
+
+// Any other value is passed on and refused by the library's own checks.
+gemmtune::Op to_op(gemmtune_operation_t op) {
+  return static_cast<gemmtune::Op>(op);
 }
 
 // Copies text into buffer, cut to capacity - 1 bytes and NUL-terminated.
@@ -78,6 +86,43 @@ gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, int m, int n, int k, 
                                  cudaStream_t stream) {
   if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
   return to_c(handle->handle.sgemm({m, n, k, lda, ldb, ldc}, alpha, a, b, beta, c, stream));
+}
+
+gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmtune_operation_t op_a,
+                                                 gemmtune_operation_t op_b, int m, int n, int k, float alpha,
+                                                 const float* a, int lda, long long stride_a, const float* b, int ldb,
+                                                 long long stride_b, float beta, float* c, int ldc, long long stride_c,
+                                                 int batch_count, cudaStream_t stream) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  gemmtune::GemmProblem p;
+  p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+  p.op_a = to_op(op_a), p.op_b = to_op(op_b);
+  p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
+  return to_c(handle->handle.sgemm(p, alpha, a, b, beta, c, stream));
+}
+
+gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
+                                    gemmtune_operation_t transb, int m, int n, int k, const float* alpha,
+                                    const float* a, int lda, const float* b, int ldb, const float* beta, float* c,
+                                    int ldc) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  return to_c(handle->handle.sgemm_cm(to_op(transa), to_op(transb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+}
+
+gemmtune_status_t gemmtune_sgemm_strided_batched_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
+                                                    gemmtune_operation_t transb, int m, int n, int k,
+                                                    const float* alpha, const float* a, int lda, long long stride_a,
+                                                    const float* b, int ldb, long long stride_b, const float* beta,
+                                                    float* c, int ldc, long long stride_c, int batch_count) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  return to_c(handle->handle.sgemm_strided_batched_cm(to_op(transa), to_op(transb), m, n, k, alpha, a, lda, stride_a,
+                                                      b, ldb, stride_b, beta, c, ldc, stride_c, batch_count));
+}
+
+gemmtune_status_t gemmtune_set_stream(gemmtune_handle_t handle, cudaStream_t stream) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  handle->handle.set_stream(stream);
+  return GEMMTUNE_SUCCESS;
 }
 
 gemmtune_status_t gemmtune_choose(gemmtune_handle_t handle, int m, int n, int k, int lda, int ldb, int ldc,

@@ -1,13 +1,18 @@
-// The distance is in units of log(time ratio), so its three terms add up: a factor of two in one
-// dimension, a halved wave efficiency and a lost vector width all cost about the same.
+// The distance is in units of log(time ratio), so its terms add up and compare with a kernel's
+// logged margin over cuBLAS: a factor of two in one dimension costs as much as a halved wave
+// efficiency, and a kernel 20% faster than cuBLAS at a tuned shape is trusted about 0.15 away.
 #include "config_selection.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <string_view>
+#include <vector>
 
 namespace gemmtune {
 namespace {
@@ -26,49 +31,161 @@ long long block_slots(const KernelConfig& config, const DeviceProfile& device) {
   return static_cast<long long>(std::max(1, device.sm_count)) * estimated_resident_blocks(config, device);
 }
 
-struct Candidate {
-  const TunedResults* file = nullptr;
-  const TunedShape* shape = nullptr;
-  ShapeDistance distance;
-};
+double log_distance(const CallShape& call, const TunedShape& shape) {
+  // Empty dimensions (a no-op call asked about) count as 1.
+  const double dm = std::log(static_cast<double>(std::max(1, call.m)) / shape.m);
+  const double dn = std::log(static_cast<double>(std::max(1, call.n)) / shape.n);
+  const double dk = std::log(static_cast<double>(std::max(1, call.k)) / shape.k);
+  return std::sqrt(dm * dm + dn * dn + dk * dk);
+}
 
-// The nearest fitting shape among files accepted by take_file; ties go to the earlier file and entry.
-template <class FileFilter>
-std::optional<Candidate> nearest(const ResultsCatalog& catalog, const DeviceProfile& device,
-                                 const CallShape& call, FileFilter take_file) {
-  std::optional<Candidate> best;
+// Results files of one standing: this GPU model's own, or those of other models of its compute
+// capability.
+enum class Standing { own, same_architecture };
+
+bool has_standing(const TunedResults& file, const DeviceProfile& device, Standing standing) {
+  return standing == Standing::own
+             ? file.device_slug == device.slug
+             : file.device_slug != device.slug && file.compute_capability == device.compute_capability;
+}
+
+std::string shape_text(const TunedShape& s) {
+  return s.batch == 1 ? fmt::format("{}x{}x{} {}", s.m, s.n, s.k, layout_name(s.layout))
+                      : fmt::format("{}x{}x{} {} batch {}", s.m, s.n, s.k, layout_name(s.layout), s.batch);
+}
+
+std::string where(const TunedResults& file) {
+  return fmt::format("{} ({})", file.device_slug, file.origin);
+}
+
+// Why config may not run this call although it fits the device: rows less aligned than its loads.
+std::optional<std::string> alignment_error(const KernelConfig& config, const CallShape& call) {
+  if (call.aligned_width >= config.vector_width) return std::nullopt;
+  return fmt::format("its {}-float loads need rows aligned to {} floats; this call's allow {}",
+                     config.vector_width, config.vector_width, call.aligned_width);
+}
+
+Selection kernel(const KernelConfig& config, ConfigSource source, std::string reason) {
+  return {Implementation::tuned_kernel, config, source, std::move(reason)};
+}
+
+Selection cublas(ConfigSource source, std::string reason) {
+  return {Implementation::cublas, KernelConfig{}, source, std::move(reason)};
+}
+
+// 1. The problem itself was raced: its winner runs.
+std::optional<Selection> exact(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call,
+                               Standing standing) {
+  const ConfigSource source = standing == Standing::own ? ConfigSource::exact_shape : ConfigSource::same_architecture;
+  for (const bool portfolio : {false, true}) {
+    for (const TunedResults& file : catalog.files) {
+      if (file.portfolio != portfolio || !has_standing(file, device, standing)) continue;
+      for (const TunedShape& shape : file.shapes) {
+        if (shape.m != call.m || shape.n != call.n || shape.k != call.k || shape.layout != call.layout ||
+            shape.batch != call.batch)
+          continue;
+        const std::string measured = fmt::format("{} measured on {}", shape_text(shape), where(file));
+        if (shape.cublas_won)
+          return cublas(source, fmt::format("{}: cuBLAS won the race (best kernel {:.3f}x)", measured,
+                                            shape.kernel_ratio));
+        if (const auto misfit = device_fit_error(shape.config, device)) continue;
+        if (const auto misaligned = alignment_error(shape.config, call))
+          return cublas(source, fmt::format("{}: {} won, but {}", measured, shape.config.name(), *misaligned));
+        return kernel(shape.config, source,
+                      shape.kernel_ratio > 0
+                          ? fmt::format("{}: the kernel won the race ({:.3f}x cuBLAS)", measured, shape.kernel_ratio)
+                          : fmt::format("tuned for {} on {}", shape_text(shape), where(file)));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// 2. A tuned problem close by, whose kernel's margin over cuBLAS outweighs the distance.
+std::optional<Selection> near_tuned(const ResultsCatalog& catalog, const DeviceProfile& device,
+                                    const CallShape& call, Standing standing) {
+  struct Best {
+    const TunedResults* file = nullptr;
+    const TunedShape* shape = nullptr;
+    ShapeDistance distance;
+    double score = 0;
+  };
+  std::optional<Best> best;
   for (const TunedResults& file : catalog.files) {
-    if (!take_file(file)) continue;
+    if (file.portfolio || !has_standing(file, device, standing)) continue;
     for (const TunedShape& shape : file.shapes) {
-      if (device_fit_error(shape.config, device)) continue;
+      if (shape.cublas_won || shape.kernel_ratio <= 0 || shape.layout != call.layout || shape.batch != call.batch)
+        continue;
+      if (device_fit_error(shape.config, device) || alignment_error(shape.config, call)) continue;
       const ShapeDistance d = shape_distance(call, shape, device);
-      if (!best || d.total() < best->distance.total()) best = Candidate{&file, &shape, d};
+      const double score = std::log(shape.kernel_ratio) - d.total();
+      if (!best || score > best->score) best = Best{&file, &shape, d, score};
     }
   }
-  return best;
+  if (!best || best->score < std::log(kKernelMargin)) return std::nullopt;
+  const ConfigSource source =
+      standing == Standing::own ? ConfigSource::nearest_shape : ConfigSource::same_architecture;
+  return kernel(best->shape->config, source,
+                fmt::format("near {} tuned on {}: {:.3f}x cuBLAS there, distance {:.3f} (shape {:.3f} + "
+                            "waves {:.3f}) leaves {:.3f}x",
+                            shape_text(*best->shape), where(*best->file), best->shape->kernel_ratio,
+                            best->distance.total(), best->distance.shape, best->distance.waves,
+                            std::exp(best->score)));
 }
 
-std::string describe(const Candidate& c) {
-  return fmt::format("{}x{}x{} on {} ({}), distance {:.3f} = shape {:.3f} + waves {:.3f} + alignment {:.3f}",
-                     c.shape->m, c.shape->n, c.shape->k, c.file->device_slug, c.file->origin,
-                     c.distance.total(), c.distance.shape, c.distance.waves, c.distance.alignment);
-}
-
-Selection from_neighbour(const Candidate& c, ConfigSource source, std::string reason,
-                         const DeviceProfile& device, const CallShape& call) {
-  Selection s{c.shape->config, source, std::move(reason)};
-  if (s.config.split_k > 1) {
-    KernelConfig plain = s.config;
-    plain.split_k = 1;
-    plain.split_k_atomic = false;
-    const long long tiles = ceil_div(call.m, plain.block_m) * ceil_div(call.n, plain.block_n);
-    if (tiles >= block_slots(plain, device)) {
-      s.reason +=
-          fmt::format("; split-K {} dropped: {} tiles fill the GPU without it", s.config.split_k, tiles);
-      s.config = plain;
+// 3. The portfolio grid: the call must have a measured point in each of the 8 directions around it
+// (m, n and k each lower or equal, higher or equal); the kernel must beat cuBLAS by the margin at
+// the nearest point of every one of them.
+std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call,
+                                   Standing standing) {
+  for (const TunedResults& file : catalog.files) {
+    if (!file.portfolio || !has_standing(file, device, standing)) continue;
+    std::array<const TunedShape*, 8> corners{};
+    std::array<double, 8> corner_distance{};
+    const int m = std::max(1, call.m), n = std::max(1, call.n), k = std::max(1, call.k);
+    for (const TunedShape& shape : file.shapes) {
+      if (shape.layout != call.layout || shape.batch != call.batch) continue;
+      const double d = log_distance(call, shape);
+      for (int octant = 0; octant < 8; ++octant) {
+        const bool up_m = octant & 1, up_n = octant & 2, up_k = octant & 4;
+        if ((up_m ? shape.m < m : shape.m > m) || (up_n ? shape.n < n : shape.n > n) ||
+            (up_k ? shape.k < k : shape.k > k))
+          continue;
+        if (!corners[octant] || d < corner_distance[octant]) corners[octant] = &shape, corner_distance[octant] = d;
+      }
     }
+    if (std::any_of(corners.begin(), corners.end(), [](const TunedShape* c) { return c == nullptr; })) continue;
+
+    // Every config raced at a corner, with its worst ratio over the corners (0 where it was not raced).
+    std::map<std::string, std::pair<KernelConfig, double>> worst;
+    for (const TunedShape* corner : corners)
+      for (const RacedConfig& raced : corner->raced) worst.try_emplace(raced.config.name(), raced.config, 1e300);
+    for (auto& [name, config_and_worst] : worst) {
+      for (const TunedShape* corner : corners) {
+        double ratio = 0;
+        for (const RacedConfig& raced : corner->raced)
+          if (raced.config == config_and_worst.first) ratio = std::max(ratio, raced.ratio);
+        config_and_worst.second = std::min(config_and_worst.second, ratio);
+      }
+    }
+    const std::pair<KernelConfig, double>* chosen = nullptr;
+    for (const auto& [name, config_and_worst] : worst) {
+      const KernelConfig& config = config_and_worst.first;
+      if (device_fit_error(config, device) || alignment_error(config, call)) continue;
+      if (!chosen || config_and_worst.second > chosen->second) chosen = &config_and_worst;
+    }
+    const ConfigSource source = standing == Standing::own ? ConfigSource::portfolio : ConfigSource::same_architecture;
+    const std::string grid = fmt::format("portfolio of {} from {} to {}", where(file), shape_text(*corners[0]),
+                                         shape_text(*corners[7]));
+    if (chosen && chosen->second >= kKernelMargin)
+      return kernel(chosen->first, source,
+                    fmt::format("{}: {:.3f}x cuBLAS or better at all 8 points around the call", grid, chosen->second));
+    return cublas(source, chosen ? fmt::format("{}: no kernel beat cuBLAS by {:.0f}% at all 8 points around the "
+                                               "call (best {} at {:.3f}x)",
+                                               grid, 100 * (kKernelMargin - 1), chosen->first.name(), chosen->second)
+                                 : grid + ": no kernel raced there can run this call");
   }
-  return s;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -89,17 +206,11 @@ int estimated_resident_blocks(const KernelConfig& config, const DeviceProfile& d
 
 ShapeDistance shape_distance(const CallShape& call, const TunedShape& tuned, const DeviceProfile& device) {
   ShapeDistance d;
-  // Empty dimensions (a no-op call asked about) count as 1.
-  const double dm = std::log(static_cast<double>(std::max(1, call.m)) / tuned.m);
-  const double dn = std::log(static_cast<double>(std::max(1, call.n)) / tuned.n);
-  const double dk = std::log(static_cast<double>(std::max(1, call.k)) / tuned.k);
-  d.shape = std::sqrt(dm * dm + dn * dn + dk * dk);
-  const long long slots = block_slots(tuned.config, device);
-  d.waves =
-      std::fabs(std::log(wave_efficiency(tuned.config, std::max(1, call.m), std::max(1, call.n), slots) /
-                         wave_efficiency(tuned.config, tuned.m, tuned.n, slots)));
-  if (call.aligned_width < tuned.config.vector_width)
-    d.alignment = std::log(static_cast<double>(tuned.config.vector_width) / call.aligned_width) / 2;
+  d.shape = log_distance(call, tuned);
+  const KernelConfig& config = tuned.config;
+  const long long slots = block_slots(config, device);
+  d.waves = std::fabs(std::log(wave_efficiency(config, std::max(1, call.m), std::max(1, call.n), slots) /
+                               wave_efficiency(config, tuned.m, tuned.n, slots)));
   return d;
 }
 
@@ -116,7 +227,7 @@ std::optional<std::string> device_fit_error(const KernelConfig& config, const De
 }
 
 void make_deterministic(Selection& selection) {
-  if (!selection.config.split_k_atomic) return;
+  if (selection.implementation != Implementation::tuned_kernel || !selection.config.split_k_atomic) return;
   selection.config.split_k_atomic = false;  // the same tiles, reduced through a workspace instead
   selection.reason += "; atomic split-K reduced through a workspace instead (GEMMTUNE_DETERMINISTIC)";
 }
@@ -127,33 +238,23 @@ bool deterministic_requested() {
 }
 
 Selection select_config(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call) {
-  const auto this_model = [&](const TunedResults& f) { return f.device_slug == device.slug; };
-  for (const TunedResults& file : catalog.files) {
-    if (!this_model(file)) continue;
-    for (const TunedShape& shape : file.shapes) {
-      if (shape.m == call.m && shape.n == call.n && shape.k == call.k &&
-          !device_fit_error(shape.config, device))
-        return {
-            shape.config, ConfigSource::exact_shape,
-            fmt::format("tuned for {}x{}x{} on {} ({})", call.m, call.n, call.k, device.slug, file.origin)};
-    }
-  }
-  if (const auto c = nearest(catalog, device, call, this_model))
-    return from_neighbour(*c, ConfigSource::nearest_shape, "nearest tuned shape " + describe(*c), device,
-                          call);
-
-  const auto same_architecture = [&](const TunedResults& f) {
-    return f.device_slug != device.slug && f.compute_capability == device.compute_capability;
-  };
-  if (const auto c = nearest(catalog, device, call, same_architecture))
-    return from_neighbour(*c, ConfigSource::same_architecture,
-                          fmt::format("no results for {}; nearest of another sm_{} GPU: {}", device.slug,
-                                      device.compute_capability, describe(*c)),
-                          device, call);
-
-  return {default_config(), ConfigSource::built_in_default,
-          fmt::format("no tuned results for {} or another sm_{} GPU fit this call", device.slug,
-                      device.compute_capability)};
+  if (call.layout != Layout::nn || call.batch != 1)
+    return cublas(ConfigSource::built_in_default,
+                  fmt::format("the template has no kernels for {} yet", call.batch == 1
+                                                                          ? std::string(layout_name(call.layout)) + " problems"
+                                                                          : std::string("strided batches")));
+  using Rule = std::optional<Selection> (*)(const ResultsCatalog&, const DeviceProfile&, const CallShape&, Standing);
+  for (const Rule rule : {Rule{exact}, Rule{near_tuned}, Rule{portfolio}})
+    for (const Standing standing : {Standing::own, Standing::same_architecture})
+      if (auto selection = rule(catalog, device, call, standing)) {
+        if (standing == Standing::same_architecture)
+          selection->reason = fmt::format("no results of {} apply; another sm_{} GPU's: {}", device.slug,
+                                          device.compute_capability, selection->reason);
+        return *selection;
+      }
+  return cublas(ConfigSource::built_in_default,
+                fmt::format("no measurement on {} or another sm_{} GPU says a kernel beats cuBLAS here",
+                            device.slug, device.compute_capability));
 }
 
 }  // namespace gemmtune

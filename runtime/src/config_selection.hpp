@@ -1,7 +1,7 @@
-// Which kernel config serves a call: the lookup order (exact shape on this GPU model, nearest shape
-// on it, nearest shape on another GPU of the same compute capability, built-in default) and the
-// GEMM-aware distance that "nearest" means, documented in gemmtune/gemmtune.hpp. Pure functions of
-// the loaded results and the device, so the host tests cover them without a GPU.
+// What serves a call: a kernel from the results, or cuBLAS. The rules (exact problem, a tuned
+// problem near enough that its margin over cuBLAS survives the distance, the portfolio grid around
+// the call, cuBLAS) are documented in gemmtune/gemmtune.hpp. Pure functions of the loaded results and
+// the device, so the host tests cover every decision without a GPU.
 #pragma once
 
 #include <cstdint>
@@ -15,13 +15,16 @@
 
 namespace gemmtune {
 
-// What the lookup depends on: the shape and how wide a vector load A and B allow.
+// What the decision depends on: the problem and how wide a vector load A and B allow.
 struct CallShape {
   int m = 0, n = 0, k = 0;
   int aligned_width = 4;  // 4, 2 or 1 floats
+  Layout layout = Layout::nn;
+  int batch = 1;
 
   friend bool operator==(const CallShape& a, const CallShape& b) {
-    return a.m == b.m && a.n == b.n && a.k == b.k && a.aligned_width == b.aligned_width;
+    return a.m == b.m && a.n == b.n && a.k == b.k && a.aligned_width == b.aligned_width &&
+           a.layout == b.layout && a.batch == b.batch;
   }
 };
 
@@ -34,14 +37,18 @@ inline int aligned_width(int lda, int ldb, const void* a, const void* b) {
   return 1;
 }
 
+// How much faster than cuBLAS a kernel must have been, where the call was not itself measured, to
+// be chosen over cuBLAS: measurements move by about 1% between runs, and a call between measured
+// points can sit lower than all of them.
+inline constexpr double kKernelMargin = 1.03;
+
 struct ShapeDistance {
-  double shape = 0;      // log-space distance of m, n, k
-  double waves = 0;      // change of wave efficiency
-  double alignment = 0;  // vector width the call's alignment does not allow
-  double total() const { return shape + waves + alignment; }
+  double shape = 0;  // log-space distance of m, n, k
+  double waves = 0;  // change of wave efficiency
+  double total() const { return shape + waves; }
 };
 
-// Distance from a call to a shape tuned with config, on device (see gemmtune/gemmtune.hpp).
+// Distance from a call to a tuned shape, for its best config on device (see gemmtune/gemmtune.hpp).
 ShapeDistance shape_distance(const CallShape& call, const TunedShape& tuned, const DeviceProfile& device);
 
 // Blocks of config one SM can hold, estimated from threads, shared memory and a register estimate
@@ -52,15 +59,14 @@ int estimated_resident_blocks(const KernelConfig& config, const DeviceProfile& d
 std::optional<std::string> device_fit_error(const KernelConfig& config, const DeviceProfile& device);
 
 struct Selection {
-  KernelConfig config;
+  Implementation implementation = Implementation::cublas;
+  KernelConfig config;  // meaningful for tuned_kernel only
   ConfigSource source = ConfigSource::built_in_default;
   std::string reason;
 };
 
-// The config for call on device. Results of other GPU models with another compute capability, and
-// configs that do not fit the device, are never chosen. Away from the exact shape, a tuned split-K
-// is dropped when the call's grid fills every SM without it (the tuned split was for a grid that
-// did not, and its workspace grows with m * n).
+// What runs call on device. Results of GPU models with another compute capability, and configs that
+// do not fit the device, are never used.
 Selection select_config(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call);
 
 // Bit-identical results from run to run: an atomic split-K selection (whose additions land in any

@@ -1,5 +1,5 @@
 // Resolution of a new shape: select, then compile through the shared disk cache and load; a tuned
-// config that fails either step is logged and replaced by the default so the call still runs.
+// config that fails either step is logged and replaced by cuBLAS so the call still runs.
 #include "device_kernels.hpp"
 
 #include <fmt/format.h>
@@ -38,26 +38,31 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
   std::lock_guard<std::mutex> lock(resolve_mutex_);
   if (const ResolvedShape* done = find(shape)) return *done;
 
-  ResolvedShape resolved;
-  resolved.selection = select_config(catalog_, profile_, shape);
-  if (deterministic_) make_deterministic(resolved.selection);
+  ResolvedShape& resolved = resolved_.emplace_back();
   try {
-    resolved.kernel = &load(resolved.selection.config);
-  } catch (const std::exception& e) {
-    if (resolved.selection.source == ConfigSource::built_in_default) throw;
-    runtime_logger().warn("{} cannot run on {}: {}; using the built-in default",
-                          resolved.selection.config.name(), profile_.slug, printable(e.what()));
-    resolved.selection = {
-        default_config(), ConfigSource::built_in_default,
-        fmt::format("{} was chosen ({}) but failed to compile or load: {}", resolved.selection.config.name(),
-                    resolved.selection.reason, printable(e.what()))};
-    resolved.kernel = &load(resolved.selection.config);
+    resolved.selection = select_config(catalog_, profile_, shape);
+    if (deterministic_) make_deterministic(resolved.selection);
+    if (resolved.selection.implementation == Implementation::tuned_kernel) {
+      try {
+        resolved.kernel = &load(resolved.selection.config);
+      } catch (const std::exception& e) {
+        runtime_logger().warn("{} cannot run on {}: {}; using cuBLAS", resolved.selection.config.name(),
+                              profile_.slug, printable(e.what()));
+        resolved.selection = {Implementation::cublas, KernelConfig{}, ConfigSource::built_in_default,
+                              fmt::format("{} was chosen ({}) but failed to compile or load: {}",
+                                          resolved.selection.config.name(), resolved.selection.reason,
+                                          printable(e.what()))};
+      }
+    }
+  } catch (...) {
+    resolved_.pop_back();
+    throw;
   }
-  runtime_logger().debug("{}x{}x{} (vector width {}) on {}: {} ({}): {}", shape.m, shape.n, shape.k,
-                         shape.aligned_width, profile_.slug, resolved.selection.config.name(),
+  runtime_logger().debug("{}x{}x{} {} batch {} (vector width {}) on {}: {} ({}): {}", shape.m, shape.n, shape.k,
+                         layout_name(shape.layout), shape.batch, shape.aligned_width, profile_.slug,
+                         resolved.kernel ? resolved.selection.config.name() : std::string("cublas"),
                          config_source_name(resolved.selection.source), resolved.selection.reason);
-  resolved_.push_back(std::move(resolved));
-  const ResolvedShape* stored = &resolved_.back();
+  const ResolvedShape* stored = &resolved;
   std::unique_lock<std::shared_mutex> table_lock(table_mutex_);
   table_.emplace(shape, stored);
   return *stored;

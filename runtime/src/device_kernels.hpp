@@ -1,9 +1,11 @@
 // Everything the runtime keeps per GPU: the choice made for each call shape, the kernels compiled and
-// loaded for those choices, and the split-K workspaces. The hot path is one shared-lock hash lookup;
+// loaded for those choices, the split-K workspaces and the cuBLAS handles. The hot path is one shared-lock hash lookup;
 // selecting, compiling and loading happen once per shape under a separate lock, so callers of shapes
 // already resolved never wait for a compile.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <map>
@@ -14,6 +16,7 @@
 #include <unordered_map>
 
 #include "config_selection.hpp"
+#include "cublas_calls.hpp"
 #include "device_profile.hpp"
 #include "gemm_launch.hpp"
 #include "kernel_compiler.hpp"
@@ -22,10 +25,12 @@
 
 namespace gemmtune {
 
-// What a call needs once its shape is resolved: the kernel to launch and the choice behind it.
+// What a call needs once its shape is resolved: the kernel to launch (none: cuBLAS runs it) and the
+// choice behind it, and how often it was called (counted only while recording, see shape_recorder).
 struct ResolvedShape {
   const LoadedKernel* kernel = nullptr;
   Selection selection;
+  mutable std::atomic<std::uint64_t> calls{0};
 };
 
 struct CallShapeHash {
@@ -33,7 +38,8 @@ struct CallShapeHash {
     std::size_t h = static_cast<std::size_t>(s.m) * 0x9E3779B97F4A7C15ull;
     h ^= static_cast<std::size_t>(s.n) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
     h ^= static_cast<std::size_t>(s.k) + 0x9E3779B9ull + (h << 6) + (h >> 2);
-    return h ^ static_cast<std::size_t>(s.aligned_width);
+    h ^= static_cast<std::size_t>(s.batch) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
+    return h ^ static_cast<std::size_t>(s.aligned_width * 4 + static_cast<int>(s.layout));
   }
 };
 
@@ -52,11 +58,19 @@ class DeviceKernels {
   }
 
   // Selects, compiles and loads the kernel for shape (once; later calls return the same result).
-  // A tuned config that fails to compile or load is replaced by the built-in default, with the
-  // failure in the reason. Throws CompileError or CudaError if the default fails too.
+  // A tuned config that fails to compile or load is replaced by cuBLAS, with the failure in the
+  // reason.
   const ResolvedShape& resolve(const CallShape& shape);
 
+  // Every shape resolved so far with its call count, under the resolve lock (for the recorder).
+  template <class Visit>
+  void for_each_resolved(Visit&& visit) {
+    std::lock_guard<std::mutex> lock(resolve_mutex_);
+    for (const auto& [shape, resolved] : table_) visit(shape, *resolved);
+  }
+
   StreamWorkspaces& workspaces() { return workspaces_; }
+  CublasCalls& cublas() { return cublas_; }
 
  private:
   // The loaded kernel for config; a config that failed once throws again without a new attempt.
@@ -76,6 +90,7 @@ class DeviceKernels {
   std::map<std::string, std::exception_ptr> failures_;  // config name -> why it cannot be compiled or loaded
 
   StreamWorkspaces workspaces_;
+  CublasCalls cublas_;
 };
 
 }  // namespace gemmtune

@@ -1,6 +1,6 @@
 // gemmtune::Handle: the C++ boundary of the runtime library. Exceptions from the internals stop here
-// and become a Status; the hot path of sgemm is argument checks, the current device, one shared-lock
-// lookup and the launch.
+// and become a Status; the hot path of every call is argument checks, the current device, one
+// shared-lock lookup and the launch (a kernel, or cuBLAS through a pooled handle).
 #include <fmt/format.h>
 
 #include <atomic>
@@ -11,8 +11,10 @@
 
 #include "cuda_check.hpp"
 #include "device_kernels.hpp"
+#include "gemm_call.hpp"
 #include "install_location.hpp"
 #include "runtime_log.hpp"
+#include "shape_recorder.hpp"
 
 namespace gemmtune {
 namespace {
@@ -82,14 +84,14 @@ class Handle::Impl {
 
   Status kernels_for_current_device(DeviceKernels*& kernels);
 
-  Status sgemm(const GemmProblem& p, float alpha, const float* a, const float* b, float beta, float* c,
-               cudaStream_t stream);
+  Status gemm(const GemmCall& call, cudaStream_t stream);
   Status choose(const GemmProblem& p, const float* a, const float* b, KernelChoice& choice);
 
   Status status_ = Status::success;
   std::string message_;
   std::string slug_;
   Status unavailable_ = Status::no_device;  // what calls return while no device is usable
+  std::atomic<cudaStream_t> stream_{nullptr};  // of the column-major calls, as cuBLAS's handle has one
 
  private:
   struct DeviceSlot {
@@ -104,7 +106,32 @@ class Handle::Impl {
   bool deterministic_ = false;  // GEMMTUNE_DETERMINISTIC when the handle was created
   std::unique_ptr<DeviceSlot[]> devices_;
   int device_count_ = 0;
+  // GEMMTUNE_RECORD: calls are counted per resolved shape and written by the recorder.
+  std::filesystem::path record_path_;
+  int record_token_ = 0;
+
+  std::vector<RecordedProblem> take_recorded();
 };
+
+std::vector<RecordedProblem> Handle::Impl::take_recorded() {
+  std::vector<RecordedProblem> problems;
+  for (int d = 0; d < device_count_; ++d) {
+    DeviceKernels* kernels = devices_[d].ready.load(std::memory_order_acquire);
+    if (!kernels) continue;
+    kernels->for_each_resolved([&](const CallShape& shape, const ResolvedShape& resolved) {
+      const std::uint64_t calls = resolved.calls.exchange(0, std::memory_order_relaxed);
+      if (calls == 0) return;
+      RecordedProblem p{shape.m, shape.n, shape.k, shape.layout, shape.batch, shape.aligned_width, calls};
+      for (RecordedProblem& q : problems)
+        if (q.same_problem(p)) {
+          q.calls += calls;
+          return;
+        }
+      problems.push_back(p);
+    });
+  }
+  return problems;
+}
 
 void Handle::Impl::open(const std::string& results_path) {
   std::filesystem::path path = results_path;
@@ -153,6 +180,11 @@ void Handle::Impl::open(const std::string& results_path) {
   // Last: calls use the devices only once everything they need is in place.
   devices_ = std::make_unique<DeviceSlot[]>(static_cast<std::size_t>(count.count));
   device_count_ = count.count;
+  record_path_ = record_path_requested();
+  if (!record_path_.empty()) {
+    record_token_ = register_record_source([this] { return take_recorded(); });
+    runtime_logger().info("recording the problems called to {}", printable(record_path_.string()));
+  }
 
   std::size_t own_shapes = 0;
   for (const TunedResults& file : catalog_.files)
@@ -163,6 +195,10 @@ void Handle::Impl::open(const std::string& results_path) {
 }
 
 Handle::Impl::~Impl() {
+  if (record_token_ != 0) {
+    unregister_record_source(record_token_);  // first: the exit hook then cannot reach this handle
+    flush_record(record_path_, [this] { return take_recorded(); });
+  }
   // Kernels may still be running: wait for each device used before unloading its kernels and
   // freeing its workspaces.
   int current = 0;
@@ -199,18 +235,31 @@ Status Handle::Impl::kernels_for_current_device(DeviceKernels*& kernels) {
   return Status::success;
 }
 
-Status Handle::Impl::sgemm(const GemmProblem& p, float alpha, const float* a, const float* b, float beta,
-                           float* c, cudaStream_t stream) {
-  const GemmArguments args{p.m, p.n, p.k, alpha, a, p.lda, b, p.ldb, beta, c, p.ldc};
-  if (gemm_arguments_error(args)) return Status::invalid_argument;
-  if (p.m == 0 || p.n == 0) return Status::success;
+Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
+  if (gemm_call_error(call)) return Status::invalid_argument;
+  if (gemm_call_is_empty(call)) return Status::success;
   DeviceKernels* kernels = nullptr;
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
 
-  const CallShape shape{p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b)};
+  const GemmProblem& p = call.problem;
+  const CallShape shape{p.m,
+                        p.n,
+                        p.k,
+                        aligned_width(p.lda, p.ldb, call.a, call.b),
+                        static_cast<Layout>(static_cast<int>(p.op_a) * 2 + static_cast<int>(p.op_b)),
+                        p.batch};
   const ResolvedShape* resolved = kernels->find(shape);
   if (!resolved) resolved = &kernels->resolve(shape);
+  if (!record_path_.empty()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
+  if (!resolved->kernel) {
+    const cudaError_t err = kernels->cublas().run(call, stream);
+    if (err != cudaSuccess)
+      runtime_logger().error("{}x{}x{} {} batch {} with cuBLAS: {}", p.m, p.n, p.k, layout_name(shape.layout),
+                             p.batch, cudaGetErrorString(err));
+    return status_of_cuda_error(err);
+  }
   const LoadedKernel& kernel = *resolved->kernel;
+  const GemmArguments args = kernel_arguments(call);
   const std::size_t workspace = workspace_bytes(kernel.config(), p.m, p.n);
   const cudaError_t err = workspace == 0
                               ? kernel.launch(args, nullptr, stream)
@@ -226,14 +275,16 @@ Status Handle::Impl::sgemm(const GemmProblem& p, float alpha, const float* a, co
 Status Handle::Impl::choose(const GemmProblem& p, const float* a, const float* b, KernelChoice& choice) {
   // Pointers only matter for their alignment here; a stand-in keeps the argument checks meaningful.
   alignas(16) static float stand_in[4];  // never read or written
-  const GemmArguments args{p.m,   p.n,  p.k,      1.0f, a ? a : stand_in, p.lda, b ? b : stand_in,
-                           p.ldb, 0.0f, stand_in, p.ldc};
-  if (gemm_arguments_error(args)) return Status::invalid_argument;
+  const GemmCall call{p, 1.0f, 0.0f, a ? a : stand_in, b ? b : stand_in, stand_in};
+  if (gemm_call_error(call)) return Status::invalid_argument;
   DeviceKernels* kernels = nullptr;
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
-  const ResolvedShape& resolved = kernels->resolve({p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b)});
+  const ResolvedShape& resolved =
+      kernels->resolve({p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b),
+                        static_cast<Layout>(static_cast<int>(p.op_a) * 2 + static_cast<int>(p.op_b)), p.batch});
+  choice.implementation = resolved.kernel ? Implementation::tuned_kernel : Implementation::cublas;
   choice.source = resolved.selection.source;
-  choice.config_name = resolved.selection.config.name();
+  choice.config_name = resolved.kernel ? resolved.selection.config.name() : "cublas";
   choice.reason = resolved.selection.reason;
   return Status::success;
 }
@@ -275,10 +326,37 @@ Status Handle::sgemm(const GemmProblem& problem, float alpha, const float* a, co
                      float* c, cudaStream_t stream) const noexcept {
   if (!impl_) return Status::invalid_argument;
   try {
-    return impl_->sgemm(problem, alpha, a, b, beta, c, stream);
+    return impl_->gemm({problem, alpha, beta, a, b, c}, stream);
   } catch (...) {
     return status_of_current_exception("sgemm");
   }
+}
+
+Status Handle::sgemm_cm(Op transa, Op transb, int m, int n, int k, const float* alpha, const float* a, int lda,
+                        const float* b, int ldb, const float* beta, float* c, int ldc) const noexcept {
+  return sgemm_strided_batched_cm(transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1);
+}
+
+Status Handle::sgemm_strided_batched_cm(Op transa, Op transb, int m, int n, int k, const float* alpha,
+                                        const float* a, int lda, long long stride_a, const float* b, int ldb,
+                                        long long stride_b, const float* beta, float* c, int ldc, long long stride_c,
+                                        int batch_count) const noexcept {
+  if (!impl_ || !alpha || !beta) return Status::invalid_argument;
+  try {
+    return impl_->gemm(from_column_major(transa, transb, m, n, k, *alpha, a, lda, stride_a, b, ldb, stride_b, *beta,
+                                         c, ldc, stride_c, batch_count),
+                       impl_->stream_.load(std::memory_order_relaxed));
+  } catch (...) {
+    return status_of_current_exception("sgemm");
+  }
+}
+
+void Handle::set_stream(cudaStream_t stream) noexcept {
+  if (impl_) impl_->stream_.store(stream, std::memory_order_relaxed);
+}
+
+cudaStream_t Handle::stream() const noexcept {
+  return impl_ ? impl_->stream_.load(std::memory_order_relaxed) : nullptr;
 }
 
 Status Handle::choose(const GemmProblem& problem, const float* a, const float* b,
@@ -348,8 +426,20 @@ const char* config_source_name(ConfigSource source) noexcept {
       return "same_architecture";
     case ConfigSource::built_in_default:
       return "built_in_default";
+    case ConfigSource::portfolio:
+      return "portfolio";
   }
   return "unknown_source";
+}
+
+const char* implementation_name(Implementation implementation) noexcept {
+  switch (implementation) {
+    case Implementation::tuned_kernel:
+      return "tuned_kernel";
+    case Implementation::cublas:
+      return "cublas";
+  }
+  return "unknown_implementation";
 }
 
 }  // namespace gemmtune

@@ -18,7 +18,6 @@
 namespace gemmtune {
 namespace {
 
-constexpr const char* kResultsSchemaName = "gemmtune.results/1";
 constexpr const char* kPlanSchemaName = "gemmtune.plan/1";
 constexpr const char* kCrossSchemaName = "gemmtune.cross/1";
 
@@ -44,17 +43,63 @@ int dimension_member(const nlohmann::json& object, const char* key, const std::s
   throw std::invalid_argument(fmt::format("{} '{}' is not an integer in 1..{}", where, key, INT_MAX));
 }
 
-TunedShape parse_entry(const nlohmann::json& entry, const std::string& where) {
+// A ratio vs cuBLAS, where present: finite and positive (0 where absent).
+double ratio_member(const nlohmann::json& object, const std::string& where) {
+  const auto it = object.find("ratio_vs_cublas");
+  if (it == object.end()) return 0;
+  if (!it->is_number() || !(it->get<double>() > 0) || !(it->get<double>() < 1e6))
+    throw std::invalid_argument(where + " 'ratio_vs_cublas' is not a positive number");
+  return it->get<double>();
+}
+
+RacedConfig raced_config(const nlohmann::json& object, const std::string& where) {
+  if (!object.is_object()) throw std::invalid_argument(where + " is not an object");
+  RacedConfig raced;
+  try {
+    from_json(member(object, "config", where), raced.config);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", where, e.what()));
+  }
+  raced.ratio = ratio_member(object, where);
+  return raced;
+}
+
+// version 1 knew only row-major nn, one problem per entry and no winner: the kernel ran whenever
+// it was there; its race against cuBLAS is in ratio_vs_cublas, which decides the winner now.
+TunedShape parse_entry(const nlohmann::json& entry, const std::string& where, int version) {
   TunedShape shape;
   shape.m = dimension_member(entry, "m", where);
   shape.n = dimension_member(entry, "n", where);
   shape.k = dimension_member(entry, "k", where);
-  const auto& best = member(entry, "best", where);
-  if (!best.is_object()) throw std::invalid_argument(where + " 'best' is not an object");
   try {
-    from_json(member(best, "config", where + " 'best'"), shape.config);
+    shape.layout = parse_layout(string_member(entry, "layout", where));
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("{} 'best': {}", where, e.what()));
+    throw std::invalid_argument(fmt::format("{} 'layout': {}", where, e.what()));
+  }
+  if (version >= 2 && entry.contains("batch")) shape.batch = dimension_member(entry, "batch", where);
+  const auto best = entry.find("best");
+  if (best != entry.end()) {
+    const RacedConfig raced = raced_config(*best, where + " 'best'");
+    shape.config = raced.config;
+    shape.raced.push_back(raced);
+  }
+  shape.kernel_ratio = ratio_member(entry, where);
+  if (const auto alternatives = entry.find("alternatives"); alternatives != entry.end()) {
+    if (!alternatives->is_array()) throw std::invalid_argument(where + " 'alternatives' is not an array");
+    for (std::size_t i = 0; i < alternatives->size(); ++i)
+      shape.raced.push_back(raced_config((*alternatives)[i], fmt::format("{} alternative {}", where, i)));
+  }
+  if (version == 1) {
+    if (best == entry.end()) static_cast<void>(member(entry, "best", where));  // throws: required in 1
+    shape.cublas_won = shape.kernel_ratio > 0 && shape.kernel_ratio < 1;
+  } else {
+    const std::string winner = string_member(entry, "winner", where);
+    if (winner != "kernel" && winner != "cublas")
+      throw std::invalid_argument(fmt::format("{} 'winner' is '{}', not 'kernel' or 'cublas'", where,
+                                              printable(winner, 32)));
+    shape.cublas_won = winner == "cublas";
+    if (!shape.cublas_won && best == entry.end())
+      throw std::invalid_argument(where + " names the kernel as winner but has no 'best'");
   }
   return shape;
 }
@@ -127,11 +172,14 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
     throw NotResultsDocument("is a cross-GPU portability report, not tuned results");
   if (schema == "gemmtune.bench/1" || schema == "gemmtune.compare/1")
     throw NotResultsDocument(fmt::format("is a gemm-tune '{}' report, not tuned results", schema));
-  if (schema != kResultsSchemaName)
-    throw std::invalid_argument(
-        fmt::format("has schema '{}', not '{}'", printable(schema, 64), kResultsSchemaName));
-  if (string_member(doc, "kind", "the document") != "measured")
-    throw std::invalid_argument("is not of kind 'measured'");
+  if (schema != kResultsSchemaV1 && schema != kResultsSchemaV2)
+    throw std::invalid_argument(fmt::format("has schema '{}', not '{}' (or '{}')", printable(schema, 64),
+                                            kResultsSchemaV2, kResultsSchemaV1));
+  const int version = schema == kResultsSchemaV1 ? 1 : 2;
+  const std::string kind = string_member(doc, "kind", "the document");
+  if (kind != "measured" && !(version >= 2 && kind == "portfolio"))
+    throw std::invalid_argument(fmt::format("is of kind '{}', not 'measured'{}", printable(kind, 32),
+                                            version >= 2 ? " or 'portfolio'" : ""));
 
   DeviceProfile device;
   try {
@@ -143,24 +191,24 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
   results.origin = origin;
   results.device_slug = device.slug;
   results.compute_capability = device.compute_capability;
+  results.portfolio = kind == "portfolio";
 
   const auto& entries = member(doc, "entries", "the document");
   if (!entries.is_array()) throw std::invalid_argument("'entries' is not an array");
   if (entries.size() > kMaxResultsEntries)
     throw std::invalid_argument(fmt::format("has more than {} entries", kMaxResultsEntries));
-  std::set<std::tuple<int, int, int>> seen;
+  std::set<std::tuple<int, int, int, Layout, int>> seen;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string where = fmt::format("entry {}", i);
     const auto& entry = entries[i];
     if (!entry.is_object()) throw std::invalid_argument(where + " is not an object");
-    // Other element types or layouts may come with later schemas; this runtime runs only these.
-    if (string_member(entry, "dtype", where) != "f32" || string_member(entry, "layout", where) != "row-major")
-      continue;
-    TunedShape shape = parse_entry(entry, where);
-    if (!seen.emplace(shape.m, shape.n, shape.k).second)
-      throw std::invalid_argument(
-          fmt::format("{} repeats the shape {}x{}x{}", where, shape.m, shape.n, shape.k));
-    results.shapes.push_back(shape);
+    // Other element types may come with later schemas; this runtime runs only these.
+    if (string_member(entry, "dtype", where) != "f32") continue;
+    TunedShape shape = parse_entry(entry, where, version);
+    if (!seen.emplace(shape.m, shape.n, shape.k, shape.layout, shape.batch).second)
+      throw std::invalid_argument(fmt::format("{} repeats the problem {}x{}x{} {} batch {}", where, shape.m,
+                                              shape.n, shape.k, layout_name(shape.layout), shape.batch));
+    results.shapes.push_back(std::move(shape));
   }
   return results;
 }

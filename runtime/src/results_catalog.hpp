@@ -1,4 +1,4 @@
-// Reading results caches (gemmtune.results/1) as untrusted input. A file is checked whole before any
+// Reading results caches (gemmtune.results/2, and /1 as older tuners wrote them) as untrusted input. A file is checked whole before any
 // of it is used: size, JSON nesting, schema, types and range of every field the runtime reads, and
 // every kernel config through KernelConfig's own validation, so nothing but a config that the
 // template accepts can ever reach the compiler. A file that fails is ignored as a whole and reported
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel_config.hpp"
+#include "layout.hpp"
 
 namespace gemmtune {
 
@@ -21,16 +22,29 @@ inline constexpr std::size_t kMaxResultsFileBytes = 32u << 20;
 inline constexpr int kMaxResultsNesting = 16;  // the schema itself nests 5 deep
 inline constexpr std::size_t kMaxResultsEntries = 100000;
 
-struct TunedShape {
-  int m = 0, n = 0, k = 0;
+// A kernel config and how it fared against cuBLAS in the same race (cuBLAS time / kernel time).
+struct RacedConfig {
   KernelConfig config;
+  double ratio = 0;  // 0: the file does not say
 };
 
-// One validated results file.
+// One problem of a results file and what won it.
+struct TunedShape {
+  int m = 0, n = 0, k = 0;
+  Layout layout = Layout::nn;
+  int batch = 1;
+  bool cublas_won = false;  // cuBLAS was faster than every kernel in the final race
+  KernelConfig config;      // the template's best (what runs when the kernel won)
+  double kernel_ratio = 0;  // the best kernel's ratio vs cuBLAS; 0 when the file does not say
+  std::vector<RacedConfig> raced;  // the best and its alternatives (a portfolio cell: the whole menu)
+};
+
+// One validated results file: tuned problems ("measured") or a portfolio grid ("portfolio").
 struct TunedResults {
   std::string origin;  // the path, printable
   std::string device_slug;
   int compute_capability = 0;
+  bool portfolio = false;
   std::vector<TunedShape> shapes;
 };
 
@@ -51,6 +65,9 @@ class NotResultsDocument : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+
+inline constexpr const char* kResultsSchemaV1 = "gemmtune.results/1";
+inline constexpr const char* kResultsSchemaV2 = "gemmtune.results/2";
 
 // Validates one document; throws std::invalid_argument (or NotResultsDocument) with a printable
 // reason. origin names the document in messages.

@@ -1,9 +1,12 @@
-// The lookup order (exact -> nearest on this GPU model -> same compute capability -> default), the
-// distance behind "nearest" (log-space shape, wave quantization, alignment), and the guards: configs
-// that do not fit the device, and split-K carried away from the shape it was tuned for.
+// What serves a call: the race's winner at the exact problem (kernel or cuBLAS), a tuned problem near
+// enough that its margin survives the distance, the portfolio grid around the call, else cuBLAS; and
+// the guards: alignment, configs that do not fit the device, layouts and batches without kernels,
+// results of other architectures, schema 1 files.
 #include "config_selection.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "results_fixtures.hpp"
 
@@ -25,71 +28,153 @@ const KernelConfig kScalar = config(64, 64, 16, 4, 4, 1);
 const KernelConfig kSplit = config(64, 64, 16, 4, 4, 4, 4);
 const KernelConfig kAsync = config(128, 128, 8, 8, 8, 4, 1, true);
 
+CallShape call(int m, int n, int k, int width = 4) {
+  return {m, n, k, width};
+}
+
 TEST(ConfigSelection, TestConfigsAreValid) {
   for (const auto& c : {kSmall, kLarge, kScalar, kSplit, kAsync})
     EXPECT_FALSE(config_error(c)) << *config_error(c);
 }
 
-TEST(ConfigSelection, ExactShapeOnThisModelWins) {
-  const auto catalog =
-      catalog_of({document(h100(), {entry(512, 512, 512, kSmall), entry(1024, 1024, 1024, kLarge)})});
-  const Selection s = select_config(catalog, h100(), {1024, 1024, 1024, 4});
+TEST(ConfigSelection, ExactProblemRunsTheKernelThatWonTheRace) {
+  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.2)})});
+  const Selection s = select_config(catalog, h100(), call(1024, 1024, 1024));
+  EXPECT_EQ(s.implementation, Implementation::tuned_kernel);
   EXPECT_EQ(s.source, ConfigSource::exact_shape);
   EXPECT_EQ(s.config, kLarge);
   EXPECT_NE(s.reason.find("file0.json"), std::string::npos) << s.reason;
 }
 
-TEST(ConfigSelection, NearestShapeOnThisModelBeforeAnotherModelsExactShape) {
-  const auto catalog =
-      catalog_of({document(h100_pcie(), {entry(1000, 1000, 1000, kSmall)}),
-                  document(h100(), {entry(512, 512, 512, kSmall), entry(1024, 1024, 1024, kLarge)})});
-  const Selection s = select_config(catalog, h100(), {1000, 1000, 1000, 4});
-  EXPECT_EQ(s.source, ConfigSource::nearest_shape);
-  EXPECT_EQ(s.config, kLarge);
-  EXPECT_NE(s.reason.find("1024x1024x1024"), std::string::npos) << s.reason;
+TEST(ConfigSelection, ExactProblemRunsCublasWhereCublasWonTheRace) {
+  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(4096, 4096, 4096, kLarge, 0.97)})});
+  const Selection s = select_config(catalog, h100(), call(4096, 4096, 4096));
+  EXPECT_EQ(s.implementation, Implementation::cublas);
+  EXPECT_EQ(s.source, ConfigSource::exact_shape);
+  EXPECT_NE(s.reason.find("cuBLAS won"), std::string::npos) << s.reason;
+}
+
+TEST(ConfigSelection, SchemaOneFilesDecideByTheirRecordedRace) {
+  nlohmann::json slower = entry(2048, 2048, 2048, kLarge);
+  slower["ratio_vs_cublas"] = 0.98;
+  const auto catalog = catalog_of({document(h100(), {slower, entry(512, 512, 512, kSmall)})});
+  EXPECT_EQ(select_config(catalog, h100(), call(2048, 2048, 2048)).implementation, Implementation::cublas);
+  // No ratio recorded: the kernel runs at its own shape, as schema 1 always did...
+  const Selection s = select_config(catalog, h100(), call(512, 512, 512));
+  EXPECT_EQ(s.implementation, Implementation::tuned_kernel);
+  EXPECT_EQ(s.config, kSmall);
+  // ...but an unknown margin earns no trust away from it.
+  EXPECT_EQ(select_config(catalog, h100(), call(500, 500, 500)).implementation, Implementation::cublas);
+}
+
+TEST(ConfigSelection, KernelsNeverRunOnRowsLessAlignedThanTheirLoads) {
+  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(1000, 1000, 1000, kSmall, 1.5)})});
+  const Selection s = select_config(catalog, h100(), call(1000, 1000, 1000, 1));
+  EXPECT_EQ(s.implementation, Implementation::cublas);
+  EXPECT_NE(s.reason.find("aligned"), std::string::npos) << s.reason;
+  const auto scalar = catalog_of({document_v2(h100(), {raced_entry(1000, 1000, 1000, kScalar, 1.5)})});
+  EXPECT_EQ(select_config(scalar, h100(), call(1000, 1000, 1000, 1)).implementation, Implementation::tuned_kernel);
+}
+
+TEST(ConfigSelection, NearbyTunedKernelRunsWhenItsMarginOutweighsTheDistance) {
+  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.18)})});
+  const Selection near = select_config(catalog, h100(), call(1000, 1000, 1000));
+  EXPECT_EQ(near.implementation, Implementation::tuned_kernel);
+  EXPECT_EQ(near.source, ConfigSource::nearest_shape);
+  EXPECT_NE(near.reason.find("1024x1024x1024"), std::string::npos) << near.reason;
+  // Far away (the 8x8x100000 took a 64x4096x4096 split-K winner and ran at 0.03x): cuBLAS.
+  const Selection far = select_config(catalog, h100(), call(8, 8, 100000));
+  EXPECT_EQ(far.implementation, Implementation::cublas);
+  EXPECT_EQ(far.source, ConfigSource::built_in_default);
+  // A thin margin does not survive even a short distance.
+  const auto thin = catalog_of({document_v2(h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.02)})});
+  EXPECT_EQ(select_config(thin, h100(), call(1000, 1000, 1000)).implementation, Implementation::cublas);
 }
 
 TEST(ConfigSelection, SameArchitectureWhenThisModelHasNothing) {
-  const auto catalog = catalog_of({document(a100(), {entry(1000, 1000, 1000, kScalar)}),
-                                   document(h100_pcie(), {entry(2048, 2048, 2048, kLarge)})});
-  const Selection s = select_config(catalog, h100(), {1000, 1000, 1000, 4});
+  const auto catalog = catalog_of({document_v2(h100_pcie(), {raced_entry(1000, 1000, 1000, kLarge, 1.3)})});
+  const Selection s = select_config(catalog, h100(), call(1000, 1000, 1000));
   EXPECT_EQ(s.source, ConfigSource::same_architecture);
   EXPECT_EQ(s.config, kLarge);
   EXPECT_NE(s.reason.find("nvidia-h100-pcie"), std::string::npos) << s.reason;
 }
 
-TEST(ConfigSelection, OtherArchitectureNeverAndDefaultLast) {
-  const auto catalog = catalog_of({document(a100(), {entry(1000, 1000, 1000, kScalar)})});
-  const Selection s = select_config(catalog, h100(), {1000, 1000, 1000, 4});
+TEST(ConfigSelection, OtherArchitecturesNeverAndCublasLast) {
+  const auto catalog = catalog_of({document_v2(a100(), {raced_entry(1000, 1000, 1000, kLarge, 1.5)})});
+  const Selection s = select_config(catalog, h100(), call(1000, 1000, 1000));
+  EXPECT_EQ(s.implementation, Implementation::cublas);
   EXPECT_EQ(s.source, ConfigSource::built_in_default);
-  EXPECT_EQ(s.config, default_config());
-  EXPECT_EQ(select_config(ResultsCatalog{}, t4(), {1, 1, 1, 1}).config, default_config());
+  EXPECT_EQ(select_config(ResultsCatalog{}, t4(), call(1, 1, 1, 1)).implementation, Implementation::cublas);
 }
 
 TEST(ConfigSelection, ConfigsThatDoNotFitTheDeviceAreSkipped) {
-  KernelConfig huge_shared = config(256, 128, 64, 8, 8, 4, 1, true);
-  huge_shared.stages = 8;
-  ASSERT_FALSE(config_error(huge_shared));
+  KernelConfig huge_shared = config(256, 256, 32, 8, 8, 4);
+  huge_shared.pad_a = 16;
   EXPECT_TRUE(device_fit_error(huge_shared, t4()));
   EXPECT_TRUE(device_fit_error(kAsync, t4()));  // cp.async needs sm_80
   EXPECT_FALSE(device_fit_error(kAsync, a100()));
-  const auto catalog =
-      catalog_of({document(t4(), {entry(512, 512, 512, kAsync), entry(600, 600, 600, huge_shared),
-                                  entry(4096, 4096, 4096, kScalar)})});
-  const Selection exact = select_config(catalog, t4(), {512, 512, 512, 4});
-  EXPECT_EQ(exact.source, ConfigSource::nearest_shape);
-  EXPECT_EQ(exact.config, kScalar);
+  const auto catalog = catalog_of({document_v2(t4(), {raced_entry(512, 512, 512, kAsync, 2.0),
+                                                      raced_entry(520, 520, 520, kScalar, 1.5)})});
+  const Selection s = select_config(catalog, t4(), call(512, 512, 512));
+  EXPECT_EQ(s.source, ConfigSource::nearest_shape);
+  EXPECT_EQ(s.config, kScalar);
+}
+
+TEST(ConfigSelection, LayoutsAndBatchesWithoutKernelsRunCublas) {
+  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.2)})});
+  CallShape transposed = call(1024, 1024, 1024);
+  transposed.layout = Layout::tn;
+  EXPECT_EQ(select_config(catalog, h100(), transposed).implementation, Implementation::cublas);
+  CallShape batched = call(1024, 1024, 1024);
+  batched.batch = 8;
+  const Selection s = select_config(catalog, h100(), batched);
+  EXPECT_EQ(s.implementation, Implementation::cublas);
+  EXPECT_NE(s.reason.find("batches"), std::string::npos) << s.reason;
+}
+
+// A 2 x 2 x 2 portfolio grid at 256 and 1024, kSmall and kLarge raced at every point.
+nlohmann::json grid(double large_ratio_at_corner, double small_ratio) {
+  std::vector<nlohmann::json> cells;
+  for (int m : {256, 1024})
+    for (int n : {256, 1024})
+      for (int k : {256, 1024}) {
+        const double large = m == 1024 && n == 1024 && k == 1024 ? large_ratio_at_corner : 1.25;
+        cells.push_back(portfolio_cell(m, n, k, {{kLarge, large}, {kSmall, small_ratio}}));
+      }
+  return portfolio_document(h100(), cells);
+}
+
+TEST(ConfigSelection, PortfolioRunsAKernelThatBeatCublasAtEveryPointAround) {
+  const Selection s = select_config(catalog_of({grid(1.1, 0.9)}), h100(), call(700, 500, 300));
+  EXPECT_EQ(s.implementation, Implementation::tuned_kernel);
+  EXPECT_EQ(s.source, ConfigSource::portfolio);
+  EXPECT_EQ(s.config, kLarge);
+  EXPECT_NE(s.reason.find("1.100x"), std::string::npos) << s.reason;  // the worst corner
+}
+
+TEST(ConfigSelection, PortfolioRunsCublasWhereAnyPointAroundSaysSo) {
+  const Selection s = select_config(catalog_of({grid(1.01, 0.9)}), h100(), call(700, 500, 300));
+  EXPECT_EQ(s.implementation, Implementation::cublas);
+  EXPECT_EQ(s.source, ConfigSource::portfolio);
+}
+
+TEST(ConfigSelection, PortfolioNeverExtrapolatesBeyondItsGrid) {
+  const auto catalog = catalog_of({grid(1.5, 1.5)});
+  EXPECT_EQ(select_config(catalog, h100(), call(4096, 500, 300)).implementation, Implementation::cublas);
+  EXPECT_EQ(select_config(catalog, h100(), call(1024, 1024, 1024)).implementation, Implementation::tuned_kernel);
+  EXPECT_EQ(select_config(catalog, h100(), call(1024, 256, 512)).implementation, Implementation::tuned_kernel);
 }
 
 TEST(ConfigSelection, ShapeDistanceIsSymmetricInLogSpace) {
-  const TunedShape tuned{1024, 1024, 1024, kSmall};
   const auto device = h100();
-  EXPECT_DOUBLE_EQ(shape_distance({1024, 1024, 1024, 4}, tuned, device).total(), 0.0);
-  EXPECT_NEAR(shape_distance({1024, 1024, 2048, 4}, tuned, device).shape, std::log(2.0), 1e-12);
-  EXPECT_NEAR(shape_distance({1024, 1024, 512, 4}, tuned, device).shape, std::log(2.0), 1e-12);
-  EXPECT_NEAR(shape_distance({2048, 2048, 1024, 4}, tuned, device).shape, std::sqrt(2.0) * std::log(2.0),
-              1e-12);
-  EXPECT_DOUBLE_EQ(shape_distance({1024, 1024, 1, 4}, tuned, device).waves, 0.0);  // K leaves the grid alone
+  TunedShape tuned;
+  tuned.m = tuned.n = tuned.k = 1024;
+  tuned.config = kSmall;
+  EXPECT_DOUBLE_EQ(shape_distance(call(1024, 1024, 1024), tuned, device).total(), 0.0);
+  EXPECT_NEAR(shape_distance(call(1024, 1024, 2048), tuned, device).shape, std::log(2.0), 1e-12);
+  EXPECT_NEAR(shape_distance(call(1024, 1024, 512), tuned, device).shape, std::log(2.0), 1e-12);
+  EXPECT_NEAR(shape_distance(call(2048, 2048, 1024), tuned, device).shape, std::sqrt(2.0) * std::log(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(shape_distance(call(1024, 1024, 1), tuned, device).waves, 0.0);  // K leaves the grid alone
 }
 
 TEST(ConfigSelection, WaveQuantizationIsPenalised) {
@@ -98,23 +183,12 @@ TEST(ConfigSelection, WaveQuantizationIsPenalised) {
   ASSERT_GE(slots, 132);
   // A grid of exactly one full wave, and the same grid plus one tile (a nearly empty second wave).
   const int full = static_cast<int>(128 * slots);  // m with slots tiles of 128 rows, n = 128
-  const TunedShape tuned{full, 128, 512, kLarge};
-  EXPECT_NEAR(shape_distance({full, 128, 512, 4}, tuned, device).waves, 0.0, 1e-12);
-  const ShapeDistance spill = shape_distance({full + 1, 128, 512, 4}, tuned, device);
+  TunedShape tuned;
+  tuned.m = full, tuned.n = 128, tuned.k = 512, tuned.config = kLarge;
+  EXPECT_NEAR(shape_distance(call(full, 128, 512), tuned, device).waves, 0.0, 1e-12);
+  const ShapeDistance spill = shape_distance(call(full + 1, 128, 512), tuned, device);
   EXPECT_LT(spill.shape, 0.01);
   EXPECT_GT(spill.waves, 0.6);  // efficiency almost halves
-}
-
-TEST(ConfigSelection, MisalignmentPenalisesWideVectors) {
-  const auto device = h100();
-  EXPECT_EQ(shape_distance({512, 512, 512, 1}, {512, 512, 512, kSmall}, device).alignment, std::log(4.0) / 2);
-  EXPECT_EQ(shape_distance({512, 512, 512, 2}, {512, 512, 512, kSmall}, device).alignment, std::log(2.0) / 2);
-  EXPECT_EQ(shape_distance({512, 512, 512, 1}, {512, 512, 512, kScalar}, device).alignment, 0.0);
-  // Unaligned calls near two tuned shapes take the scalar config although it is a little further away.
-  const auto catalog =
-      catalog_of({document(h100(), {entry(600, 600, 600, kSmall), entry(640, 640, 640, kScalar)})});
-  EXPECT_EQ(select_config(catalog, device, {601, 601, 601, 1}).config, kScalar);
-  EXPECT_EQ(select_config(catalog, device, {601, 601, 601, 4}).config, kSmall);
 }
 
 TEST(ConfigSelection, AlignedWidthFollowsTheKernelsTest) {
@@ -127,28 +201,8 @@ TEST(ConfigSelection, AlignedWidthFollowsTheKernelsTest) {
   EXPECT_EQ(aligned_width(512, 512, nullptr, nullptr), 4);
 }
 
-TEST(ConfigSelection, SplitKIsKeptWhereTunedAndDroppedWhereTheGridFillsTheGpu) {
-  const auto catalog = catalog_of({document(h100(), {entry(512, 512, 512, kSplit)})});
-  EXPECT_EQ(select_config(catalog, h100(), {512, 512, 512, 4}).config.split_k, 4);
-  EXPECT_EQ(select_config(catalog, h100(), {600, 500, 512, 4}).config.split_k, 4);  // 80 tiles: under a wave
-  const Selection big = select_config(catalog, h100(), {8192, 8192, 8192, 4});
-  EXPECT_EQ(big.source, ConfigSource::nearest_shape);
-  EXPECT_EQ(big.config.split_k, 1);
-  EXPECT_NE(big.reason.find("split-K 4 dropped"), std::string::npos) << big.reason;
-}
-
-TEST(ConfigSelection, DroppingSplitKDropsItsAtomicReductionToo) {
-  KernelConfig atomic = kSplit;
-  atomic.split_k_atomic = true;
-  const auto catalog = catalog_of({document(h100(), {entry(512, 512, 512, atomic)})});
-  EXPECT_TRUE(select_config(catalog, h100(), {512, 512, 512, 4}).config.split_k_atomic);
-  const KernelConfig big = select_config(catalog, h100(), {8192, 8192, 8192, 4}).config;
-  EXPECT_EQ(big.split_k, 1);
-  EXPECT_FALSE(big.split_k_atomic);
-}
-
 TEST(ConfigSelection, DeterministicTurnsAtomicSplitKIntoTheWorkspaceReduction) {
-  Selection s{kSplit, ConfigSource::exact_shape, "tuned"};
+  Selection s{Implementation::tuned_kernel, kSplit, ConfigSource::exact_shape, "tuned"};
   make_deterministic(s);
   EXPECT_EQ(s.config, kSplit);  // already deterministic: untouched
   EXPECT_EQ(s.reason, "tuned");
@@ -160,9 +214,9 @@ TEST(ConfigSelection, DeterministicTurnsAtomicSplitKIntoTheWorkspaceReduction) {
 }
 
 TEST(ConfigSelection, TiesGoToTheFirstFile) {
-  const auto catalog = catalog_of(
-      {document(h100(), {entry(512, 512, 512, kSmall)}), document(h100(), {entry(512, 512, 512, kScalar)})});
-  EXPECT_EQ(select_config(catalog, h100(), {512, 512, 512, 4}).config, kSmall);
+  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(512, 512, 512, kSmall, 1.2)}),
+                                   document_v2(h100(), {raced_entry(512, 512, 512, kScalar, 1.2)})});
+  EXPECT_EQ(select_config(catalog, h100(), call(512, 512, 512)).config, kSmall);
 }
 
 }  // namespace

@@ -161,7 +161,30 @@ std::vector<BadDocument> bad_documents() {
       {"array", "[]", "not a JSON object"},
       {"no_schema", with([](auto& d) { d.erase("schema"); }), "lacks 'schema'"},
       {"schema_number", with([](auto& d) { d["schema"] = 1; }), "not a string"},
-      {"other_schema", with([](auto& d) { d["schema"] = "gemmtune.results/2"; }), "has schema"},
+      {"other_schema", with([](auto& d) { d["schema"] = "gemmtune.results/3"; }), "has schema"},
+      {"v2_without_winner", with([](auto& d) { d["schema"] = "gemmtune.results/2"; }), "lacks 'winner'"},
+      {"v2_other_winner", with([](auto& d) {
+         d["schema"] = "gemmtune.results/2";
+         d["entries"][0]["winner"] = "triton";
+       }),
+       "'winner' is 'triton'"},
+      {"v2_kernel_winner_without_best", with([](auto& d) {
+         d["schema"] = "gemmtune.results/2";
+         d["entries"][0]["winner"] = "kernel";
+         d["entries"][0].erase("best");
+       }),
+       "has no 'best'"},
+      {"v2_batch_zero", with([](auto& d) {
+         d["schema"] = "gemmtune.results/2";
+         d["entries"][0]["winner"] = "cublas";
+         d["entries"][0]["batch"] = 0;
+       }),
+       "'batch'"},
+      {"other_layout", with([](auto& d) { d["entries"][0]["layout"] = "column-major"; }), "'layout'"},
+      {"portfolio_in_v1", with([](auto& d) { d["kind"] = "portfolio"; }), "measured"},
+      {"bad_alternative", with([](auto& d) { d["entries"][0]["alternatives"] = {{{"config", {{"block_m", 3}}}}}; }),
+       "alternative 0"},
+      {"ratio_negative", with([](auto& d) { d["entries"][0]["ratio_vs_cublas"] = -1; }), "ratio_vs_cublas"},
       {"prediction", with([](auto& d) { d["kind"] = "prediction"; }), "measured"},
       {"no_device", with([](auto& d) { d.erase("device"); }), "lacks 'device'"},
       {"device_cc_string", with([](auto& d) { d["device"]["compute_capability"] = "90"; }),

@@ -66,6 +66,43 @@ inline nlohmann::json entry(int m, int n, int k, const KernelConfig& c) {
           {"best", {{"name", c.name()}, {"config", c}, {"median_ms", 0.1}}}};
 }
 
+// A schema 2 entry: the kernel's best config raced against cuBLAS (ratio = cuBLAS time / kernel
+// time); the winner follows from the ratio, as the tuner decides it.
+inline nlohmann::json raced_entry(int m, int n, int k, const KernelConfig& c, double ratio) {
+  return {{"m", m},
+          {"n", n},
+          {"k", k},
+          {"dtype", "f32"},
+          {"layout", "nn"},
+          {"batch", 1},
+          {"winner", ratio > 1 ? "kernel" : "cublas"},
+          {"ratio_vs_cublas", ratio},
+          {"best", {{"name", c.name()}, {"config", c}, {"median_ms", 0.1}, {"ratio_vs_cublas", ratio}}}};
+}
+
+// A portfolio cell: every config of the menu with its ratio; the first listed is the best.
+inline nlohmann::json portfolio_cell(int m, int n, int k, const std::vector<std::pair<KernelConfig, double>>& menu) {
+  nlohmann::json cell = raced_entry(m, n, k, menu.front().first, menu.front().second);
+  nlohmann::json alternatives = nlohmann::json::array();
+  for (std::size_t i = 1; i < menu.size(); ++i)
+    alternatives.push_back({{"name", menu[i].first.name()}, {"config", menu[i].first}, {"ratio_vs_cublas", menu[i].second}});
+  cell["alternatives"] = alternatives;
+  return cell;
+}
+
+inline nlohmann::json document_v2(const DeviceProfile& device, const std::vector<nlohmann::json>& entries,
+                                  const std::string& kind = "measured") {
+  return {{"schema", "gemmtune.results/2"},
+          {"kind", kind},
+          {"device", device},
+          {"tool_version", "0.2.0"},
+          {"entries", entries}};
+}
+
+inline nlohmann::json portfolio_document(const DeviceProfile& device, const std::vector<nlohmann::json>& cells) {
+  return document_v2(device, cells, "portfolio");
+}
+
 inline nlohmann::json document(const DeviceProfile& device, const std::vector<nlohmann::json>& entries) {
   return {{"schema", "gemmtune.results/1"},
           {"kind", "measured"},

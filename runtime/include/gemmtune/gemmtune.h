@@ -38,8 +38,12 @@ typedef enum gemmtune_config_source {
   GEMMTUNE_EXACT_SHAPE = 0,
   GEMMTUNE_NEAREST_SHAPE = 1,
   GEMMTUNE_SAME_ARCHITECTURE = 2,
-  GEMMTUNE_BUILT_IN_DEFAULT = 3
+  GEMMTUNE_BUILT_IN_DEFAULT = 3,
+  GEMMTUNE_PORTFOLIO = 4
 } gemmtune_config_source_t;
+
+/* op(X): as stored, or transposed. Same values as cublasOperation_t's CUBLAS_OP_N and CUBLAS_OP_T. */
+typedef enum gemmtune_operation { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1 } gemmtune_operation_t;
 
 typedef struct gemmtune_handle* gemmtune_handle_t;
 
@@ -60,7 +64,29 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm(gemmtune_handle_t handle, int m,
                                                 const float* a, int lda, const float* b, int ldb, float beta,
                                                 float* c, int ldc, cudaStream_t stream);
 
-/* The kernel gemmtune_sgemm runs for this problem (compiling it if needed) and why. a and b only
+/* Row-major C = alpha * op(A) * op(B) + beta * C over batch_count entries, entry i at a + i * stride_a,
+ * b + i * stride_b, c + i * stride_c (a stride of 0 shares A or B across the batch). op(A) is m x k:
+ * A is stored m x k (lda >= k) for GEMMTUNE_OP_N, k x m (lda >= m) for GEMMTUNE_OP_T; likewise B. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_strided_batched(
+    gemmtune_handle_t handle, gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n, int k,
+    float alpha, const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b,
+    float beta, float* c, int ldc, long long stride_c, int batch_count, cudaStream_t stream);
+
+/* cublasSgemm's and cublasSgemmStridedBatched's arguments one for one (column-major, alpha and beta
+ * in host memory), on the stream set with gemmtune_set_stream: a cuBLAS caller switches by renaming. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
+                                                   gemmtune_operation_t transb, int m, int n, int k,
+                                                   const float* alpha, const float* a, int lda, const float* b,
+                                                   int ldb, const float* beta, float* c, int ldc);
+GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_strided_batched_cm(
+    gemmtune_handle_t handle, gemmtune_operation_t transa, gemmtune_operation_t transb, int m, int n, int k,
+    const float* alpha, const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b,
+    const float* beta, float* c, int ldc, long long stride_c, int batch_count);
+/* The stream of the column-major calls (cublasSetStream's counterpart); 0 until set. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_set_stream(gemmtune_handle_t handle, cudaStream_t stream);
+
+/* What gemmtune_sgemm runs for this problem (compiling it if needed) and why: config_name is a
+ * kernel's canonical name, or "cublas". a and b only
  * decide the pointer alignment (NULL: as from cudaMalloc). config_name and reason receive
  * NUL-terminated text, cut to their capacity; either may be NULL with capacity 0. */
 GEMMTUNE_C_API gemmtune_status_t gemmtune_choose(gemmtune_handle_t handle, int m, int n, int k, int lda,
@@ -76,7 +102,7 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_check_results(const char* path, char* 
 /* A short constant name for a status, e.g. "invalid_results". */
 GEMMTUNE_C_API const char* gemmtune_status_name(gemmtune_status_t status);
 
-/* "exact_shape", "nearest_shape", "same_architecture" or "built_in_default". */
+/* "exact_shape", "nearest_shape", "same_architecture", "built_in_default" or "portfolio". */
 GEMMTUNE_C_API const char* gemmtune_config_source_name(gemmtune_config_source_t source);
 
 #ifdef __cplusplus

@@ -1,20 +1,32 @@
-// The gemmtune runtime library: one call per GEMM that runs the kernel the tuner found best for this
-// GPU and shape, with a fallback for shapes and GPUs nobody tuned. This is the only header an
-// application needs; it exposes std and CUDA types only, and nothing in it throws.
+// The gemmtune runtime library: one call per GEMM that runs the fastest implementation it knows for
+// this GPU and problem: a kernel the tuner found, or cuBLAS where cuBLAS was measured faster or no
+// kernel is expected to beat it. This is the only header an application needs; it exposes std and
+// CUDA types only, and nothing in it throws.
 //
 //   gemmtune::Handle gemm;                    // results for the current GPU ($GEMMTUNE_RESULTS or
 //   gemm.sgemm({m, n, k, k, n, n}, 1.0f, a,   // <prefix>/share/gemmtune/results)
 //              b, 0.0f, c, stream);
 //
-// Which kernel runs: the results for this GPU (matched by its slug, e.g. nvidia-h100-80gb-hbm3) at
-// exactly this m, n, k; else the tuned shape nearest by the distance below; else the nearest shape
-// tuned on another GPU of the same compute capability; else a built-in default valid everywhere.
-// The distance between a call and a tuned shape, in units of log(time ratio):
+// Two ways to call it: row-major (sgemm, with op(A), op(B) and strided batches in GemmProblem), and
+// column-major with cublasSgemm's own arguments (sgemm_cm, sgemm_strided_batched_cm), so a cuBLAS
+// caller switches by renaming.
+//
+// What runs, decided once per problem (m, n, k, layout, batch, alignment) and cached:
+//   1. this GPU model's results hold the problem: whichever won the tuner's race, kernel or cuBLAS;
+//   2. a tuned problem near it whose kernel won by more than the distance can cost (the distance
+//      below, in units of log(time ratio)): that kernel;
+//   3. a portfolio (kernels raced against cuBLAS over a log-spaced grid of shapes, one results file
+//      per GPU) encloses the call: the kernel that beat cuBLAS by 3% at every grid point around it;
+//   4. otherwise cuBLAS. Steps 1 to 3 use another GPU of the same compute capability where this
+//      model has nothing to offer. Kernels serve only row-major nn problems so far (in
+//      column-major terms: nn calls, which are nn with A and B swapped); every other layout and
+//      every batched call runs cuBLAS.
+// The distance between a call and a tuned shape:
 //   sqrt(ln(m/m')^2 + ln(n/n')^2 + ln(k/k')^2)
 //   + |ln(wave efficiency at the call / wave efficiency at m', n')|, tiles of the tuned config over
 //     this GPU's SM count (an estimate of the resident blocks per SM from threads and shared memory)
-//   + ln(vector width / usable width) / 2 when lda, ldb or the pointers of A and B are not aligned to
-//     the config's vector width (the kernel then loads narrower vectors: slower, still correct).
+// and a kernel never runs on rows less aligned than its vector loads were measured with (lda, ldb
+// or the pointers of A and B not aligned to its vector width): those calls run cuBLAS.
 // Results files are untrusted input: each is validated whole before anything is compiled, and one
 // that fails is ignored with a status and a log line. Kernels are compiled with NVRTC on first use
 // through the tuner's disk cache (~/.cache/gemmtune or $GEMMTUNE_CACHE_DIR), so a machine that ran the
@@ -22,6 +34,9 @@
 // off); choices are logged at debug. Tuned atomic split-K kernels add their slices into C in any
 // order, so C may differ in the last bits from run to run; with $GEMMTUNE_DETERMINISTIC=1 when a
 // handle is created, that handle reduces them through a workspace in a fixed order instead.
+// $GEMMTUNE_RECORD=FILE: every handle counts the distinct problems it is called with and adds them
+// to FILE (JSON, merged under a lock with what other processes wrote) when it is destroyed and at
+// exit; `gemm-tune --sizes-from FILE` tunes them, most called first. No file I/O on the call path.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -51,29 +66,48 @@ enum class Status : int {
   internal_error = 10,
 };
 
-// Where the kernel's configuration came from, best first.
+// Where the decision came from (see the top of this file).
 enum class ConfigSource : int {
-  exact_shape = 0,        // tuned on this GPU model at this m, n, k
-  nearest_shape = 1,      // tuned on this GPU model, nearest shape
-  same_architecture = 2,  // tuned on another GPU of the same compute capability
-  built_in_default = 3,   // nothing applicable was tuned (or it failed to compile)
+  exact_shape = 0,        // this GPU model's results hold this problem
+  nearest_shape = 1,      // a problem tuned on this GPU model near this one
+  same_architecture = 2,  // results of another GPU of the same compute capability
+  built_in_default = 3,   // nothing measured applies: cuBLAS
+  portfolio = 4,          // the portfolio grid of this GPU model around this problem
 };
 
-// Row-major, as the kernels: A is m x k with row stride lda, B is k x n (ldb), C is m x n (ldc).
+// What runs a call.
+enum class Implementation : int {
+  tuned_kernel = 0,  // a kernel of the tuner's template
+  cublas = 1,        // cublasSgemm / cublasSgemmStridedBatched, FP32 (CUBLAS_DEFAULT_MATH, no TF32)
+};
+
+// op(X): X as stored, or its transpose. Same values as cublasOperation_t's CUBLAS_OP_N and CUBLAS_OP_T.
+enum class Op : int { n = 0, t = 1 };
+
+// Row-major: C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B) k x n, C m x n with row stride
+// ldc. A is stored m x k (lda >= k) for Op::n, k x m (lda >= m) for Op::t; B k x n (ldb >= n) or
+// n x k (ldb >= k). Strided batches: batch problems, entry i at A + i * stride_a, B + i * stride_b,
+// C + i * stride_c; a stride of 0 for A or B shares one matrix across the batch (as a weight is);
+// C's entries must not overlap (|stride_c| at least m * ldc).
 struct GemmProblem {
   int m = 0, n = 0, k = 0;
   int lda = 0, ldb = 0, ldc = 0;
+  Op op_a = Op::n, op_b = Op::n;
+  int batch = 1;
+  long long stride_a = 0, stride_b = 0, stride_c = 0;
 };
 
 struct KernelChoice {
+  Implementation implementation = Implementation::cublas;
   ConfigSource source = ConfigSource::built_in_default;
-  std::string config_name;  // canonical, e.g. sgemm_64x128x16_t8x4_w4_p4.0_s2_ta_v4_b1_z1_k4
-  std::string reason;       // one line: the tuned shape, GPU and file it came from, the distance
+  std::string config_name;  // canonical, e.g. sgemm_64x128x16_t8x4_w4_p4.0_s2_ta_v4_b1_z1_k4; "cublas"
+  std::string reason;       // one line: what decided it (the tuned problem, GPU, file, ratios)
 };
 
 // Thread-safe: any number of threads may call sgemm and choose at once, on any streams. A kernel is
 // compiled and loaded once per configuration and device; later calls take a shared lock keyed by
-// (m, n, k, alignment) and launch. Split-K kernels need a workspace (partial sums, or atomic
+// (m, n, k, layout, batch, alignment) and launch. cuBLAS runs through a pool of cuBLAS handles per
+// device, one per thread calling at that moment. Split-K kernels need a workspace (partial sums, or atomic
 // split-K's counters, kept apart): the handle keeps one per stream and kind (by CUDA stream id, so a
 // destroyed stream's handle value reused by a new stream gets a new one), grows it when a larger
 // problem needs more (synchronising that stream once) and frees them all when it is destroyed.
@@ -99,17 +133,31 @@ class GEMMTUNE_API Handle {
   // The current GPU's name in file-name form, as results files name it ("" without a device).
   const std::string& device_slug() const noexcept;
 
-  // C = alpha * A * B + beta * C, enqueued on stream like a kernel launch (asynchronous; the first
-  // call for a shape may compile). beta == 0 never reads C. A stream of 0 is the legacy default
-  // stream whatever the application was compiled with; pass cudaStreamPerThread for the calling
-  // thread's own. Graph capture: run each shape once before capturing (the first call compiles);
-  // split-K configs find their workspace by stream id, which CUDA may refuse during capture (the call
-  // then returns cuda_error).
+  // C = alpha * op(A) * op(B) + beta * C, row-major (GemmProblem), enqueued on stream like a kernel
+  // launch (asynchronous; the first call for a problem may compile). beta == 0 never reads C. A
+  // stream of 0 is the legacy default stream whatever the application was compiled with; pass
+  // cudaStreamPerThread for the calling thread's own. Graph capture: run each problem once before
+  // capturing (the first call compiles); split-K configs find their workspace by stream id, which
+  // CUDA may refuse during capture (the call then returns cuda_error).
   Status sgemm(const GemmProblem& problem, float alpha, const float* a, const float* b, float beta, float* c,
                cudaStream_t stream) const noexcept;
 
-  // The kernel sgemm runs for this problem and why, compiling it if needed (so it also warms up).
-  // a and b only decide the pointer alignment (nullptr: aligned, as from cudaMalloc).
+  // cublasSgemm's arguments one for one (column-major; alpha and beta point to host memory), on the
+  // stream set with set_stream, as cuBLAS calls run on the stream of their handle.
+  Status sgemm_cm(Op transa, Op transb, int m, int n, int k, const float* alpha, const float* a, int lda,
+                  const float* b, int ldb, const float* beta, float* c, int ldc) const noexcept;
+  // cublasSgemmStridedBatched's arguments one for one.
+  Status sgemm_strided_batched_cm(Op transa, Op transb, int m, int n, int k, const float* alpha, const float* a,
+                                  int lda, long long stride_a, const float* b, int ldb, long long stride_b,
+                                  const float* beta, float* c, int ldc, long long stride_c,
+                                  int batch_count) const noexcept;
+  // The stream of sgemm_cm and sgemm_strided_batched_cm (cublasSetStream's counterpart; 0 at first).
+  // Like cuBLAS's, one setting for the handle: threads that share a handle pass streams to sgemm.
+  void set_stream(cudaStream_t stream) noexcept;
+  cudaStream_t stream() const noexcept;
+
+  // What sgemm runs for this problem and why, compiling it if needed (so it also warms up). a and b
+  // only decide the pointer alignment (nullptr: aligned, as from cudaMalloc).
   Status choose(const GemmProblem& problem, const float* a, const float* b,
                 KernelChoice& choice) const noexcept;
 
@@ -125,7 +173,10 @@ GEMMTUNE_API Status check_results(const std::string& path, std::string* message)
 // "success", "invalid_results", ...
 GEMMTUNE_API const char* status_name(Status status) noexcept;
 
-// "exact_shape", "nearest_shape", "same_architecture", "built_in_default".
+// "exact_shape", "nearest_shape", "same_architecture", "built_in_default", "portfolio".
 GEMMTUNE_API const char* config_source_name(ConfigSource source) noexcept;
+
+// "tuned_kernel", "cublas".
+GEMMTUNE_API const char* implementation_name(Implementation implementation) noexcept;
 
 }  // namespace gemmtune

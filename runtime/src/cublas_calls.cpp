@@ -1,0 +1,73 @@
+// Row-major to cuBLAS's column-major: C = op(A) op(B) row-major is C^T = op(B)^T op(A)^T column-major
+// over the same memory, so cuBLAS gets B first, n before m, and the ops as they are.
+#include "cublas_calls.hpp"
+
+#include <cublas_v2.h>
+
+namespace gemmtune {
+namespace {
+
+cublasOperation_t to_cublas(Op op) {
+  return op == Op::t ? CUBLAS_OP_T : CUBLAS_OP_N;
+}
+
+cudaError_t to_cuda(cublasStatus_t status) {
+  if (status == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
+  return status == CUBLAS_STATUS_ALLOC_FAILED ? cudaErrorMemoryAllocation : cudaErrorUnknown;
+}
+
+}  // namespace
+
+CublasCalls::~CublasCalls() {
+  for (cublasHandle_t handle : all_) static_cast<void>(cublasDestroy(handle));
+}
+
+cublasContext* CublasCalls::acquire(cudaError_t& error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      cublasHandle_t handle = idle_.back();
+      idle_.pop_back();
+      return handle;
+    }
+  }
+  cublasHandle_t handle = nullptr;
+  if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return nullptr;
+  // What cublasSgemm does for an application that never set a math mode: FP32, no TF32.
+  static_cast<void>(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+  std::lock_guard<std::mutex> lock(mutex_);
+  try {
+    all_.push_back(handle);
+    idle_.reserve(all_.size());  // so release() never allocates
+  } catch (...) {
+    static_cast<void>(cublasDestroy(handle));
+    error = cudaErrorMemoryAllocation;
+    return nullptr;
+  }
+  return handle;
+}
+
+void CublasCalls::release(cublasContext* handle) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_.push_back(handle);
+}
+
+cudaError_t CublasCalls::run(const GemmCall& call, cudaStream_t stream) {
+  cudaError_t error = cudaSuccess;
+  cublasHandle_t handle = acquire(error);
+  if (!handle) return error;
+  const GemmProblem& p = call.problem;
+  cublasStatus_t status = cublasSetStream(handle, stream);
+  if (status == CUBLAS_STATUS_SUCCESS) {
+    status = p.batch == 1
+                 ? cublasSgemm(handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k, &call.alpha, call.b,
+                               p.ldb, call.a, p.lda, &call.beta, call.c, p.ldc)
+                 : cublasSgemmStridedBatched(handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
+                                             &call.alpha, call.b, p.ldb, p.stride_b, call.a, p.lda, p.stride_a,
+                                             &call.beta, call.c, p.ldc, p.stride_c, p.batch);
+  }
+  release(handle);
+  return to_cuda(status);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,39 @@
+// cuBLAS as one of the library's implementations: the calls no kernel is expected to win run
+// cublasSgemm (or its strided-batched form) in FP32 with cuBLAS's default math (no TF32), exactly the
+// baseline the tuner races against. A cuBLAS handle carries its stream, so concurrent calls cannot
+// share one: each device keeps a pool, a handle per thread calling at that moment.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <vector>
+
+#include "gemm_call.hpp"
+
+struct cublasContext;
+
+namespace gemmtune {
+
+class CublasCalls {
+ public:
+  CublasCalls() = default;
+  // Destroys the handles; the device they were made on must be current and its work done.
+  ~CublasCalls();
+  CublasCalls(const CublasCalls&) = delete;
+  CublasCalls& operator=(const CublasCalls&) = delete;
+
+  // Enqueues the row-major call on stream (the current device's). Returns the cuBLAS status mapped to
+  // a CUDA error (cudaErrorMemoryAllocation for an allocation failure, cudaErrorUnknown otherwise).
+  cudaError_t run(const GemmCall& call, cudaStream_t stream);
+
+ private:
+  cublasContext* acquire(cudaError_t& error);
+  void release(cublasContext* handle);
+
+  std::mutex mutex_;  // guards idle_ and all_
+  std::vector<cublasContext*> idle_;
+  std::vector<cublasContext*> all_;
+};
+
+}  // namespace gemmtune

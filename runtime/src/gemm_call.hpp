@@ -1,0 +1,45 @@
+// One call as the library receives it, row-major (gemmtune/gemmtune.hpp's GemmProblem and the
+// operands), its validation, and the column-major calls turned into it: a column-major C = op(A) op(B)
+// is the row-major C^T = op(B)^T op(A)^T over the same memory, so m and n, and A and B, swap.
+#pragma once
+
+#include <gemmtune/gemmtune.hpp>
+
+#include "gemm_launch.hpp"
+
+namespace gemmtune {
+
+struct GemmCall {
+  GemmProblem problem;
+  float alpha = 1.0f, beta = 0.0f;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+};
+
+// Why the call cannot be run (sizes, leading dimensions for its layout, batch and strides, null
+// pointers), or nullptr.
+const char* gemm_call_error(const GemmCall& call);
+
+// True when the call does nothing: an empty C or an empty batch.
+inline bool gemm_call_is_empty(const GemmCall& call) {
+  return call.problem.m == 0 || call.problem.n == 0 || call.problem.batch == 0;
+}
+
+// cublasSgemmStridedBatched's arguments as the row-major call they describe.
+GemmCall from_column_major(Op transa, Op transb, int m, int n, int k, float alpha, const float* a, int lda,
+                           long long stride_a, const float* b, int ldb, long long stride_b, float beta, float* c,
+                           int ldc, long long stride_c, int batch_count);
+
+// The template's kernels run row-major nn problems one at a time.
+inline bool kernels_can_run(const GemmProblem& p) {
+  return p.op_a == Op::n && p.op_b == Op::n && p.batch == 1;
+}
+
+// The kernel's arguments for such a call.
+inline GemmArguments kernel_arguments(const GemmCall& c) {
+  const GemmProblem& p = c.problem;
+  return {p.m, p.n, p.k, c.alpha, c.a, p.lda, c.b, p.ldb, c.beta, c.c, p.ldc};
+}
+
+}  // namespace gemmtune
