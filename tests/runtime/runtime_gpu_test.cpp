@@ -1,9 +1,10 @@
 // The runtime library on a real GPU, through its public interface only: each lookup path (exact,
-// nearest, same architecture, default) picks what it should and computes correct results against a
-// float64 CPU reference, at odd shapes and alignments, with split-K workspaces (partial sums, and
-// atomic split-K's counters), from several threads on several streams at once, and right behind a
-// kernel still writing its inputs or reading its output (programmatic launches on sm_90). Skips
-// where no GPU is present.
+// nearest, portfolio, same architecture, cuBLAS) picks what it should and computes correct results
+// against a float64 CPU reference, at odd shapes and alignments, with split-K workspaces (partial
+// sums, and atomic split-K's counters), every layout and strided batches (stride 0 too) through the
+// row-major and the column-major calls, from several threads on several streams at once, right
+// behind a kernel still writing its inputs or reading its output (programmatic launches on sm_90),
+// and GEMMTUNE_RECORD from many threads and two processes. Skips where no GPU is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <nvrtc.h>
@@ -14,8 +15,13 @@
 #include <gemmtune/gemmtune.hpp>
 #include <iterator>
 #include <random>
+#include <spawn.h>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
+
+#include "atomic_file.hpp"
+#include "record_file.hpp"
 
 #include "results_fixtures.hpp"
 
@@ -103,6 +109,59 @@ class DeviceBuffer {
   return ::testing::AssertionSuccess();
 }
 
+// Any layout and batch, row-major through sgemm or column-major through sgemm_strided_batched_cm
+// (the same memory seen transposed), checked element by element against a float64 reference.
+::testing::AssertionResult general_runs_correctly(const Handle& handle, const GemmProblem& p, float beta,
+                                                  bool column_major, unsigned seed = 3) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const int a_rows = p.op_a == Op::n ? p.m : p.k, b_rows = p.op_b == Op::n ? p.k : p.n;
+  const std::size_t batches = std::max(1, p.batch);
+  auto extent = [&](long long stride, std::size_t one) { return std::size_t(stride) * (batches - 1) + one; };
+  std::vector<float> a(extent(p.stride_a, std::size_t(a_rows) * p.lda)),
+      b(extent(p.stride_b, std::size_t(b_rows) * p.ldb)), c0(extent(p.stride_c, std::size_t(p.m) * p.ldc));
+  for (auto* v : {&a, &b, &c0})
+    for (float& x : *v) x = uniform(rng);
+  if (beta == 0) std::fill(c0.begin(), c0.end(), NAN);
+  DeviceBuffer da(a.size()), db(b.size()), dc(c0.size());
+  cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice);
+  const float alpha = 0.75f;
+  const Status status =
+      column_major ? handle.sgemm_strided_batched_cm(p.op_b, p.op_a, p.n, p.m, p.k, &alpha, db.get(), p.ldb,
+                                                     p.stride_b, da.get(), p.lda, p.stride_a, &beta, dc.get(), p.ldc,
+                                                     p.stride_c, p.batch)
+                   : handle.sgemm(p, alpha, da.get(), db.get(), beta, dc.get(), nullptr);
+  if (status != Status::success) return ::testing::AssertionFailure() << "call: " << status_name(status);
+  std::vector<float> got(c0.size());
+  if (const cudaError_t err = cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost);
+      err != cudaSuccess)
+    return ::testing::AssertionFailure() << cudaGetErrorString(err);
+  for (std::size_t e = 0; e < batches; ++e) {
+    const float* ea = a.data() + e * p.stride_a;
+    const float* eb = b.data() + e * p.stride_b;
+    for (int i = 0; i < p.m; ++i)
+      for (int j = 0; j < p.n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int q = 0; q < p.k; ++q) {
+          const double x = p.op_a == Op::n ? ea[std::size_t(i) * p.lda + q] : ea[std::size_t(q) * p.lda + i];
+          const double y = p.op_b == Op::n ? eb[std::size_t(q) * p.ldb + j] : eb[std::size_t(j) * p.ldb + q];
+          sum += x * y;
+          magnitude += std::fabs(x * y);
+        }
+        const std::size_t at = e * p.stride_c + std::size_t(i) * p.ldc + j;
+        const double c_in = beta != 0 ? c0[at] : 0.0;
+        const double expected = alpha * sum + beta * c_in;
+        const double bound = (p.k + 4) * std::ldexp(1.0, -24) * (alpha * magnitude + std::fabs(beta * c_in)) + 1e-30;
+        if (!(std::fabs(got[at] - expected) <= bound))
+          return ::testing::AssertionFailure() << "batch " << e << " C[" << i << "][" << j << "] = " << got[at]
+                                               << ", expected " << expected;
+      }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 class RuntimeGpu : public TempDir {
  protected:
   void SetUp() override {
@@ -128,6 +187,13 @@ class RuntimeGpu : public TempDir {
     return path.string();
   }
 
+  // Like results(), in schema 2: entries from raced_entry, or a portfolio grid.
+  std::string results_v2(const nlohmann::json& document) {
+    const auto path = dir_ / (device_.slug + (document["kind"] == "portfolio" ? "-portfolio.json" : ".json"));
+    write(path, document.dump());
+    return path.string();
+  }
+
   KernelChoice choice(const Handle& handle, const Problem& p) {
     KernelChoice c;
     EXPECT_EQ(handle.choose({p.m, p.n, p.k, p.lda, p.ldb, p.ldc}, nullptr, nullptr, c), Status::success);
@@ -138,7 +204,8 @@ class RuntimeGpu : public TempDir {
 };
 
 TEST_F(RuntimeGpu, ExactAndNearestShapesRunTheTunedConfig) {
-  const Handle handle(results({entry(200, 300, 100, kFloat2), entry(2000, 2000, 2000, kWide)}));
+  const Handle handle(results_v2(document_v2(
+      device_, {raced_entry(200, 300, 100, kFloat2, 2.0), raced_entry(2000, 2000, 2000, kWide, 2.0)})));
   ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
   EXPECT_EQ(handle.device_slug(), device_.slug);
   const KernelChoice exact = choice(handle, dense(200, 300, 100));
@@ -153,8 +220,10 @@ TEST_F(RuntimeGpu, ExactAndNearestShapesRunTheTunedConfig) {
   EXPECT_TRUE(runs_correctly(handle, dense(1900, 2100, 180), -1.0f, nullptr));
 }
 
-TEST_F(RuntimeGpu, SameArchitectureThenDefault) {
-  const Handle sibling(results({entry(256, 256, 256, kFloat2)}, "Some Other GPU Of This Architecture"));
+TEST_F(RuntimeGpu, SameArchitectureThenCublas) {
+  nlohmann::json sibling_entry = entry(256, 256, 256, kFloat2);
+  sibling_entry["ratio_vs_cublas"] = 2.0;
+  const Handle sibling(results({sibling_entry}, "Some Other GPU Of This Architecture"));
   EXPECT_EQ(sibling.status(), Status::results_for_other_device);
   const KernelChoice from_sibling = choice(sibling, dense(250, 260, 270));
   EXPECT_EQ(from_sibling.source, ConfigSource::same_architecture);
@@ -170,12 +239,82 @@ TEST_F(RuntimeGpu, SameArchitectureThenDefault) {
   EXPECT_EQ(nothing.status(), Status::results_not_found);
   const KernelChoice fallback = choice(nothing, dense(100, 100, 100));
   EXPECT_EQ(fallback.source, ConfigSource::built_in_default);
-  EXPECT_EQ(fallback.config_name, default_config().name());
+  EXPECT_EQ(fallback.implementation, Implementation::cublas);
+  EXPECT_EQ(fallback.config_name, "cublas");
   EXPECT_TRUE(runs_correctly(nothing, dense(100, 100, 100), 0.5f, nullptr));
 }
 
+// cuBLAS serves every path that can end in it, with correct results: a problem whose race cuBLAS won,
+// a call too far from anything tuned, a portfolio cell where no kernel beat it, an unaligned call.
+TEST_F(RuntimeGpu, CublasRunsWhereNoKernelIsExpectedToWin) {
+  std::vector<nlohmann::json> cells;
+  for (int m : {64, 256})
+    for (int n : {64, 256})
+      for (int k : {64, 256}) cells.push_back(portfolio_cell(m, n, k, {{kWide, 1.01}, {kFloat2, 0.8}}));
+  const std::string portfolio = results_v2(portfolio_document(device_, cells));
+  static_cast<void>(portfolio);
+  const Handle handle(results_v2(
+      document_v2(device_, {raced_entry(300, 200, 100, kWide, 0.95), raced_entry(1000, 1000, 1000, kWide, 1.5)})));
+  ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
+  const std::pair<Problem, ConfigSource> cases[] = {{dense(300, 200, 100), ConfigSource::exact_shape},
+                                                    {dense(7, 9, 20000), ConfigSource::built_in_default},
+                                                    {dense(100, 150, 200), ConfigSource::portfolio},
+                                                    {{1000, 1000, 1000, 1001, 1000, 1000}, ConfigSource::exact_shape}};
+  for (const auto& [p, source] : cases) {
+    SCOPED_TRACE(::testing::Message() << p.m << "x" << p.n << "x" << p.k);
+    const KernelChoice c = choice(handle, p);
+    EXPECT_EQ(c.implementation, Implementation::cublas) << c.reason;
+    EXPECT_EQ(c.source, source) << c.reason;
+    EXPECT_TRUE(runs_correctly(handle, p, 0.0f, nullptr));
+    EXPECT_TRUE(runs_correctly(handle, p, 0.5f, nullptr));
+  }
+  EXPECT_EQ(choice(handle, dense(1000, 1000, 1000)).implementation, Implementation::tuned_kernel);
+}
+
+// Every layout, batches with and without a shared (stride 0) B, at edge sizes, through both calls.
+TEST_F(RuntimeGpu, EveryLayoutAndStridedBatchesThroughBothCalls) {
+  const Handle handle(results_v2(document_v2(device_, {raced_entry(64, 64, 64, kWide, 2.0)})));
+  struct Case {
+    int m, n, k, batch;
+    bool shared_b;
+  };
+  const Case cases[] = {{1, 1, 1, 1, false},   {65, 63, 129, 1, false}, {64, 64, 64, 1, false},
+                        {17, 31, 7, 3, false}, {33, 65, 64, 4, true},   {127, 129, 131, 2, true}};
+  for (const Case& c : cases)
+    for (const Op op_a : {Op::n, Op::t})
+      for (const Op op_b : {Op::n, Op::t})
+        for (const bool column_major : {false, true}) {
+          GemmProblem p;
+          p.m = c.m, p.n = c.n, p.k = c.k, p.op_a = op_a, p.op_b = op_b, p.batch = c.batch;
+          p.lda = (op_a == Op::n ? c.k : c.m) + 3;  // odd leading dimensions
+          p.ldb = (op_b == Op::n ? c.n : c.k) + 1;
+          p.ldc = c.n + 2;
+          p.stride_a = static_cast<long long>(op_a == Op::n ? c.m : c.k) * p.lda + 5;
+          p.stride_b = c.shared_b ? 0 : static_cast<long long>(op_b == Op::n ? c.k : c.n) * p.ldb;
+          p.stride_c = static_cast<long long>(c.m) * p.ldc;
+          SCOPED_TRACE(::testing::Message() << c.m << "x" << c.n << "x" << c.k << " batch " << c.batch << " op_a "
+                                            << int(op_a) << " op_b " << int(op_b) << " column-major "
+                                            << column_major);
+          EXPECT_TRUE(general_runs_correctly(handle, p, 0.0f, column_major));
+          EXPECT_TRUE(general_runs_correctly(handle, p, -0.5f, column_major));
+        }
+  // Invalid arguments never launch.
+  GemmProblem bad;
+  bad.m = bad.n = bad.k = 8, bad.lda = 7, bad.ldb = 8, bad.ldc = 8;
+  alignas(16) static float x[64];
+  EXPECT_EQ(handle.sgemm(bad, 1, x, x, 0, x, nullptr), Status::invalid_argument);
+  bad.lda = 8, bad.batch = 2, bad.stride_c = 8;
+  EXPECT_EQ(handle.sgemm(bad, 1, x, x, 0, x, nullptr), Status::invalid_argument);
+  bad.batch = -1;
+  EXPECT_EQ(handle.sgemm(bad, 1, x, x, 0, x, nullptr), Status::invalid_argument);
+  const float one = 1;
+  EXPECT_EQ(handle.sgemm_cm(Op::n, Op::n, 8, 8, 8, &one, x, 7, x, 8, &one, x, 8), Status::invalid_argument);
+  EXPECT_EQ(handle.sgemm_cm(Op::n, Op::n, 8, 8, 8, nullptr, x, 8, x, 8, &one, x, 8), Status::invalid_argument);
+}
+
 TEST_F(RuntimeGpu, OddShapesAlignmentsAndEmptyK) {
-  const Handle handle(results({entry(64, 64, 64, kWide), entry(128, 128, 128, kFloat2)}));
+  // Each problem tuned with a scalar kernel, so the kernels (not cuBLAS) meet the edges.
+  const KernelConfig scalar = config(32, 64, 16, 2, 4, 1);
   const Problem problems[] = {dense(1, 1, 1),
                               dense(17, 33, 9),
                               {63, 65, 129, 130, 66, 67},
@@ -185,6 +324,10 @@ TEST_F(RuntimeGpu, OddShapesAlignmentsAndEmptyK) {
                               {128, 128, 128, 128, 128, 128, 1, 2},
                               {65, 129, 33, 33, 129, 130, 3, 1},
                               {40, 50, 0, 1, 50, 50}};
+  std::vector<nlohmann::json> entries = {raced_entry(128, 128, 128, kFloat2, 2.0)};
+  for (const Problem& p : problems)
+    if (p.k > 0 && !(p.m == 128 && p.n == 128 && p.k == 128)) entries.push_back(raced_entry(p.m, p.n, p.k, scalar, 2.0));
+  const Handle handle(results_v2(document_v2(device_, entries)));
   for (const Problem& p : problems) {
     for (const float beta : {0.0f, -0.5f}) {
       SCOPED_TRACE(::testing::Message() << p.m << "x" << p.n << "x" << p.k << " offsets " << p.a_offset << ","
@@ -197,7 +340,9 @@ TEST_F(RuntimeGpu, OddShapesAlignmentsAndEmptyK) {
   ASSERT_EQ(handle.choose({128, 128, 128, 128, 128, 128}, nullptr, nullptr, aligned), Status::success);
   ASSERT_EQ(handle.choose({128, 128, 128, 129, 128, 128}, nullptr, nullptr, unaligned), Status::success);
   EXPECT_EQ(aligned.source, ConfigSource::exact_shape);
+  EXPECT_EQ(aligned.implementation, Implementation::tuned_kernel);
   EXPECT_EQ(unaligned.source, ConfigSource::exact_shape);
+  EXPECT_EQ(unaligned.implementation, Implementation::cublas) << unaligned.reason;  // kFloat2 loads 2 floats
 }
 
 TEST_F(RuntimeGpu, SplitKWorkspaceGrowsOnTheSameStream) {
@@ -391,6 +536,86 @@ TEST_F(RuntimeGpu, HostileResultsStillComputeCorrectly) {
   EXPECT_EQ(handle.status(), Status::invalid_results);
   EXPECT_EQ(choice(handle, dense(128, 128, 128)).source, ConfigSource::built_in_default);
   EXPECT_TRUE(runs_correctly(handle, dense(128, 128, 128), 0.5f, nullptr));
+}
+
+// The calls one process makes for GEMMTUNE_RECORD tests: 8 threads, every problem 25 times each.
+const Problem kRecorded[] = {dense(96, 80, 700), dense(200, 300, 100), {61, 67, 71, 73, 69, 70, 1, 3}};
+constexpr int kRecordThreads = 8, kRecordRounds = 25;
+
+void make_recorded_calls(const Handle& handle) {
+  DeviceBuffer a(1 << 20), b(1 << 20), c(1 << 20);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kRecordThreads; ++t)
+    threads.emplace_back([&] {
+      for (int round = 0; round < kRecordRounds; ++round)
+        for (const Problem& p : kRecorded)
+          EXPECT_EQ(handle.sgemm({p.m, p.n, p.k, p.lda, p.ldb, p.ldc}, 1, a.get() + p.a_offset, b.get() + p.b_offset,
+                                 0, c.get(), cudaStreamPerThread),
+                    Status::success);
+      cudaStreamSynchronize(cudaStreamPerThread);
+    });
+  for (auto& thread : threads) thread.join();
+}
+
+::testing::AssertionResult recorded_counts_are(const std::filesystem::path& path, std::uint64_t each) {
+  const auto text = read_whole_file(path);
+  if (!text) return ::testing::AssertionFailure() << "no record file " << path;
+  const std::vector<RecordedProblem> problems = parse_record(*text, path.string());
+  if (problems.size() != std::size(kRecorded))
+    return ::testing::AssertionFailure() << problems.size() << " problems recorded:\n" << *text;
+  for (const RecordedProblem& r : problems) {
+    if (r.calls != each) return ::testing::AssertionFailure() << "a problem has " << r.calls << " calls:\n" << *text;
+    const bool known = std::any_of(std::begin(kRecorded), std::end(kRecorded), [&](const Problem& p) {
+      return p.m == r.m && p.n == r.n && p.k == r.k && r.aligned_width == (p.a_offset ? 1 : 4);
+    });
+    if (!known) return ::testing::AssertionFailure() << "unexpected problem:\n" << *text;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(RuntimeGpu, RecordsEveryProblemFromManyThreads) {
+  const auto path = dir_ / "calls.jsonl";
+  ASSERT_EQ(setenv("GEMMTUNE_RECORD", path.c_str(), 1), 0);
+  {
+    const Handle handle(results({entry(96, 80, 700, kSplitK)}));
+    ASSERT_EQ(unsetenv("GEMMTUNE_RECORD"), 0);
+    make_recorded_calls(handle);
+  }  // written here
+  EXPECT_TRUE(recorded_counts_are(path, kRecordThreads * kRecordRounds));
+  {
+    ASSERT_EQ(setenv("GEMMTUNE_RECORD", path.c_str(), 1), 0);
+    const Handle again(results({entry(96, 80, 700, kSplitK)}));
+    ASSERT_EQ(unsetenv("GEMMTUNE_RECORD"), 0);
+    make_recorded_calls(again);
+  }
+  EXPECT_TRUE(recorded_counts_are(path, 2 * kRecordThreads * kRecordRounds));  // merged, not replaced
+}
+
+// Run by RecordsFromTwoProcessesAtOnce in child processes only (GEMMTUNE_RECORD_CHILD set).
+TEST_F(RuntimeGpu, RecordChild) {
+  if (!std::getenv("GEMMTUNE_RECORD_CHILD")) GTEST_SKIP() << "a child of RecordsFromTwoProcessesAtOnce";
+  static const Handle* leaked = new Handle(std::string{});  // never destroyed: the exit hook writes it
+  make_recorded_calls(*leaked);
+}
+
+TEST_F(RuntimeGpu, RecordsFromTwoProcessesAtOnce) {
+  const auto path = dir_ / "two.jsonl";
+  const std::string record = "GEMMTUNE_RECORD=" + path.string();
+  char filter[] = "--gtest_filter=RuntimeGpu.RecordChild";
+  char child_flag[] = "GEMMTUNE_RECORD_CHILD=1";
+  std::vector<char> record_env(record.begin(), record.end());
+  record_env.push_back('\0');
+  char* argv[] = {const_cast<char*>("/proc/self/exe"), filter, nullptr};
+  char* envp[] = {record_env.data(), child_flag, nullptr};
+  pid_t children[2];
+  for (pid_t& child : children)
+    ASSERT_EQ(posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv, envp), 0);
+  for (const pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+  EXPECT_TRUE(recorded_counts_are(path, 2 * kRecordThreads * kRecordRounds));
 }
 
 }  // namespace
