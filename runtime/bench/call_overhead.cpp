@@ -1,9 +1,10 @@
-// How much host time gemmtune::Handle::sgemm adds to a kernel launch, and what the first call costs
-// when the kernel is already in the disk cache (a machine that ran the tuner). Prints numbers; it is
-// not a test. The baseline launches the very same CUBIN with the same arguments the way the library
+// How much host time gemmtune::Handle::sgemm adds to a kernel launch and to a cuBLAS call (where the
+// library dispatches to cuBLAS), and what the first call costs when the kernel is already in the disk
+// cache (a machine that ran the tuner). Prints numbers; it is not a test. The baseline launches the very same CUBIN with the same arguments the way the library
 // does (cudaLaunchKernelExC, a programmatic dependent launch on sm_90+), so the difference is the
 // library's own work: argument checks, the current device, the shape lookup.
 //   gemmtune-call-overhead [M N K]   (default 256 256 256; the built-in default config)
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -156,6 +157,36 @@ int main(int argc, char** argv) {
       "host time per call (median of %d batches of %d): sgemm %.0f ns, bare launch %.0f ns, "
       "overhead %.0f ns\n",
       kBatches, kCallsPerBatch, per_sgemm, per_launch, per_sgemm - per_launch);
+
+  // cuBLAS through the library (no results: every call runs cuBLAS) against calling it directly.
+  {
+    const gemmtune::Handle to_cublas((std::filesystem::temp_directory_path() / "gemmtune-no-results").string());
+    cublasHandle_t cublas = nullptr;
+    if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) return 1;
+    cublasSetStream(cublas, stream);
+    const float one = 1.0f, zero = 0.0f;
+    if (to_cublas.sgemm(problem, 1.0f, a, b, 0.0f, c, stream) != gemmtune::Status::success) return 1;
+    gemmtune::KernelChoice cublas_choice;
+    to_cublas.choose(problem, a, b, cublas_choice);
+    std::vector<double> through_ns, direct_ns;
+    for (int batch = 0; batch < kBatches; ++batch) {
+      start = Clock::now();
+      for (int i = 0; i < kCallsPerBatch; ++i) to_cublas.sgemm(problem, 1.0f, a, b, 0.0f, c, stream);
+      through_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
+      ok(cudaStreamSynchronize(stream), "library cuBLAS batch");
+      start = Clock::now();
+      for (int i = 0; i < kCallsPerBatch; ++i)
+        cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n);
+      direct_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
+      ok(cudaStreamSynchronize(stream), "cuBLAS batch");
+    }
+    std::printf(
+        "host time per call, dispatched to cuBLAS (%s): sgemm %.0f ns, cublasSgemm directly %.0f ns, "
+        "overhead %.0f ns\n",
+        cublas_choice.config_name.c_str(), median(through_ns), median(direct_ns),
+        median(through_ns) - median(direct_ns));
+    cublasDestroy(cublas);
+  }
 
   cudaLibraryUnload(library);
   cudaStreamDestroy(stream);

@@ -1,0 +1,350 @@
+// The held-out benchmark: the installed library, called through its public API exactly as an
+// application calls it, on shapes nobody tuned (odd, prime, skinny, huge K, GEMV-like, LLM layers,
+// unaligned leading dimensions, transposed, batched) and on the tuned benchmark shapes, against
+// cuBLAS in the same process. Per shape: what ran and why, a check of C against cuBLAS with the
+// K-scaled bound, TFLOP/s of both (interleaved rounds, batches of calls, rotating operands so L2
+// holds no operand from the previous call), and the ratio cuBLAS time / library time. Prints a
+// table and writes the JSON given with -o. A program that prints numbers, not a test.
+//   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only heldout|tuned]
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <gemmtune/gemmtune.hpp>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using gemmtune::GemmProblem;
+using gemmtune::Op;
+
+struct Shape {
+  const char* set;  // "heldout" or "tuned"
+  const char* kind;
+  int m, n, k;
+  Op op_a = Op::n, op_b = Op::n;
+  int batch = 1;
+  bool shared_b = false;  // stride 0 for B
+  int pad = 0;            // added to every leading dimension (unaligned rows)
+};
+
+// Chosen before any of them was measured (2026-11-24); none is a tuned shape.
+const Shape kShapes[] = {
+    {"heldout", "huge-K", 8, 8, 100000},
+    {"heldout", "huge-K", 16, 16, 65536},
+    {"heldout", "huge-K", 2048, 2048, 8192},
+    {"heldout", "GEMV-like", 1, 4096, 4096},
+    {"heldout", "GEMV-like", 4096, 1, 4096},
+    {"heldout", "GEMV-like", 1, 1024, 1024},
+    {"heldout", "tall-thin", 100000, 16, 16},
+    {"heldout", "odd", 777, 1234, 555},
+    {"heldout", "odd", 4096, 333, 4096},
+    {"heldout", "odd", 4095, 4097, 1023},
+    {"heldout", "prime", 127, 127, 127},
+    {"heldout", "prime", 257, 509, 1021},
+    {"heldout", "tiny", 3, 3, 3},
+    {"heldout", "small", 64, 64, 64},
+    {"heldout", "small", 96, 96, 96},
+    {"heldout", "small", 128, 128, 128},
+    {"heldout", "small", 256, 256, 256},
+    {"heldout", "medium", 300, 300, 300},
+    {"heldout", "medium", 640, 640, 640},
+    {"heldout", "medium", 768, 768, 768},
+    {"heldout", "medium", 1500, 1500, 1500},
+    {"heldout", "large", 2560, 2560, 2560},
+    {"heldout", "skinny", 32, 4096, 4096},
+    {"heldout", "skinny", 128, 4096, 4096},
+    {"heldout", "skinny", 4096, 128, 4096},
+    {"heldout", "skinny", 4096, 4096, 128},
+    {"heldout", "skinny", 1024, 1024, 64},
+    {"heldout", "skinny", 2048, 512, 2048},
+    {"heldout", "LLM", 512, 768, 3072},
+    {"heldout", "LLM", 16, 4096, 11008},
+    {"heldout", "LLM", 8, 11008, 4096},
+    {"heldout", "LLM", 4096, 11008, 4096},
+    {"heldout", "unaligned", 1000, 1000, 1000, Op::n, Op::n, 1, false, 1},
+    {"heldout", "unaligned", 512, 512, 512, Op::n, Op::n, 1, false, 1},
+    {"heldout", "transposed", 1024, 1024, 1024, Op::t, Op::n},
+    {"heldout", "transposed", 4096, 4096, 4096, Op::n, Op::t},
+    {"heldout", "batched", 512, 512, 64, Op::n, Op::n, 32},
+    {"heldout", "batched", 256, 256, 256, Op::n, Op::n, 64, true},
+    {"tuned", "cube", 512, 512, 512},
+    {"tuned", "cube", 1000, 1000, 1000},
+    {"tuned", "cube", 1024, 1024, 1024},
+    {"tuned", "cube", 2048, 2048, 2048},
+    {"tuned", "cube", 3000, 3000, 3000},
+    {"tuned", "cube", 4095, 4095, 4095},
+    {"tuned", "cube", 4096, 4096, 4096},
+    {"tuned", "cube", 8192, 8192, 8192},
+    {"tuned", "skinny", 64, 4096, 4096},
+    {"tuned", "skinny", 4096, 4096, 64},
+    {"tuned", "skinny", 4096, 64, 4096},
+};
+
+bool check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+  return err == cudaSuccess;
+}
+
+bool check(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) std::fprintf(stderr, "%s: %s\n", what, cublasGetStatusString(status));
+  return status == CUBLAS_STATUS_SUCCESS;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::string label(const Shape& s) {
+  std::string text = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  if (s.op_a != Op::n || s.op_b != Op::n)
+    text += std::string(":") + (s.op_a == Op::t ? "t" : "n") + (s.op_b == Op::t ? "t" : "n");
+  if (s.batch > 1) text = std::to_string(s.batch) + "*" + text + (s.shared_b ? " (B shared)" : "");
+  if (s.pad) text += " ld+" + std::to_string(s.pad);
+  return text;
+}
+
+GemmProblem problem_of(const Shape& s) {
+  GemmProblem p;
+  p.m = s.m, p.n = s.n, p.k = s.k, p.op_a = s.op_a, p.op_b = s.op_b, p.batch = s.batch;
+  p.lda = (s.op_a == Op::n ? s.k : s.m) + s.pad;
+  p.ldb = (s.op_b == Op::n ? s.n : s.k) + s.pad;
+  p.ldc = s.n + s.pad;
+  p.stride_a = static_cast<long long>(s.op_a == Op::n ? s.m : s.k) * p.lda;
+  p.stride_b = s.shared_b ? 0 : static_cast<long long>(s.op_b == Op::n ? s.k : s.n) * p.ldb;
+  p.stride_c = static_cast<long long>(s.m) * p.ldc;
+  return p;
+}
+
+std::size_t floats_a(const GemmProblem& p) { return std::size_t(p.stride_a) * (p.batch - 1) + std::size_t(p.op_a == Op::n ? p.m : p.k) * p.lda; }
+std::size_t floats_b(const GemmProblem& p) {
+  return std::size_t(p.stride_b) * (p.batch - 1) + std::size_t(p.op_b == Op::n ? p.k : p.n) * p.ldb;
+}
+std::size_t floats_c(const GemmProblem& p) { return std::size_t(p.stride_c) * (p.batch - 1) + std::size_t(p.m) * p.ldc; }
+
+// cuBLAS on the row-major problem: C^T = op(B)^T op(A)^T column-major, as an application calls it.
+cublasStatus_t run_cublas(cublasHandle_t h, const GemmProblem& p, const float* a, const float* b, float* c,
+                          float alpha = 1.0f, float beta = 0.0f) {
+  const auto op = [](Op o) { return o == Op::t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+  if (p.batch == 1)
+    return cublasSgemm(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, b, p.ldb, a, p.lda, &beta, c, p.ldc);
+  return cublasSgemmStridedBatched(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, b, p.ldb, p.stride_b, a, p.lda,
+                                   p.stride_a, &beta, c, p.ldc, p.stride_c, p.batch);
+}
+
+struct Operands {
+  float* a = nullptr;
+  float* b = nullptr;
+  float* c = nullptr;
+};
+
+std::string utc_now() {
+  char text[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string output, results, only;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "-o" || arg == "--results" || arg == "--only") && i + 1 < argc) {
+      (arg == "-o" ? output : arg == "--results" ? results : only) = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [-o FILE] [--results DIR] [--only heldout|tuned]\n", argv[0]);
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no GPU\n");
+    return 77;
+  }
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  const gemmtune::Handle library(results);
+  std::printf("%s; library results: %s (%s)\n", prop.name, results.empty() ? "installed" : results.c_str(),
+              gemmtune::status_name(library.status()));
+  cublasHandle_t cublas = nullptr;
+  if (!check(cublasCreate(&cublas), "cublasCreate")) return 1;
+  cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH);
+  cudaStream_t stream = nullptr;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  cublasSetStream(cublas, stream);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
+
+  nlohmann::json entries = nlohmann::json::array();
+  std::printf("\n%-5s %-10s %-26s %-52s %9s %9s %7s\n", "set", "kind", "problem", "ran", "TFLOP/s", "cuBLAS", "ratio");
+  int failures = 0;
+  for (const Shape& s : kShapes) {
+    if (!only.empty() && only != s.set) continue;
+    const GemmProblem p = problem_of(s);
+    const std::size_t fa = floats_a(p), fb = floats_b(p), fc = floats_c(p);
+    const std::size_t set_bytes = 4 * (fa + fb + fc);
+    // Enough operand sets that one call's operands are out of L2 by the time they come round again.
+    const int sets = static_cast<int>(std::clamp<std::size_t>(3 * l2 / set_bytes + 1, 1, 32));
+    std::vector<Operands> operand(sets);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> ha(fa), hb(fb);
+    for (float& x : ha) x = uniform(rng);
+    for (float& x : hb) x = uniform(rng);
+    bool ok = true;
+    for (Operands& o : operand) {
+      ok = ok && check(cudaMalloc(&o.a, 4 * fa), "cudaMalloc") && check(cudaMalloc(&o.b, 4 * fb), "cudaMalloc") &&
+           check(cudaMalloc(&o.c, 4 * fc), "cudaMalloc");
+      if (!ok) break;
+      cudaMemcpy(o.a, ha.data(), 4 * fa, cudaMemcpyHostToDevice);
+      cudaMemcpy(o.b, hb.data(), 4 * fb, cudaMemcpyHostToDevice);
+    }
+    gemmtune::KernelChoice choice;
+    if (ok) ok = library.choose(p, operand[0].a, operand[0].b, choice) == gemmtune::Status::success;
+
+    // Correctness: |C - R| <= 8 K 2^-24 (|A||B|), R and |A||B| from cuBLAS (|A||B| is exact enough
+    // for a bound). C starts as NaN, so an element never written fails.
+    double worst = 0;
+    if (ok) {
+      float *abs_a = nullptr, *abs_b = nullptr, *reference = nullptr, *magnitude = nullptr;
+      std::vector<float> ha_abs(ha), hb_abs(hb);
+      for (float& x : ha_abs) x = std::fabs(x);
+      for (float& x : hb_abs) x = std::fabs(x);
+      cudaMalloc(&abs_a, 4 * fa), cudaMalloc(&abs_b, 4 * fb), cudaMalloc(&reference, 4 * fc), cudaMalloc(&magnitude, 4 * fc);
+      cudaMemcpy(abs_a, ha_abs.data(), 4 * fa, cudaMemcpyHostToDevice);
+      cudaMemcpy(abs_b, hb_abs.data(), 4 * fb, cudaMemcpyHostToDevice);
+      cudaMemset(operand[0].c, 0xff, 4 * fc);  // NaN
+      ok = library.sgemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) == gemmtune::Status::success &&
+           check(run_cublas(cublas, p, operand[0].a, operand[0].b, reference), "cuBLAS") &&
+           check(run_cublas(cublas, p, abs_a, abs_b, magnitude), "cuBLAS |A||B|") &&
+           check(cudaStreamSynchronize(stream), "check");
+      std::vector<float> got(fc), want(fc), mag(fc);
+      cudaMemcpy(got.data(), operand[0].c, 4 * fc, cudaMemcpyDeviceToHost);
+      cudaMemcpy(want.data(), reference, 4 * fc, cudaMemcpyDeviceToHost);
+      cudaMemcpy(mag.data(), magnitude, 4 * fc, cudaMemcpyDeviceToHost);
+      for (int e = 0; e < p.batch; ++e)
+        for (int i = 0; i < p.m; ++i)
+          for (int j = 0; j < p.n; ++j) {
+            const std::size_t at = std::size_t(e) * p.stride_c + std::size_t(i) * p.ldc + j;
+            const double bound = 8.0 * p.k * std::ldexp(1.0, -24) * mag[at] + 1e-30;
+            const double ratio = std::fabs(double(got[at]) - want[at]) / bound;
+            worst = std::isnan(ratio) ? INFINITY : std::max(worst, ratio);
+          }
+      cudaFree(abs_a), cudaFree(abs_b), cudaFree(reference), cudaFree(magnitude);
+    }
+    const bool correct = ok && worst <= 1.0;
+
+    std::vector<double> library_ms, cublas_ms;
+    int calls = 1;
+    if (correct) {
+      // Batches of calls long enough (about 2 ms) that launch gaps and clock ramp-up do not dominate.
+      auto time_batch = [&](bool use_library, int count) {
+        cudaEventRecord(start, stream);
+        for (int i = 0; i < count; ++i) {
+          const Operands& o = operand[i % sets];
+          if (use_library)
+            library.sgemm(p, 1.0f, o.a, o.b, 0.0f, o.c, stream);
+          else
+            run_cublas(cublas, p, o.a, o.b, o.c);
+        }
+        cudaEventRecord(stop, stream);
+        cudaEventSynchronize(stop);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, start, stop);
+        return double(ms) / count;
+      };
+      time_batch(false, 3);
+      time_batch(true, 3);
+      calls = static_cast<int>(std::clamp(2.0 / std::max(1e-4, time_batch(false, 3)), 1.0, 500.0));
+      for (int round = 0; round < 20; ++round) {
+        if (round % 2) {
+          library_ms.push_back(time_batch(true, calls));
+          cublas_ms.push_back(time_batch(false, calls));
+        } else {
+          cublas_ms.push_back(time_batch(false, calls));
+          library_ms.push_back(time_batch(true, calls));
+        }
+      }
+      ok = check(cudaGetLastError(), "timing");
+    } else {
+      ++failures;
+    }
+    for (Operands& o : operand) cudaFree(o.a), cudaFree(o.b), cudaFree(o.c);
+
+    const double flops = 2.0 * p.m * p.n * p.k * p.batch;
+    const double lib = median(library_ms), cub = median(cublas_ms);
+    const double ratio = correct ? cub / lib : 0;
+    const std::string ran = ok ? choice.config_name : "(failed)";
+    std::printf("%-5s %-10s %-26s %-52s %9.2f %9.2f %7.3f%s\n", s.set, s.kind, label(s).c_str(), ran.c_str(),
+                correct ? flops / lib / 1e9 : 0.0, correct ? flops / cub / 1e9 : 0.0, ratio,
+                correct ? "" : "  INCORRECT");
+    entries.push_back({{"set", s.set},
+                       {"kind", s.kind},
+                       {"m", p.m},
+                       {"n", p.n},
+                       {"k", p.k},
+                       {"layout", std::string(p.op_a == Op::t ? "t" : "n") + (p.op_b == Op::t ? "t" : "n")},
+                       {"batch", p.batch},
+                       {"b_shared", s.shared_b},
+                       {"lda", p.lda},
+                       {"ldb", p.ldb},
+                       {"ldc", p.ldc},
+                       {"ran", ran},
+                       {"implementation", gemmtune::implementation_name(choice.implementation)},
+                       {"source", gemmtune::config_source_name(choice.source)},
+                       {"reason", choice.reason},
+                       {"correct", correct},
+                       {"error_ratio", worst},
+                       {"tflops", correct ? flops / lib / 1e9 : 0.0},
+                       {"median_ms", lib},
+                       {"cublas_tflops", correct ? flops / cub / 1e9 : 0.0},
+                       {"cublas_median_ms", cub},
+                       {"ratio_vs_cublas", ratio},
+                       {"calls_per_sample", calls},
+                       {"samples_ms", library_ms},
+                       {"cublas_samples_ms", cublas_ms}});
+  }
+
+  nlohmann::json summary;
+  for (const char* set : {"heldout", "tuned"}) {
+    double log_sum = 0, lowest = INFINITY;
+    int count = 0;
+    for (const auto& e : entries)
+      if (e["set"] == set && e["correct"].get<bool>()) {
+        log_sum += std::log(e["ratio_vs_cublas"].get<double>());
+        lowest = std::min(lowest, e["ratio_vs_cublas"].get<double>());
+        ++count;
+      }
+    if (count == 0) continue;
+    summary[set] = {{"shapes", count}, {"geomean_ratio", std::exp(log_sum / count)}, {"lowest_ratio", lowest}};
+    std::printf("%s: %d shapes, geometric mean %.3f, lowest %.3f\n", set, count, std::exp(log_sum / count), lowest);
+  }
+  if (!output.empty()) {
+    const nlohmann::json doc = {{"schema", "gemmtune.heldout/1"},
+                                {"device", prop.name},
+                                {"date", utc_now()},
+                                {"library_results", results.empty() ? "installed" : results},
+                                {"compared_with", "cublasSgemm / cublasSgemmStridedBatched, CUBLAS_DEFAULT_MATH (FP32, no TF32), same process"},
+                                {"summary", summary},
+                                {"entries", entries}};
+    std::ofstream(output) << doc.dump(1) << '\n';
+    std::printf("written to %s\n", output.c_str());
+  }
+  cublasDestroy(cublas);
+  return failures == 0 ? 0 : 1;
+}
