@@ -9,17 +9,17 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "compare_command.hpp"
-#include "device_catalog.hpp"
-#include "planner.hpp"
-#include "problem.hpp"
-#include "search_space.hpp"
-#include "bench_command.hpp"
-#include "cross_command.hpp"
-#include "thread_pool.hpp"
-#include "tune_command.hpp"
+#include "commands/compare_command.hpp"
+#include "search/device_catalog.hpp"
+#include "search/planner.hpp"
+#include "search/problem.hpp"
+#include "search/search_space.hpp"
+#include "commands/bench_command.hpp"
+#include "commands/cross_command.hpp"
+#include "compile/thread_pool.hpp"
+#include "commands/tune_command.hpp"
 #include "version.hpp"
-#include "worker.hpp"
+#include "measure/worker.hpp"
 
 namespace {
 

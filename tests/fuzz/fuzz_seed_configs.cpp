@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "seed_configs.hpp"
+#include "search/seed_configs.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = (std::filesystem::temp_directory_path() /

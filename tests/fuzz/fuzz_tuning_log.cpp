@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tuning_log.hpp"
+#include "record/tuning_log.hpp"
 
 namespace {
 

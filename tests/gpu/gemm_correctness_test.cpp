@@ -9,7 +9,7 @@
 
 #include "cuda_check.hpp"
 #include "gemm_launch.hpp"
-#include "gpu_bench.hpp"
+#include "measure/gpu_bench.hpp"
 #include "gpu_test_support.hpp"
 #include "kernel_compiler.hpp"
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "kernel_compiler.hpp"
-#include "seed_configs.hpp"
-#include "tuning_log.hpp"
+#include "search/seed_configs.hpp"
+#include "record/tuning_log.hpp"
 #include "../temp_dir_test.hpp"
 
 namespace gemmtune {

@@ -19,10 +19,10 @@
 #include "../png_image.hpp"
 #include "../temp_dir_test.hpp"
 #include "../test_paths.hpp"
-#include "compare_command.hpp"
-#include "compare_report.hpp"
-#include "report_tables.hpp"
-#include "svg_charts.hpp"
+#include "commands/compare_command.hpp"
+#include "report/compare_report.hpp"
+#include "report/report_tables.hpp"
+#include "report/svg_charts.hpp"
 
 namespace gemmtune {
 namespace {

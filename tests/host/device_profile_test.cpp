@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "device_catalog.hpp"
-#include "occupancy.hpp"
+#include "search/device_catalog.hpp"
+#include "search/occupancy.hpp"
 
 namespace gemmtune {
 namespace {

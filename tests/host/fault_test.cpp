@@ -21,9 +21,9 @@
 
 #include "atomic_file.hpp"
 #include "kernel_compiler.hpp"
-#include "results_store.hpp"
+#include "record/results_store.hpp"
 #include "stable_hash.hpp"
-#include "tuning_log.hpp"
+#include "record/tuning_log.hpp"
 #include "../temp_dir_test.hpp"
 
 namespace gemmtune {

@@ -1,7 +1,7 @@
 // --sizes parsing: cubes, MxNxK, duplicates, and every kind of bad entry.
 #include <gtest/gtest.h>
 
-#include "problem.hpp"
+#include "search/problem.hpp"
 
 namespace gemmtune {
 namespace {

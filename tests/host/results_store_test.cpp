@@ -7,8 +7,8 @@
 
 #include "../temp_dir_test.hpp"
 #include "atomic_file.hpp"
-#include "results_store.hpp"
-#include "tuning_log.hpp"
+#include "record/results_store.hpp"
+#include "record/tuning_log.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <set>
 
-#include "device_catalog.hpp"
-#include "search_space.hpp"
+#include "search/device_catalog.hpp"
+#include "search/search_space.hpp"
 
 namespace gemmtune {
 namespace {

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../test_paths.hpp"
-#include "device_catalog.hpp"
-#include "search_space.hpp"
-#include "static_model.hpp"
-#include "strategies/search_strategy.hpp"
+#include "search/device_catalog.hpp"
+#include "search/search_space.hpp"
+#include "search/static_model.hpp"
+#include "search/strategies/search_strategy.hpp"
 
 namespace gemmtune {
 namespace {

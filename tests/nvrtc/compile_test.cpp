@@ -6,9 +6,9 @@
 #include <fstream>
 #include <random>
 
-#include "device_catalog.hpp"
+#include "search/device_catalog.hpp"
 #include "kernel_compiler.hpp"
-#include "search_space.hpp"
+#include "search/search_space.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,6 +1,6 @@
 // The benchmark reads the tuned winners from the results cache, as the runtime library would, so
 // it measures what applications get.
-#include "bench_command.hpp"
+#include "commands/bench_command.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -12,11 +12,11 @@
 
 #include "atomic_file.hpp"
 #include "device_profile.hpp"
-#include "gpu_session.hpp"
+#include "measure/gpu_session.hpp"
 #include "kernel_compiler.hpp"
-#include "results_store.hpp"
-#include "statistics.hpp"
-#include "timestamp.hpp"
+#include "record/results_store.hpp"
+#include "measure/statistics.hpp"
+#include "record/timestamp.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "problem.hpp"
-#include "tune_command.hpp"
+#include "search/problem.hpp"
+#include "commands/tune_command.hpp"
 
 namespace gemmtune {
 

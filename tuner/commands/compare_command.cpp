@@ -1,16 +1,16 @@
 // The compare command: load every file first (so a bad file is reported before any output), build
 // the comparison, render it in one format.
-#include "compare_command.hpp"
+#include "commands/compare_command.hpp"
 
 #include <iostream>
 #include <stdexcept>
 
 #include "atomic_file.hpp"
-#include "compare_report.hpp"
-#include "html_report.hpp"
-#include "json_report.hpp"
-#include "result_files.hpp"
-#include "text_report.hpp"
+#include "report/compare_report.hpp"
+#include "report/html_report.hpp"
+#include "report/json_report.hpp"
+#include "record/result_files.hpp"
+#include "report/text_report.hpp"
 
 namespace gemmtune {
 

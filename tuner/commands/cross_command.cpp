@@ -1,7 +1,7 @@
 // Cross-GPU portability measurement. A foreign winner that this GPU cannot run at all (too much
 // shared memory, cp.async on an older architecture) scores 0% with the reason, because that is the
 // honest portability of that configuration.
-#include "cross_command.hpp"
+#include "commands/cross_command.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -14,12 +14,12 @@
 
 #include "atomic_file.hpp"
 #include "device_profile.hpp"
-#include "gpu_session.hpp"
+#include "measure/gpu_session.hpp"
 #include "kernel_compiler.hpp"
-#include "results_store.hpp"
-#include "statistics.hpp"
-#include "timestamp.hpp"
-#include "tune_command.hpp"
+#include "record/results_store.hpp"
+#include "measure/statistics.hpp"
+#include "record/timestamp.hpp"
+#include "commands/tune_command.hpp"
 #include "version.hpp"
 
 namespace gemmtune {

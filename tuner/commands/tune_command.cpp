@@ -1,6 +1,6 @@
 // Driver of a tuning run. Everything measured is appended to the tuning log before anything else
 // happens with it, so an interruption at any point loses nothing already measured.
-#include "tune_command.hpp"
+#include "commands/tune_command.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -18,22 +18,22 @@
 #include <spdlog/spdlog.h>
 
 #include "atomic_file.hpp"
-#include "compile_service.hpp"
+#include "compile/compile_service.hpp"
 #include "device_profile.hpp"
-#include "occupancy.hpp"
-#include "progress_bar.hpp"
-#include "results_store.hpp"
-#include "search_space.hpp"
+#include "search/occupancy.hpp"
+#include "report/progress_bar.hpp"
+#include "record/results_store.hpp"
+#include "search/search_space.hpp"
 #include "stable_hash.hpp"
-#include "static_model.hpp"
-#include "strategies/search_strategy.hpp"
-#include "timestamp.hpp"
-#include "tuning_log.hpp"
+#include "search/static_model.hpp"
+#include "search/strategies/search_strategy.hpp"
+#include "record/timestamp.hpp"
+#include "record/tuning_log.hpp"
 #include "version.hpp"
 #include "embedded_files.hpp"
-#include "gpu_session.hpp"
-#include "seed_configs.hpp"
-#include "statistics.hpp"
+#include "measure/gpu_session.hpp"
+#include "search/seed_configs.hpp"
+#include "measure/statistics.hpp"
 
 namespace gemmtune {
 namespace {

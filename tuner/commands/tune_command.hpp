@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "problem.hpp"
+#include "search/problem.hpp"
 
 namespace gemmtune {
 

@@ -1,6 +1,6 @@
 // Worker threads draining a FIFO of compile jobs. A compile failure is an outcome, not an
 // exception: the search records it and moves on.
-#include "compile_service.hpp"
+#include "compile/compile_service.hpp"
 
 #include <algorithm>
 

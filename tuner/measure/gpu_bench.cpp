@@ -2,7 +2,7 @@
 // a reference computed in another order: each side is within K*u*(|A||B|)_ij of the exact value
 // (u = 2^-24), plus a few roundings for alpha, beta and the final sum:
 //   |C - R|_ij <= u * ((2K + 4) * |alpha| * (|A||B|)_ij + 4 * |beta| * |C0|_ij).
-#include "gpu_bench.hpp"
+#include "measure/gpu_bench.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "cublas_check.hpp"
+#include "measure/cublas_check.hpp"
 #include "cuda_check.hpp"
 
 namespace gemmtune {

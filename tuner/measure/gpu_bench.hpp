@@ -12,9 +12,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "device_comparator.hpp"
+#include "verify/device_comparator.hpp"
 #include "gemm_launch.hpp"
-#include "problem.hpp"
+#include "search/problem.hpp"
 
 namespace gemmtune {
 

@@ -1,10 +1,10 @@
 // Request building and reply checking for the worker protocol (worker.hpp).
-#include "gpu_session.hpp"
+#include "measure/gpu_session.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "statistics.hpp"
+#include "measure/statistics.hpp"
 
 namespace gemmtune {
 namespace {

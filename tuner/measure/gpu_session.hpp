@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kernel_config.hpp"
-#include "problem.hpp"
-#include "worker_process.hpp"
+#include "search/problem.hpp"
+#include "measure/worker_process.hpp"
 
 namespace gemmtune {
 

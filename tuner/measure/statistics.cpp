@@ -1,5 +1,5 @@
 // Sample statistics (sorting copies: sample lists are short).
-#include "statistics.hpp"
+#include "measure/statistics.hpp"
 
 #include <algorithm>
 

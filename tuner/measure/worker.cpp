@@ -1,6 +1,6 @@
 // Worker process main loop. Every reply is written and flushed before the next request is read,
 // so the parent's watchdog can attribute a hang to exactly one request.
-#include "worker.hpp"
+#include "measure/worker.hpp"
 
 #include <csignal>
 #include <fstream>
@@ -14,7 +14,7 @@
 #include "cuda_check.hpp"
 #include "device_profile.hpp"
 #include "gemm_launch.hpp"
-#include "gpu_bench.hpp"
+#include "measure/gpu_bench.hpp"
 #include "kernel_compiler.hpp"
 
 namespace gemmtune {

@@ -1,6 +1,6 @@
 // fork/exec of /proc/self/exe with two pipes. The child's stderr is inherited so its log lines
 // reach the user; only stdout carries the protocol.
-#include "worker_process.hpp"
+#include "measure/worker_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

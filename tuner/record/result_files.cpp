@@ -1,7 +1,7 @@
 // Validation of results, plan and cross files. Each reader walks the JSON through Field, which
 // carries the path to the value ("entries[2].best.tflops") so that any complaint names the exact
 // spot; the whole-file error adds the file name in front.
-#include "result_files.hpp"
+#include "record/result_files.hpp"
 
 #include <set>
 #include <stdexcept>
@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
-#include "cross_command.hpp"
-#include "planner.hpp"
-#include "results_store.hpp"
+#include "commands/cross_command.hpp"
+#include "search/planner.hpp"
+#include "record/results_store.hpp"
 
 namespace gemmtune {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "device_profile.hpp"
 #include "kernel_config.hpp"
-#include "problem.hpp"
+#include "search/problem.hpp"
 
 namespace gemmtune {
 

@@ -1,6 +1,6 @@
 // flock-based locking: advisory, but every gemm-tune process takes it, and it is released by the
 // kernel if the holder dies.
-#include "results_store.hpp"
+#include "record/results_store.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -17,7 +17,7 @@
 
 #include "atomic_file.hpp"
 #include "kernel_compiler.hpp"
-#include "timestamp.hpp"
+#include "record/timestamp.hpp"
 #include "version.hpp"
 
 namespace gemmtune {

@@ -1,5 +1,5 @@
 // TuningLog: reading tolerates a torn last line; writing is one fwrite + fflush + fsync per record.
-#include "tuning_log.hpp"
+#include "record/tuning_log.hpp"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "timestamp.hpp"
+#include "record/timestamp.hpp"
 
 namespace gemmtune {
 namespace {

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "problem.hpp"
+#include "search/problem.hpp"
 
 namespace gemmtune {
 

@@ -1,7 +1,7 @@
 // Building the comparison: sections keyed by problem, parameter differences from the configs'
 // JSON form (so every parameter the config has is compared, with the names the files use), and the
 // portability matrix as geometric means, which treat a 2x loss and a 2x gain symmetrically.
-#include "compare_report.hpp"
+#include "report/compare_report.hpp"
 
 #include <algorithm>
 #include <cmath>

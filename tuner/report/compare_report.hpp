@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "result_files.hpp"
+#include "record/result_files.hpp"
 
 namespace gemmtune {
 

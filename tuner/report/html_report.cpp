@@ -1,12 +1,12 @@
 // HTML page assembly: the shared tables, grouped by report part, each part in a <section> headed by
 // its chart.
-#include "html_report.hpp"
+#include "report/html_report.hpp"
 
 #include <optional>
 
-#include "report_tables.hpp"
-#include "svg_charts.hpp"
-#include "xml_escape.hpp"
+#include "report/report_tables.hpp"
+#include "report/svg_charts.hpp"
+#include "report/xml_escape.hpp"
 
 namespace gemmtune {
 namespace {

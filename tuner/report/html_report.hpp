@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "compare_report.hpp"
+#include "report/compare_report.hpp"
 
 namespace gemmtune {
 

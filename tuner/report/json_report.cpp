@@ -1,6 +1,6 @@
 // JSON writer for the comparison. Absent values (a GPU with no winner for a problem, a file with no
 // peak) are left out rather than written as null or zero.
-#include "json_report.hpp"
+#include "report/json_report.hpp"
 
 namespace gemmtune {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare_report.hpp"
+#include "report/compare_report.hpp"
 
 namespace gemmtune {
 

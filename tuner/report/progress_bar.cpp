@@ -1,5 +1,5 @@
 // Rendering of ProgressBar.
-#include "progress_bar.hpp"
+#include "report/progress_bar.hpp"
 
 #include <unistd.h>
 

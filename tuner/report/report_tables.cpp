@@ -1,6 +1,6 @@
 // Table construction. A problem's label is written on its first row only, so a group of rows (one
 // per GPU) reads as one problem in every format.
-#include "report_tables.hpp"
+#include "report/report_tables.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // SVG drawing. Sizes are fixed in user units with a viewBox, so the browser scales the charts to
 // the page; the axis of a bar chart always starts at zero, since bar lengths are what gets compared.
-#include "svg_charts.hpp"
+#include "report/svg_charts.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <cmath>
 #include <utility>
 
-#include "xml_escape.hpp"
+#include "report/xml_escape.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,5 +1,5 @@
 // Terminal and Markdown writers over the shared tables.
-#include "text_report.hpp"
+#include "report/text_report.hpp"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report_tables.hpp"
+#include "report/report_tables.hpp"
 
 namespace gemmtune {
 

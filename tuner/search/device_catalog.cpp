@@ -1,7 +1,7 @@
 // Loading named device profiles. Generic "sm_XY" profiles take the limits shared by the
 // architecture's data-center part, which is what an unknown GPU of that architecture most
 // likely matches; they are marked generic in the name so nobody mistakes them for a real card.
-#include "device_catalog.hpp"
+#include "search/device_catalog.hpp"
 
 #include <fstream>
 #include <regex>

@@ -1,6 +1,6 @@
 // Registers are allocated per warp in units of 256; shared memory per block carries a 1 KiB
 // reservation on sm_80 and newer.
-#include "occupancy.hpp"
+#include "search/occupancy.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // Plan construction. Compilation is shared across problem sizes (a binary serves every shape and
 // every launch-time variant), so the plan compiles each distinct instantiation once.
-#include "planner.hpp"
+#include "search/planner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "compile_service.hpp"
-#include "occupancy.hpp"
-#include "progress_bar.hpp"
-#include "static_model.hpp"
-#include "timestamp.hpp"
+#include "compile/compile_service.hpp"
+#include "search/occupancy.hpp"
+#include "report/progress_bar.hpp"
+#include "search/static_model.hpp"
+#include "record/timestamp.hpp"
 #include "version.hpp"
 
 namespace gemmtune {

@@ -10,8 +10,8 @@
 
 #include "device_profile.hpp"
 #include "kernel_compiler.hpp"
-#include "problem.hpp"
-#include "search_space.hpp"
+#include "search/problem.hpp"
+#include "search/search_space.hpp"
 
 namespace gemmtune {
 

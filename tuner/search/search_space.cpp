@@ -1,6 +1,6 @@
 // Search-space parsing, enumeration and the named constraints. The constraints are cheap static
 // rules; what they cannot know (real register counts, spills) is screened after compilation.
-#include "search_space.hpp"
+#include "search/search_space.hpp"
 
 #include <cmath>
 #include <fstream>

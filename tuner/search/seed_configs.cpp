@@ -1,5 +1,5 @@
 // Reading seeds from results files (schema gemmtune.results/1).
-#include "seed_configs.hpp"
+#include "search/seed_configs.hpp"
 
 #include <cmath>
 #include <limits>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
-#include "results_store.hpp"
+#include "record/results_store.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernel_config.hpp"
-#include "problem.hpp"
+#include "search/problem.hpp"
 
 namespace gemmtune {
 

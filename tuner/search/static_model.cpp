@@ -11,12 +11,12 @@
 // - edges: tile area that falls outside C is computed and thrown away.
 // - split-K: the partial sums make an extra trip through memory.
 // - pipeline: a single shared-memory buffer stalls on every tile load.
-#include "static_model.hpp"
+#include "search/static_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "search_space.hpp"
+#include "search/search_space.hpp"
 
 namespace gemmtune {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "device_profile.hpp"
 #include "kernel_config.hpp"
-#include "occupancy.hpp"
-#include "problem.hpp"
+#include "search/occupancy.hpp"
+#include "search/problem.hpp"
 
 #include <vector>
 

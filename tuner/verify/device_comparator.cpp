@@ -1,5 +1,5 @@
 // Loading and launching the comparison kernel.
-#include "device_comparator.hpp"
+#include "verify/device_comparator.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
 // Exhaustive search: every candidate (or the first `budget`), most promising first, so a time
 // budget that cuts it short still leaves the likeliest winners measured.
-#include "search_strategy.hpp"
+#include "search/strategies/search_strategy.hpp"
 
 namespace gemmtune {
 

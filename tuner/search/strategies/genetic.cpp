@@ -14,8 +14,8 @@
 #include <random>
 #include <set>
 
-#include "search_space.hpp"
-#include "search_strategy.hpp"
+#include "search/search_space.hpp"
+#include "search/strategies/search_strategy.hpp"
 
 namespace gemmtune {
 namespace {

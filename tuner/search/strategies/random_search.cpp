@@ -4,7 +4,7 @@
 #include <numeric>
 #include <random>
 
-#include "search_strategy.hpp"
+#include "search/strategies/search_strategy.hpp"
 
 namespace gemmtune {
 

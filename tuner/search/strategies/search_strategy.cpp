@@ -1,5 +1,5 @@
 // Strategy registry and helpers shared by the strategies.
-#include "search_strategy.hpp"
+#include "search/strategies/search_strategy.hpp"
 
 #include <algorithm>
 #include <numeric>
