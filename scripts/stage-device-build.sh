@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .device-build
 for f in tests/gpu_tests tests/host_tests tests/runtime_gpu_tests tuner/gemm-tune examples/tuned_sgemm \
-         runtime/gemmtune-call-overhead; do
+         runtime/gemmtune-call-overhead runtime/gemmtune-heldout; do
   mkdir -p ".device-build/$(dirname "$f")"
   cp "build/$f" ".device-build/$f"
 done
