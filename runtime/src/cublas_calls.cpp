@@ -22,17 +22,21 @@ CublasCalls::~CublasCalls() {
   for (cublasHandle_t handle : all_) static_cast<void>(cublasDestroy(handle));
 }
 
-cublasContext* CublasCalls::acquire(cudaError_t& error) {
+CublasCalls::Pooled CublasCalls::acquire(cudaStream_t stream, cudaError_t& error) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!idle_.empty()) {
-      cublasHandle_t handle = idle_.back();
+      auto it = idle_.end() - 1;
+      for (auto i = idle_.begin(); i != idle_.end(); ++i)
+        if (i->stream == stream) it = i;
+      const Pooled pooled = *it;
+      *it = idle_.back();
       idle_.pop_back();
-      return handle;
+      return pooled;
     }
   }
   cublasHandle_t handle = nullptr;
-  if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return nullptr;
+  if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return {};
   // What cublasSgemm does for an application that never set a math mode: FP32, no TF32.
   static_cast<void>(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
   std::lock_guard<std::mutex> lock(mutex_);
@@ -42,31 +46,35 @@ cublasContext* CublasCalls::acquire(cudaError_t& error) {
   } catch (...) {
     static_cast<void>(cublasDestroy(handle));
     error = cudaErrorMemoryAllocation;
-    return nullptr;
+    return {};
   }
-  return handle;
+  return {handle, nullptr};  // a new handle is on the legacy default stream
 }
 
-void CublasCalls::release(cublasContext* handle) {
+void CublasCalls::release(Pooled pooled) {
   std::lock_guard<std::mutex> lock(mutex_);
-  idle_.push_back(handle);
+  idle_.push_back(pooled);
 }
 
 cudaError_t CublasCalls::run(const GemmCall& call, cudaStream_t stream) {
   cudaError_t error = cudaSuccess;
-  cublasHandle_t handle = acquire(error);
-  if (!handle) return error;
+  Pooled pooled = acquire(stream, error);
+  if (!pooled.handle) return error;
   const GemmProblem& p = call.problem;
-  cublasStatus_t status = cublasSetStream(handle, stream);
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  if (pooled.stream != stream) {
+    status = cublasSetStream(pooled.handle, stream);
+    if (status == CUBLAS_STATUS_SUCCESS) pooled.stream = stream;
+  }
   if (status == CUBLAS_STATUS_SUCCESS) {
     status = p.batch == 1
-                 ? cublasSgemm(handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k, &call.alpha, call.b,
-                               p.ldb, call.a, p.lda, &call.beta, call.c, p.ldc)
-                 : cublasSgemmStridedBatched(handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
+                 ? cublasSgemm(pooled.handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k, &call.alpha,
+                               call.b, p.ldb, call.a, p.lda, &call.beta, call.c, p.ldc)
+                 : cublasSgemmStridedBatched(pooled.handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
                                              &call.alpha, call.b, p.ldb, p.stride_b, call.a, p.lda, p.stride_a,
                                              &call.beta, call.c, p.ldc, p.stride_c, p.batch);
   }
-  release(handle);
+  release(pooled);
   return to_cuda(status);
 }
 

@@ -1,7 +1,9 @@
 // cuBLAS as one of the library's implementations: the calls no kernel is expected to win run
 // cublasSgemm (or its strided-batched form) in FP32 with cuBLAS's default math (no TF32), exactly the
 // baseline the tuner races against. A cuBLAS handle carries its stream, so concurrent calls cannot
-// share one: each device keeps a pool, a handle per thread calling at that moment.
+// share one: each device keeps a pool, a handle per thread calling at that moment. Setting a
+// handle's stream costs about as much as the rest of the dispatch (H100, 2026-11-24), so a call
+// takes an idle handle already on its stream where there is one.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -28,11 +30,15 @@ class CublasCalls {
   cudaError_t run(const GemmCall& call, cudaStream_t stream);
 
  private:
-  cublasContext* acquire(cudaError_t& error);
-  void release(cublasContext* handle);
+  struct Pooled {
+    cublasContext* handle = nullptr;
+    cudaStream_t stream = nullptr;  // the stream it was last set to
+  };
+  Pooled acquire(cudaStream_t stream, cudaError_t& error);
+  void release(Pooled pooled);
 
   std::mutex mutex_;  // guards idle_ and all_
-  std::vector<cublasContext*> idle_;
+  std::vector<Pooled> idle_;
   std::vector<cublasContext*> all_;
 };
 
