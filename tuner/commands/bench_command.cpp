@@ -2,20 +2,22 @@
 // it measures what applications get.
 #include "commands/bench_command.hpp"
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "atomic_file.hpp"
+#include "commands/common_options.hpp"
 #include "device_profile.hpp"
-#include "measure/gpu_session.hpp"
 #include "kernel_compiler.hpp"
-#include "record/results_store.hpp"
+#include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
+#include "record/results_store.hpp"
 #include "record/timestamp.hpp"
 
 namespace gemmtune {
@@ -29,7 +31,8 @@ std::map<GemmShape, KernelConfig> tuned_winners(const std::filesystem::path& pat
   if (doc.is_discarded() || doc.value("schema", "") != kResultsSchema)
     throw std::invalid_argument(fmt::format("{} is not a readable results file", path.string()));
   for (const auto& e : doc.at("entries"))
-    winners[{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()}] = e.at("best").at("config").get<KernelConfig>();
+    winners[{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()}] =
+        e.at("best").at("config").get<KernelConfig>();
   return winners;
 }
 
@@ -56,7 +59,8 @@ int run_bench(const TuneOptions& options) {
   GpuSession gpu(index, cache_dir, "", 0);
   nlohmann::json entries = nlohmann::json::array();
   std::printf("\n%s, FP32 peak %.1f TFLOP/s\n", device.name.c_str(), device.fp32_tflops);
-  std::printf("%-16s %-50s %9s %7s %9s %7s %8s\n", "shape", "tuned config", "TFLOP/s", "% peak", "cuBLAS", "% peak", "ratio");
+  std::printf("%-16s %-50s %9s %7s %9s %7s %8s\n", "shape", "tuned config", "TFLOP/s", "% peak", "cuBLAS",
+              "% peak", "ratio");
   double log_ratio_sum = 0;
   for (const auto& shape : options.shapes) {
     const auto it = winners.find(shape);
@@ -69,8 +73,9 @@ int run_bench(const TuneOptions& options) {
     const double cublas = tflops_of(shape.flops(), median(race.cublas_ms));
     const double ratio = tuned / cublas;
     log_ratio_sum += std::log(ratio);
-    std::printf("%-16s %-50s %9.2f %6.1f%% %9.2f %6.1f%% %7.3fx\n", shape.label().c_str(), config.name().c_str(), tuned,
-                100 * tuned / device.fp32_tflops, cublas, 100 * cublas / device.fp32_tflops, ratio);
+    std::printf("%-16s %-50s %9.2f %6.1f%% %9.2f %6.1f%% %7.3fx\n", shape.label().c_str(),
+                config.name().c_str(), tuned, 100 * tuned / device.fp32_tflops, cublas,
+                100 * cublas / device.fp32_tflops, ratio);
     nlohmann::json tuned_summary = timing_summary(race.configs_ms[0], shape.flops());
     tuned_summary["name"] = config.name();
     tuned_summary["config"] = config;
@@ -95,6 +100,27 @@ int run_bench(const TuneOptions& options) {
   merge_entries(out, kBenchSchema, header, entries, {"m", "n", "k", "dtype", "layout"});
   std::printf("written: %s\n", out.c_str());
   return 0;
+}
+
+Command add_bench_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune) {
+  CLI::App* cmd =
+      app.add_subcommand("bench", "Tuned kernels against cuBLAS over a set of shapes (tuning missing ones)");
+  const auto common = std::make_shared<CommonOptions>();
+  common->sizes = kDefaultBenchSizes;  // before add_common, so the help shows it as the default
+  add_common(*cmd, *common);
+  cmd->add_option("--gpu", tune->gpu, "GPU: auto, an index, or a name")->capture_default_str();
+  cmd->add_option("--results-dir", tune->results_dir,
+                  "Where results/<gpu>.json is read and bench-<gpu>.json written")
+      ->capture_default_str();
+  return {cmd,
+          [common, tune] {
+            tune->shapes = parse_sizes(common->sizes);
+            tune->space_path = common->space_path;
+            tune->cache_dir = cache_dir_of(*common);
+            tune->jobs = common->jobs;
+            return run_bench(*tune);
+          },
+          common};
 }
 
 }  // namespace gemmtune

@@ -3,11 +3,13 @@
 // first. Prints TFLOP/s, % of FP32 peak and the ratio, and writes results/bench-<gpu-slug>.json.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "search/problem.hpp"
+#include "commands/command.hpp"
 #include "commands/tune_command.hpp"
+#include "search/problem.hpp"
 
 namespace gemmtune {
 
@@ -17,5 +19,9 @@ inline constexpr const char* kDefaultBenchSizes =
 
 // tune.shapes are the shapes to bench; the rest of tune configures tuning of missing ones.
 int run_bench(const TuneOptions& tune);
+
+// The `bench` subcommand; --gpu and --results-dir are bound to tune, the default command's
+// options, whose tuning settings bench uses for the shapes it has to tune first.
+Command add_bench_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune);
 
 }  // namespace gemmtune

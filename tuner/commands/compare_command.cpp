@@ -2,14 +2,15 @@
 // the comparison, render it in one format.
 #include "commands/compare_command.hpp"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <stdexcept>
 
 #include "atomic_file.hpp"
+#include "record/result_files.hpp"
 #include "report/compare_report.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
-#include "record/result_files.hpp"
 #include "report/text_report.hpp"
 
 namespace gemmtune {
@@ -37,6 +38,21 @@ int run_compare(const CompareOptions& options) {
   if (!write_file_atomically(options.output, report, &error))
     throw std::runtime_error("cannot write the report to " + options.output + ": " + error);
   return 0;
+}
+
+Command add_compare_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Set GPUs' winners side by side: results, plan (predictions) and cross files");
+  const auto options = std::make_shared<CompareOptions>();
+  cmd->add_option(
+         "files", options->files,
+         "Two or more files: results (gemmtune.results/1), plans (gemmtune.plan/1), cross (gemmtune.cross/1)")
+      ->required();
+  cmd->add_option("--format", options->format, "table (terminal), md, json or html (self-contained page)")
+      ->check(CLI::IsMember({"table", "md", "json", "html"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", options->output, "Write the report to this file instead of standard output");
+  return {cmd, [options] { return run_compare(*options); }, nullptr};
 }
 
 }  // namespace gemmtune

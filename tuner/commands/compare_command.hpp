@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "commands/command.hpp"
+
 namespace gemmtune {
 
 struct CompareOptions {
@@ -19,5 +21,8 @@ std::string compare_report(const CompareOptions& options);
 
 // Writes the report to options.output or standard output; returns the exit code.
 int run_compare(const CompareOptions& options);
+
+// The `compare` subcommand and its options.
+Command add_compare_command(CLI::App& app);
 
 }  // namespace gemmtune

@@ -3,23 +3,24 @@
 // honest portability of that configuration.
 #include "commands/cross_command.hpp"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
-
 #include "atomic_file.hpp"
-#include "device_profile.hpp"
-#include "measure/gpu_session.hpp"
-#include "kernel_compiler.hpp"
-#include "record/results_store.hpp"
-#include "measure/statistics.hpp"
-#include "record/timestamp.hpp"
 #include "commands/tune_command.hpp"
+#include "device_profile.hpp"
+#include "kernel_compiler.hpp"
+#include "measure/gpu_session.hpp"
+#include "measure/statistics.hpp"
+#include "record/results_store.hpp"
+#include "record/timestamp.hpp"
 #include "version.hpp"
 
 namespace gemmtune {
@@ -29,8 +30,9 @@ nlohmann::json load_results_file(const std::string& path) {
   const auto text = read_whole_file(path);
   if (!text) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
   auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != kResultsSchema || !doc.contains("entries") ||
-      !doc["entries"].is_array() || !doc.contains("device") || !doc["device"].is_object())
+  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != kResultsSchema ||
+      !doc.contains("entries") || !doc["entries"].is_array() || !doc.contains("device") ||
+      !doc["device"].is_object())
     throw std::invalid_argument(fmt::format("'{}' is not a {} file", path, kResultsSchema));
   return doc;
 }
@@ -40,7 +42,8 @@ std::string cannot_run_reason(const KernelConfig& c, const DeviceProfile& d) {
   if (auto err = config_error(c)) return *err;
   if (min_compute_capability(c) > d.compute_capability) return "needs sm_80 (cp.async)";
   if (c.shared_bytes() > std::size_t(d.shared_bytes_per_block))
-    return fmt::format("needs {} bytes of shared memory, the device gives {}", c.shared_bytes(), d.shared_bytes_per_block);
+    return fmt::format("needs {} bytes of shared memory, the device gives {}", c.shared_bytes(),
+                       d.shared_bytes_per_block);
   if (c.threads() > d.max_threads_per_block) return fmt::format("{} threads per block", c.threads());
   return {};
 }
@@ -58,8 +61,9 @@ int run_cross(const CrossOptions& options) {
   const DeviceProfile device = query_device(index);
   const auto own_path = std::filesystem::path(options.results_dir) / (device.slug + ".json");
   if (!std::filesystem::exists(own_path))
-    throw std::invalid_argument(fmt::format("{} has no results in {}: tune it first (gemm-tune --gpu {} --sizes ...)",
-                                            device.name, own_path.string(), options.gpu));
+    throw std::invalid_argument(
+        fmt::format("{} has no results in {}: tune it first (gemm-tune --gpu {} --sizes ...)", device.name,
+                    own_path.string(), options.gpu));
   const nlohmann::json own = load_results_file(own_path.string());
 
   // Problems this GPU has tuned, and which foreign winners to race there.
@@ -82,14 +86,22 @@ int run_cross(const CrossOptions& options) {
         continue;
       }
       if (const std::string reason = cannot_run_reason(config, device); !reason.empty()) {
-        entries.push_back({{"from", from}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"name", config.name()}, {"config", config},
-                           {"tflops", 0.0}, {"percent_of_own_best", 0.0}, {"cannot_run", reason}});
+        entries.push_back({{"from", from},
+                           {"m", s.m},
+                           {"n", s.n},
+                           {"k", s.k},
+                           {"name", config.name()},
+                           {"config", config},
+                           {"tflops", 0.0},
+                           {"percent_of_own_best", 0.0},
+                           {"cannot_run", reason}});
         continue;
       }
       work[s].second.push_back({from, config});
     }
   }
-  if (untuned > 0) spdlog::warn("{} problem(s) of the source files are not tuned on {}; skipped", untuned, device.name);
+  if (untuned > 0)
+    spdlog::warn("{} problem(s) of the source files are not tuned on {}; skipped", untuned, device.name);
 
   GpuSession gpu(index, options.cache_dir.empty() ? default_cache_dir() : options.cache_dir, "", 0);
   const KernelCompiler compiler(options.cache_dir.empty() ? default_cache_dir() : options.cache_dir);
@@ -128,18 +140,34 @@ int run_cross(const CrossOptions& options) {
   for (const auto& e : entries) {
     const GemmShape s{e["m"].get<int>(), e["n"].get<int>(), e["k"].get<int>()};
     const double pct = e["percent_of_own_best"].get<double>();
-    std::printf("%-24s %-16s %-50s %9.2f %8.1f%%%s\n", e["from"].get<std::string>().c_str(), s.label().c_str(),
-                e["name"].get<std::string>().c_str(), e["tflops"].get<double>(), pct,
-                e.contains("cannot_run") ? ("  cannot run: " + e["cannot_run"].get<std::string>()).c_str() : "");
+    std::printf(
+        "%-24s %-16s %-50s %9.2f %8.1f%%%s\n", e["from"].get<std::string>().c_str(), s.label().c_str(),
+        e["name"].get<std::string>().c_str(), e["tflops"].get<double>(), pct,
+        e.contains("cannot_run") ? ("  cannot run: " + e["cannot_run"].get<std::string>()).c_str() : "");
     auto& [sum, count] = log_sum[e["from"].get<std::string>()];
     sum += std::log(std::max(pct, 0.1));
     ++count;
   }
   for (const auto& [from, acc] : log_sum)
-    std::printf("portability %s -> %s: %.1f%% of the own winner (geometric mean over %d problems)\n", from.c_str(),
-                device.slug.c_str(), std::exp(acc.first / acc.second), acc.second);
+    std::printf("portability %s -> %s: %.1f%% of the own winner (geometric mean over %d problems)\n",
+                from.c_str(), device.slug.c_str(), std::exp(acc.first / acc.second), acc.second);
   std::printf("written: %s\n", out_path.c_str());
   return 0;
+}
+
+Command add_cross_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("cross", "Measure other GPUs' winners on this GPU against its own");
+  const auto options = std::make_shared<CrossOptions>();
+  cmd->add_option("--from", options->from, "Results files of other GPUs")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--gpu", options->gpu, "GPU to measure on: auto, an index, or a name")
+      ->capture_default_str();
+  cmd->add_option("--results-dir", options->results_dir,
+                  "Where this GPU's results are and cross-<gpu>.json goes")
+      ->capture_default_str();
+  cmd->add_option("--cache-dir", options->cache_dir, "Compile cache directory");
+  return {cmd, [options] { return run_cross(*options); }, nullptr};
 }
 
 }  // namespace gemmtune

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "commands/command.hpp"
+
 namespace gemmtune {
 
 inline constexpr const char* kCrossSchema = "gemmtune.cross/1";
@@ -23,5 +25,8 @@ struct CrossOptions {
 };
 
 int run_cross(const CrossOptions& options);
+
+// The `cross` subcommand and its options.
+Command add_cross_command(CLI::App& app);
 
 }  // namespace gemmtune

@@ -2,6 +2,11 @@
 // happens with it, so an interruption at any point loses nothing already measured.
 #include "commands/tune_command.hpp"
 
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -13,33 +18,32 @@
 #include <iostream>
 #include <map>
 
-#include <cuda_runtime.h>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
 #include "atomic_file.hpp"
+#include "commands/common_options.hpp"
 #include "compile/compile_service.hpp"
 #include "device_profile.hpp"
-#include "search/occupancy.hpp"
-#include "report/progress_bar.hpp"
-#include "record/results_store.hpp"
-#include "search/search_space.hpp"
-#include "stable_hash.hpp"
-#include "search/static_model.hpp"
-#include "search/strategies/search_strategy.hpp"
-#include "record/timestamp.hpp"
-#include "record/tuning_log.hpp"
-#include "version.hpp"
 #include "embedded_files.hpp"
 #include "measure/gpu_session.hpp"
-#include "search/seed_configs.hpp"
 #include "measure/statistics.hpp"
+#include "record/results_store.hpp"
+#include "record/timestamp.hpp"
+#include "record/tuning_log.hpp"
+#include "report/progress_bar.hpp"
+#include "search/occupancy.hpp"
+#include "search/search_space.hpp"
+#include "search/seed_configs.hpp"
+#include "search/static_model.hpp"
+#include "search/strategies/search_strategy.hpp"
+#include "stable_hash.hpp"
+#include "version.hpp"
 
 namespace gemmtune {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted = true; }
+extern "C" void on_interrupt(int) {
+  g_interrupted = true;
+}
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -86,8 +90,9 @@ class Tuner {
         space_(load_search_space(o.space_path)),
         template_source_(o.template_path.empty() ? std::string(embedded_file("kernel_templates/sgemm.cuh"))
                                                  : read_whole_file(o.template_path).value_or("")),
-        compiler_(o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
-                  template_source_),
+        compiler_(
+            o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
+            template_source_),
         service_(compiler_, device_.arch(), o.jobs),
         log_(std::filesystem::path(o.results_dir) / "logs" / (device_.slug + ".jsonl"), device_.slug,
              stable_hash_hex(template_source_)),
@@ -119,7 +124,8 @@ class Tuner {
       const auto it = std::find(e.candidates.begin(), e.candidates.end(), c);
       if (it != e.candidates.end()) seeds.push_back(static_cast<std::size_t>(it - e.candidates.begin()));
     }
-    if (e.candidates.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
+    if (e.candidates.empty())
+      throw std::runtime_error("no candidate passes the constraints for " + shape.label());
 
     const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
     const double cublas_ms = prepared.cublas_ms;
@@ -129,7 +135,8 @@ class Tuner {
     ctx.seed = options_.seed;
     ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
     ctx.seeds = seeds;
-    ctx.prior = predicted_tflops_before_compile(e.candidates, device_, shape, space_.settings.register_overhead);
+    ctx.prior =
+        predicted_tflops_before_compile(e.candidates, device_, shape, space_.settings.register_overhead);
     // Keep every core busy: what the strategy has not asked for yet compiles in the background,
     // most promising first, behind whatever the GPU is waiting for.
     for (std::size_t i : order_by_prior(ctx)) service_.submit(e.candidates[i], /*urgent=*/false);
@@ -143,7 +150,8 @@ class Tuner {
     const std::size_t lookahead = std::max<std::size_t>(8, 2 * options_.jobs);
     while (!g_interrupted) {
       if (options_.budget_seconds > 0 &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > options_.budget_seconds)
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
+              options_.budget_seconds)
         break;
       if (pending.size() < lookahead) {
         for (std::size_t i : strategy->propose(lookahead - pending.size()))
@@ -166,11 +174,14 @@ class Tuner {
         if (!compiled.kernel) {
           record["status"] = "compile";
           record["detail"] = compiled.error;
-        } else if (compiled.kernel->resources.spill_bytes() > 0 || compiled.kernel->resources.stack_bytes > 0) {
+        } else if (compiled.kernel->resources.spill_bytes() > 0 ||
+                   compiled.kernel->resources.stack_bytes > 0) {
           record["status"] = "resources";
-          record["detail"] = fmt::format("{} bytes spilled, {} bytes stack", compiled.kernel->resources.spill_bytes(),
-                                         compiled.kernel->resources.stack_bytes);
-        } else if (compute_occupancy(config, compiled.kernel->resources.registers, device_).blocks_per_sm == 0) {
+          record["detail"] =
+              fmt::format("{} bytes spilled, {} bytes stack", compiled.kernel->resources.spill_bytes(),
+                          compiled.kernel->resources.stack_bytes);
+        } else if (compute_occupancy(config, compiled.kernel->resources.registers, device_).blocks_per_sm ==
+                   0) {
           record["status"] = "resources";
           record["detail"] = fmt::format("{} registers x {} threads do not fit one SM",
                                          compiled.kernel->resources.registers, config.threads());
@@ -199,7 +210,8 @@ class Tuner {
           out.best_tflops = tflops;
           out.best_name = name;
           improvements.push_back(
-              {out.evaluated + 1, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), tflops});
+              {out.evaluated + 1,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), tflops});
         }
       } else {
         ++rejected[status];
@@ -208,7 +220,8 @@ class Tuner {
       }
       strategy->observe(index, tflops);
       ++out.evaluated;
-      bar.advance(1, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", out.best_tflops, tflops_of(shape.flops(), cublas_ms)));
+      bar.advance(1, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", out.best_tflops,
+                                 tflops_of(shape.flops(), cublas_ms)));
     }
     bar.finish();
     if (g_interrupted) {  // everything measured is in the log; a rerun resumes from it
@@ -222,7 +235,8 @@ class Tuner {
     }
 
     // Final word: the best few re-timed with many samples, interleaved with cuBLAS.
-    std::sort(measured.begin(), measured.end(), [](const Evaluated& a, const Evaluated& b) { return a.median_ms < b.median_ms; });
+    std::sort(measured.begin(), measured.end(),
+              [](const Evaluated& a, const Evaluated& b) { return a.median_ms < b.median_ms; });
     std::vector<KernelConfig> finalists;
     for (std::size_t i = 0; i < measured.size() && finalists.size() < std::size_t(options_.retime_top); ++i)
       finalists.push_back(e.candidates[measured[i].index]);
@@ -296,7 +310,9 @@ class Tuner {
     }
   }
 
-  std::filesystem::path results_path() const { return std::filesystem::path(options_.results_dir) / (device_.slug + ".json"); }
+  std::filesystem::path results_path() const {
+    return std::filesystem::path(options_.results_dir) / (device_.slug + ".json");
+  }
 
  private:
   const TuneOptions& options_;
@@ -315,7 +331,8 @@ int select_device(const std::string& gpu) {
   const DeviceCount devices = count_devices();
   if (devices.count == 0) throw NoDeviceError(devices.reason);
   if (gpu == "auto") return 0;
-  if (!gpu.empty() && std::all_of(gpu.begin(), gpu.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+  if (!gpu.empty() && std::all_of(gpu.begin(), gpu.end(),
+                                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     const int index = gpu.size() > 4 ? devices.count : std::stoi(gpu);
     if (index >= devices.count)
       throw std::invalid_argument(fmt::format("--gpu {}: only {} device(s) visible", gpu, devices.count));
@@ -329,15 +346,16 @@ int select_device(const std::string& gpu) {
     if (lower(p.name).find(lower(gpu)) != std::string::npos || p.slug == lower(gpu)) matches.push_back(i);
   }
   if (matches.empty())
-    throw std::invalid_argument(fmt::format("--gpu '{}' matches no visible device (visible: {})", gpu, fmt::join(names, "; ")));
+    throw std::invalid_argument(
+        fmt::format("--gpu '{}' matches no visible device (visible: {})", gpu, fmt::join(names, "; ")));
   return matches.front();
 }
 
 int run_tune(const TuneOptions& options) {
   const int index = select_device(options.gpu);
   const DeviceProfile device = query_device(index);
-  spdlog::info("tuning on {} ({}, {} SMs), {} sizes, strategy {}", device.name, device.arch(), device.sm_count,
-               options.shapes.size(), options.strategy);
+  spdlog::info("tuning on {} ({}, {} SMs), {} sizes, strategy {}", device.name, device.arch(),
+               device.sm_count, options.shapes.size(), options.strategy);
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   Tuner tuner(options, index, device);
@@ -346,16 +364,56 @@ int run_tune(const TuneOptions& options) {
     if (g_interrupted) break;
     outcomes.push_back(tuner.tune(shape));
   }
-  std::printf("\n%-16s %-52s %9s %9s %7s %8s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS", "evals", "time");
+  std::printf("\n%-16s %-52s %9s %9s %7s %8s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS", "evals",
+              "time");
   for (const auto& o : outcomes)
-    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %7.1fs\n", o.shape.label().c_str(), o.best_name.c_str(), o.best_tflops,
-                o.ratio, o.evaluated, o.seconds);
+    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %7.1fs\n", o.shape.label().c_str(), o.best_name.c_str(),
+                o.best_tflops, o.ratio, o.evaluated, o.seconds);
   std::printf("results: %s\n", tuner.results_path().c_str());
   if (g_interrupted) {
-    std::fprintf(stderr, "gemm-tune: interrupted; everything measured is in the tuning log. Run the same command to resume.\n");
+    std::fprintf(stderr,
+                 "gemm-tune: interrupted; everything measured is in the tuning log. Run the same command to "
+                 "resume.\n");
     return 130;
   }
   return 0;
+}
+
+Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune) {
+  const auto common = std::make_shared<CommonOptions>();
+  add_common(app, *common);
+  app.add_option("--gpu", tune->gpu, "GPU to tune on: auto (first visible), an index, or a name")
+      ->capture_default_str();
+  app.add_option("--strategy", tune->strategy, "exhaustive, random or genetic")
+      ->check(CLI::IsMember({"exhaustive", "random", "genetic"}))
+      ->capture_default_str();
+  app.add_option("--budget", tune->budget_evaluations, "Evaluations per size (0: strategy default)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--time-budget", tune->budget_seconds, "Seconds per size (0: none)")
+      ->check(CLI::Range(0.0, 1e6));
+  app.add_option("--seed", tune->seed, "Random seed for the strategy")->capture_default_str();
+  app.add_option("--results-dir", tune->results_dir, "Where results/<gpu>.json is written")
+      ->capture_default_str();
+  app.add_option("--top", tune->retime_top, "Candidates re-timed against cuBLAS at the end")
+      ->check(CLI::Range(1, 50));
+  app.add_option("--template", tune->template_path,
+                 "Kernel template to use instead of the built-in one (testing)")
+      ->group("");
+  app.add_option("--eval-timeout", tune->eval_timeout_seconds, "Seconds before a hung candidate is killed")
+      ->check(CLI::Range(0.5, 3600.0));
+  app.add_option("--seed-from", tune->seed_from, "Results files of other GPUs whose winners start the search")
+      ->check(CLI::ExistingFile);
+  app.add_flag("!--no-warm-start", tune->warm_start,
+               "Do not start from this GPU's own winners in --results-dir (the nearest size's)");
+  return {&app,
+          [common, tune] {
+            tune->shapes = parse_sizes(common->sizes);
+            tune->space_path = common->space_path;
+            tune->cache_dir = cache_dir_of(*common);
+            tune->jobs = common->jobs;
+            return run_tune(*tune);
+          },
+          common};
 }
 
 }  // namespace gemmtune

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "commands/command.hpp"
 #include "search/problem.hpp"
 
 namespace gemmtune {
@@ -29,10 +31,10 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   std::string results_dir = "results";
   int retime_top = 5;
-  double eval_timeout_seconds = 0;  // per evaluation; 0: from cuBLAS's time at the shape
-  std::string template_path;  // tests: a deliberately broken template
+  double eval_timeout_seconds = 0;     // per evaluation; 0: from cuBLAS's time at the shape
+  std::string template_path;           // tests: a deliberately broken template
   std::vector<std::string> seed_from;  // results files of other GPUs whose winners start the search
-  bool warm_start = true;  // this GPU's own results file (results_dir) seeds the search too
+  bool warm_start = true;              // this GPU's own results file (results_dir) seeds the search too
 };
 
 // Picks the device for --gpu: "auto", an index, or a name (case-insensitive substring match that
@@ -40,5 +42,8 @@ struct TuneOptions {
 int select_device(const std::string& gpu);
 
 int run_tune(const TuneOptions& options);
+
+// The default command: its options sit on app itself, bound to tune (bench tunes with them too).
+Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune);
 
 }  // namespace gemmtune

@@ -1,0 +1,29 @@
+// The shared options' names, help texts and checks, in one place for every command that has them.
+#include "commands/common_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "kernel_compiler.hpp"
+
+namespace gemmtune {
+
+void add_common(CLI::App& cmd, CommonOptions& o) {
+  cmd.add_option("--sizes", o.sizes, "Problem sizes: N (cube) or MxNxK, comma-separated")
+      ->capture_default_str();
+  cmd.add_option("--space", o.space_path, "Search-space JSON (default: the built-in configs/sgemm.json)");
+  cmd.add_option("--cache-dir", o.cache_dir,
+                 "Compile cache directory (default: $GEMMTUNE_CACHE_DIR or ~/.cache/gemmtune)");
+  cmd.add_flag("--no-cache", o.no_cache, "Do not read or write the compile cache");
+  cmd.add_option("-j,--jobs", o.jobs, "Parallel NVRTC compilations")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  cmd.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}));
+}
+
+std::filesystem::path cache_dir_of(const CommonOptions& o) {
+  if (o.no_cache) return {};
+  return o.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(o.cache_dir);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,25 @@
+// `gemm-tune plan --gpu a100 --sizes ...`: the search space compiled and ranked for a GPU that
+// need not be present (search/planner.hpp does the work); writes results/plan-<gpu>.json and
+// prints the ranking's summary.
+#pragma once
+
+#include <string>
+
+#include "commands/command.hpp"
+#include "commands/common_options.hpp"
+
+namespace gemmtune {
+
+struct PlanCommandOptions {
+  CommonOptions common;
+  std::string gpu;     // t4, a100, h100, h200, or sm_XY
+  std::string output;  // empty: results/plan-<gpu>.json
+  int keep_top = 20;   // ranked candidates kept per problem
+};
+
+int run_plan(const PlanCommandOptions& options);
+
+// The `plan` subcommand and its options.
+Command add_plan_command(CLI::App& app);
+
+}  // namespace gemmtune
