@@ -26,7 +26,8 @@ std::string text_field(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// Every field a resumed run reads from a reused record (tune_command) has the type it reads.
+// Every field a resumed run reads from a reused record (commands/shape_tuner.cpp) has the type it
+// reads.
 bool is_reusable_record(const nlohmann::json& j) {
   if (!is_dimension(j, "m") || !is_dimension(j, "n") || !is_dimension(j, "k") || text_field(j, "name").empty())
     return false;

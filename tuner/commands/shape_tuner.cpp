@@ -1,0 +1,364 @@
+// The stages of a shape's search. Everything measured is appended to the tuning log before
+// anything else happens with it, so an interruption at any point loses nothing already measured.
+#include "commands/shape_tuner.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <map>
+#include <utility>
+
+#include "atomic_file.hpp"
+#include "embedded_files.hpp"
+#include "measure/statistics.hpp"
+#include "record/results_store.hpp"
+#include "record/timestamp.hpp"
+#include "report/progress_bar.hpp"
+#include "search/occupancy.hpp"
+#include "search/seed_configs.hpp"
+#include "search/static_model.hpp"
+#include "search/strategies/search_strategy.hpp"
+#include "stable_hash.hpp"
+#include "version.hpp"
+
+namespace gemmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) {
+  g_interrupted = true;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A new best during the search: after how many evaluations and seconds, and how good.
+struct Improvement {
+  std::size_t evaluations;
+  double seconds;
+  double tflops;
+};
+
+// When the search first came within `fraction` of the best it found: how fast a strategy (or a
+// seeded start) gets there, the figure --seed-from is judged by.
+nlohmann::json time_to_fraction(const std::vector<Improvement>& improvements, double fraction) {
+  if (improvements.empty()) return nullptr;
+  const double target = fraction * improvements.back().tflops;
+  for (const auto& i : improvements)
+    if (i.tflops >= target) return {{"evaluations", i.evaluations}, {"seconds", i.seconds}};
+  return nullptr;
+}
+
+struct Evaluated {
+  std::size_t index;
+  double median_ms;
+};
+
+// Why a compiled kernel is not worth a GPU evaluation (it spills, or one block does not fit an
+// SM), or an empty string.
+std::string resource_rejection(const KernelConfig& config, const KernelResources& resources,
+                               const DeviceProfile& device) {
+  if (resources.spill_bytes() > 0 || resources.stack_bytes > 0)
+    return fmt::format("{} bytes spilled, {} bytes stack", resources.spill_bytes(), resources.stack_bytes);
+  if (compute_occupancy(config, resources.registers, device).blocks_per_sm == 0)
+    return fmt::format("{} registers x {} threads do not fit one SM", resources.registers, config.threads());
+  return {};
+}
+
+}  // namespace
+
+void stop_on_interrupt() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
+
+bool interrupted() {
+  return g_interrupted;
+}
+
+// The space enumerated for this device and shape (what the constraints removed, counted by name),
+// and the seeds the strategy starts from, as indices into the candidates.
+struct ShapeTuner::Candidates {
+  Enumeration enumeration;
+  std::vector<std::size_t> seeds;
+};
+
+// What the search has learned about one shape so far; the final race and the results entry read it.
+struct ShapeTuner::Search {
+  Clock::time_point started;
+  ShapeOutcome outcome;                         // best so far and evaluations, at the end the winner
+  std::map<std::string, std::size_t> rejected;  // by reason: the constraints' cuts, then failures
+  std::vector<Evaluated> measured;
+  std::vector<Improvement> improvements;
+  double compile_wait = 0;  // seconds the loop waited for NVRTC
+  double gpu_seconds = 0;   // evaluations and the final race
+};
+
+// The finalists' race against cuBLAS, and the finalists fastest first, each with its timing
+// summary and its ratio to cuBLAS from that same race.
+struct ShapeTuner::FinalRace {
+  RaceResult timings;
+  nlohmann::json ranked = nlohmann::json::array();
+};
+
+ShapeTuner::ShapeTuner(const TuneOptions& o, int device_index, DeviceProfile device)
+    : options_(o),
+      device_(std::move(device)),
+      space_(load_search_space(o.space_path)),
+      template_source_(o.template_path.empty() ? std::string(embedded_file("kernel_templates/sgemm.cuh"))
+                                               : read_whole_file(o.template_path).value_or("")),
+      compiler_(
+          o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
+          template_source_),
+      service_(compiler_, device_.arch(), o.jobs),
+      log_(std::filesystem::path(o.results_dir) / "logs" / (device_.slug + ".jsonl"), device_.slug,
+           stable_hash_hex(template_source_)),
+      gpu_(device_index, compiler_.cache_dir(), o.template_path, o.eval_timeout_seconds) {
+  if (template_source_.empty()) throw std::invalid_argument("cannot read template " + o.template_path);
+}
+
+ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
+  Search search;
+  search.started = Clock::now();
+  search.outcome.shape = shape;
+  const Candidates candidates = gather_candidates(shape);
+  search.rejected = candidates.enumeration.removed;
+  const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
+  evaluation_loop(candidates, prepared.cublas_ms, search);
+  ShapeOutcome& out = search.outcome;
+  if (g_interrupted) {  // everything measured is in the log; a rerun resumes from it
+    out.seconds = seconds_since(search.started);
+    return out;
+  }
+  if (search.measured.empty()) {
+    out.seconds = seconds_since(search.started);
+    spdlog::error("{}: no candidate passed verification and timing", shape.label());
+    return out;
+  }
+  const FinalRace race = race_finalists(candidates, search);
+  const nlohmann::json best = race.ranked[0];
+  out.best_name = best["name"].get<std::string>();
+  out.best_tflops = best["tflops"].get<double>();
+  out.ratio = best["ratio_vs_cublas"].get<double>();
+  out.seconds = seconds_since(search.started);
+  out.complete = !g_interrupted;
+  merge_results(results_path(), measured_header(device_),
+                nlohmann::json::array({results_entry(candidates, prepared, race, search)}));
+  return out;
+}
+
+ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) const {
+  Candidates c{enumerate(space_, device_, &shape), {}};
+  std::vector<KernelConfig>& configs = c.enumeration.candidates;
+  // Seeds from other GPUs' results join the candidates if this device can run them, even when
+  // this space would not have produced them.
+  if (!options_.seed_from.empty()) {
+    for (const KernelConfig& config : seed_configs(options_.seed_from, shape)) {
+      if (!rejecting_constraint(space_, config, device_, &shape).empty() && config_error(config)) continue;
+      const auto it = std::find(configs.begin(), configs.end(), config);
+      c.seeds.push_back(static_cast<std::size_t>(it - configs.begin()));
+      if (it == configs.end()) configs.push_back(config);
+    }
+  }
+  // Warm start: this GPU's own winners at the nearest size tuned before go first, so re-tuning
+  // never starts below what is known, and a short search at a new size starts from good tiles.
+  // Only those inside this space: a narrowed space (an A/B of one configuration) stays narrow.
+  for (const KernelConfig& config : own_winners(shape)) {
+    const auto it = std::find(configs.begin(), configs.end(), config);
+    if (it != configs.end()) c.seeds.push_back(static_cast<std::size_t>(it - configs.begin()));
+  }
+  if (configs.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
+  return c;
+}
+
+// The winners (best and alternatives) of the entry nearest to shape in this GPU's results file;
+// none when warm start is off or there is no file. An unreadable file only costs the warm start:
+// writing the results later reports it properly.
+std::vector<KernelConfig> ShapeTuner::own_winners(const GemmShape& shape) const {
+  if (!options_.warm_start || !std::filesystem::exists(results_path())) return {};
+  try {
+    return seed_configs({results_path().string()}, shape);
+  } catch (const std::exception& e) {
+    spdlog::warn("no warm start from {}: {}", results_path().string(), e.what());
+    return {};
+  }
+}
+
+// The strategy proposes, the compile service works ahead of the GPU, and the candidates are
+// evaluated in the order proposed until the strategy, the time budget or an interrupt ends it.
+void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms, Search& search) {
+  const GemmShape& shape = search.outcome.shape;
+  const std::vector<KernelConfig>& configs = candidates.enumeration.candidates;
+  StrategyContext ctx;
+  ctx.candidates = configs;
+  ctx.seed = options_.seed;
+  ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
+  ctx.seeds = candidates.seeds;
+  ctx.prior = predicted_tflops_before_compile(configs, device_, shape, space_.settings.register_overhead);
+  // Keep every core busy: what the strategy has not asked for yet compiles in the background,
+  // most promising first, behind whatever the GPU is waiting for.
+  for (std::size_t i : order_by_prior(ctx)) service_.submit(configs[i], /*urgent=*/false);
+  auto strategy = make_strategy(options_.strategy, ctx);
+  ProgressBar bar(fmt::format("tune {:>14}", shape.label()), strategy->planned());
+
+  std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>> pending;
+  const std::size_t lookahead = std::max<std::size_t>(8, 2 * options_.jobs);
+  while (!g_interrupted) {
+    if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
+    if (pending.size() < lookahead) {
+      for (std::size_t i : strategy->propose(lookahead - pending.size()))
+        pending.emplace_back(i, service_.submit(configs[i]));
+    }
+    if (pending.empty()) break;
+    const auto [index, future] = pending.front();
+    pending.pop_front();
+    const std::string name = configs[index].name();
+    const nlohmann::json record = evaluate(shape, configs[index], name, future, search);
+    strategy->observe(index, book(index, name, record, search));
+    ++search.outcome.evaluated;
+    bar.advance(1, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
+                               tflops_of(shape.flops(), cublas_ms)));
+  }
+  bar.finish();
+}
+
+// One candidate's record. Taken from the log when an earlier, interrupted run measured it;
+// otherwise its compile outcome, then the resource screen, then the GPU (verify, then time), and
+// appended to the log before the search looks at it.
+nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& config,
+                                    const std::string& name,
+                                    const std::shared_future<CompileOutcome>& compiled_future,
+                                    Search& search) {
+  if (const nlohmann::json* prior = log_.find(shape, name)) return *prior;
+  const auto tc = Clock::now();
+  const CompileOutcome& compiled = compiled_future.get();
+  search.compile_wait += seconds_since(tc);
+  nlohmann::json record = {{"name", name}, {"config", config}};
+  if (!compiled.kernel) {
+    record["status"] = "compile";
+    record["detail"] = compiled.error;
+  } else if (const std::string why = resource_rejection(config, compiled.kernel->resources, device_);
+             !why.empty()) {
+    record["status"] = "resources";
+    record["detail"] = why;
+  } else {
+    const auto tg = Clock::now();
+    const auto reply = gpu_.evaluate(config, 10);
+    search.gpu_seconds += seconds_since(tg);
+    record["status"] = reply.value("status", "error");
+    if (reply.contains("detail")) record["detail"] = reply["detail"];
+    if (reply.contains("samples_ms")) {
+      record["samples_ms"] = reply["samples_ms"];
+      record["median_ms"] = median(reply["samples_ms"].get<std::vector<double>>());
+    }
+    if (reply.contains("error_ratio")) record["error_ratio"] = reply["error_ratio"];
+    record["registers"] = compiled.kernel->resources.registers;
+  }
+  log_.append(shape, record);
+  return record;
+}
+
+// Books one record into the search: a measurement joins the pool the finalists come from (and may
+// be a new best); a failure is counted under its status. Returns the strategy's score: TFLOP/s,
+// 0 for a failure.
+double ShapeTuner::book(std::size_t index, const std::string& name, const nlohmann::json& record,
+                        Search& search) const {
+  ShapeOutcome& out = search.outcome;
+  const std::string status = record.value("status", "error");
+  if (status != "ok") {
+    ++search.rejected[status];
+    if (status != "compile" && status != "resources")
+      spdlog::debug("{} at {}: {} ({})", name, out.shape.label(), status, record.value("detail", ""));
+    return 0;
+  }
+  const double ms = record.at("median_ms").get<double>();
+  search.measured.push_back({index, ms});
+  const double tflops = tflops_of(out.shape.flops(), ms);
+  if (tflops > out.best_tflops) {
+    out.best_tflops = tflops;
+    out.best_name = name;
+    search.improvements.push_back({out.evaluated + 1, seconds_since(search.started), tflops});
+  }
+  return tflops;
+}
+
+// Final word: the best few re-timed with many samples, interleaved with cuBLAS.
+ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, Search& search) {
+  std::sort(search.measured.begin(), search.measured.end(),
+            [](const Evaluated& a, const Evaluated& b) { return a.median_ms < b.median_ms; });
+  std::vector<KernelConfig> finalists;
+  for (std::size_t i = 0; i < search.measured.size() && finalists.size() < std::size_t(options_.retime_top);
+       ++i)
+    finalists.push_back(candidates.enumeration.candidates[search.measured[i].index]);
+  const auto tr = Clock::now();
+  FinalRace race;
+  race.timings = gpu_.race(finalists);
+  search.gpu_seconds += seconds_since(tr);
+
+  const double cublas_median = median(race.timings.cublas_ms);
+  std::vector<std::pair<double, std::size_t>> ranking;
+  for (std::size_t i = 0; i < finalists.size(); ++i)
+    ranking.emplace_back(median(race.timings.configs_ms[i]), i);
+  std::sort(ranking.begin(), ranking.end());
+  for (const auto& [ms, i] : ranking) {
+    const KernelConfig& c = finalists[i];
+    nlohmann::json alt = timing_summary(race.timings.configs_ms[i], search.outcome.shape.flops());
+    alt["name"] = c.name();
+    alt["config"] = c;
+    alt["ratio_vs_cublas"] = cublas_median / ms;
+    race.ranked.push_back(alt);
+  }
+  return race;
+}
+
+// The shape's entry in results/<gpu-slug>.json: the winner, the runners-up, cuBLAS from the same
+// race, and how the search went.
+nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const PreparedShape& prepared,
+                                         const FinalRace& race, const Search& search) const {
+  const ShapeOutcome& out = search.outcome;
+  const GemmShape& shape = out.shape;
+  const Enumeration& e = candidates.enumeration;
+  return {{"m", shape.m},
+          {"n", shape.n},
+          {"k", shape.k},
+          {"dtype", "f32"},
+          {"layout", "row-major"},
+          {"best", race.ranked[0]},
+          {"cublas", timing_summary(race.timings.cublas_ms, shape.flops())},
+          {"ratio_vs_cublas", out.ratio},
+          {"alternatives", nlohmann::json(race.ranked.begin() + 1, race.ranked.end())},
+          {"search",
+           {{"strategy", options_.strategy},
+            {"seed", options_.seed},
+            {"complete", out.complete},
+            {"space", space_.source},
+            {"space_size", e.total},
+            {"candidates", e.candidates.size()},
+            {"evaluated", out.evaluated},
+            {"measured", search.measured.size()},
+            {"rejected", search.rejected},
+            {"compile_wait_seconds", search.compile_wait},
+            {"benchmark_seconds", search.gpu_seconds},
+            {"wall_seconds", out.seconds},
+            {"seeds", candidates.seeds.size()},
+            {"time_to_99_percent", time_to_fraction(search.improvements, 0.99)},
+            {"worker_restarts", gpu_.restarts()},
+            {"race_rounds", race.timings.rounds},
+            {"launches_per_sample", prepared.launches_per_sample}}},
+          {"date", utc_timestamp()},
+          {"tool_version", kGemmtuneVersion}};
+}
+
+std::filesystem::path ShapeTuner::results_path() const {
+  return std::filesystem::path(options_.results_dir) / (device_.slug + ".json");
+}
+
+}  // namespace gemmtune
