@@ -169,6 +169,12 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::stri
     throw CompileError("NVRTC produced no CUBIN for " + arch, out.log, options);
   out.cubin.resize(cubin_size);
   nvrtcGetCUBIN(guard.program, out.cubin.data());
+  std::size_t ptx_size = 0;
+  if (nvrtcGetPTXSize(guard.program, &ptx_size) != NVRTC_SUCCESS || ptx_size == 0)
+    throw CompileError("NVRTC produced no PTX for " + arch, out.log, options);
+  out.ptx.resize(ptx_size);
+  nvrtcGetPTX(guard.program, out.ptx.data());
+  while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
   return out;
 }
 
@@ -192,13 +198,7 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string gemm_expr = config.name_expression();
-  NvrtcOutput out;
-  try {
-    out = nvrtc_compile(template_source_, {gemm_expr, reduce_expression()}, arch);
-  } catch (const CompileError& e) {
-    throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
-  }
+  NvrtcOutput out = run_nvrtc(config, arch);
   CompiledKernel k;
   k.cubin = std::move(out.cubin);
   k.gemm_symbol = out.lowered_names[0];
@@ -210,6 +210,19 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
   k.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!cache_dir_.empty()) store_cached(cache_dir_, key, k);
   return k;
+}
+
+std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch) const {
+  if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
+  return run_nvrtc(config, arch).ptx;
+}
+
+NvrtcOutput KernelCompiler::run_nvrtc(const KernelConfig& config, const std::string& arch) const {
+  try {
+    return nvrtc_compile(template_source_, {config.name_expression(), reduce_expression()}, arch);
+  } catch (const CompileError& e) {
+    throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
+  }
 }
 
 }  // namespace gemmtune

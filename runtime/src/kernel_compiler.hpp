@@ -43,18 +43,31 @@ class CompileError : public std::runtime_error {
   std::vector<std::string> options_;
 };
 
+// What one NVRTC compile (nvrtc_compile below) yields.
+struct NvrtcOutput {
+  std::string cubin;
+  std::string ptx;                         // the PTX the CUBIN was made from
+  std::vector<std::string> lowered_names;  // one per name expression, in order
+  std::string log;
+};
+
 // Threads per block of the split-K reduction kernel.
 inline constexpr int kReduceThreads = 256;
 
 class KernelCompiler {
  public:
-  // cache_dir empty: no disk cache. template_source empty: the embedded kernel_templates/sgemm.cuh
-  // (tests pass deliberately broken templates to prove that failures are contained).
+  // cache_dir empty: no disk cache. template_source empty: the embedded kernel_templates/sgemm.cuh,
+  // its parts joined (cmake/JoinTemplate.cmake); else one whole program, as NVRTC gets it (tests pass
+  // deliberately broken templates to prove that failures are contained).
   explicit KernelCompiler(std::filesystem::path cache_dir, std::string template_source = {});
 
   // arch: "sm_75", "sm_80", "sm_90", ... Throws CompileError, or std::invalid_argument for an
   // invalid config (checked before any source reaches NVRTC).
   CompiledKernel compile(const KernelConfig& config, const std::string& arch) const;
+
+  // The PTX of the same compile, never cached: scripts/check-template-ptx.sh compares it between
+  // template revisions.
+  std::string ptx(const KernelConfig& config, const std::string& arch) const;
 
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
 
@@ -63,17 +76,14 @@ class KernelCompiler {
   std::string cache_key(const KernelConfig& config, const std::string& arch) const;
 
  private:
+  NvrtcOutput run_nvrtc(const KernelConfig& config, const std::string& arch) const;
+
   std::filesystem::path cache_dir_;
   std::string template_source_;
 };
 
 // One NVRTC compile of any source to CUBIN for arch, with the project's options. Throws
 // CompileError (log and options kept) or std::invalid_argument for a malformed arch.
-struct NvrtcOutput {
-  std::string cubin;
-  std::vector<std::string> lowered_names;  // one per name expression, in order
-  std::string log;
-};
 NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::string>& name_expressions,
                           const std::string& arch);
 

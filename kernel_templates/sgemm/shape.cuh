@@ -1,0 +1,75 @@
+// The block's geometry, worked out at compile time from the template parameters: how the threads
+// of a block and of a warp share the C tile, the shared-memory tile layouts, and how many copies
+// each thread makes per tile. Every other part takes it as its parameter S.
+//
+// Every thread owns a TM x TN micro-tile of C. Threads of a warp form a WARP_ROWS x (32/WARP_ROWS)
+// grid and their micro-tiles are interleaved in runs of up to 4, so one warp reads a contiguous
+// run of shared memory per k step (float4 reads, broadcast across the warp, no bank conflicts).
+
+namespace gemmtune {
+namespace detail {
+
+// Largest of 4, 2, 1 that divides x: the width of the contiguous runs a micro-tile is made of.
+__host__ __device__ constexpr int run_width(int x) {
+  return x % 4 == 0 ? 4 : (x % 2 == 0 ? 2 : 1);
+}
+
+// A compile-time bool passed to generic lambdas (NVRTC has no <type_traits>).
+template <bool B>
+struct Flag {
+  static constexpr bool value = B;
+};
+
+}  // namespace detail
+
+template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES, int ASYNC,
+          int TRANSPOSE_A, int VEC>
+struct SgemmShape {
+  static constexpr int kWarpCols = 32 / WARP_ROWS;
+  static constexpr int kWarpsM = BM / (TM * WARP_ROWS);
+  static constexpr int kWarpsN = BN / (TN * kWarpCols);
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  // Shared-memory tiles. A is [BK][BM + PAD_A] when transposed, else [BM][BK + PAD_A].
+  static constexpr int kStrideA = TRANSPOSE_A ? BM + PAD_A : BK + PAD_A;
+  static constexpr int kTileA = TRANSPOSE_A ? BK * kStrideA : BM * kStrideA;
+  static constexpr int kStrideB = BN + PAD_B;
+  static constexpr int kTileB = BK * kStrideB;
+  // A thread's micro-tile rows (columns) come in runs of kRunM (kRunN) that repeat every
+  // kStrideRunM (kStrideRunN) rows (columns) of the block tile (the enum below).
+  static constexpr int kRunM = detail::run_width(TM);
+  static constexpr int kRunN = detail::run_width(TN);
+  // Global -> shared copies per thread and tile, VEC floats each.
+  static constexpr int kLoadsA = BM * BK / (kThreads * VEC);
+  static constexpr int kLoadsB = BK * BN / (kThreads * VEC);
+  // The template's parameters and more derived constants for the parts. Enumerators, not static
+  // data members like those above: NVRTC writes every static data member of an instantiated class
+  // into the PTX as a global, so each new one would change every kernel's PTX. `: int` keeps the
+  // arithmetic signed, as with the members.
+  enum : int {
+    kBM = BM,
+    kBN = BN,
+    kBK = BK,
+    kTM = TM,
+    kTN = TN,
+    kStages = STAGES,
+    kAsync = ASYNC,
+    kTransposeA = TRANSPOSE_A,
+    kVec = VEC,
+    kStrideRunM = WARP_ROWS * kRunM,
+    kStrideRunN = kWarpCols * kRunN,
+    // One step of the inner loop covers kRunK k values. A k-major (transposed): kRunK is 1 and
+    // each step reads the thread's TM rows as runs of up to 4 floats. A row-major: each step reads
+    // a run of kRunK consecutive k values of each of the thread's rows (one 16-byte load per row
+    // where aligned).
+    kRunK = TRANSPOSE_A ? 1 : detail::run_width(BK),
+    kSteps = BK / kRunK,
+  };
+  static_assert(32 % WARP_ROWS == 0, "WARP_ROWS must divide 32");
+  static_assert(kWarpsM * TM * WARP_ROWS == BM && kWarpsN * TN * kWarpCols == BN, "tile/warp mismatch");
+  static_assert(kLoadsA * kThreads * VEC == BM * BK && kLoadsB * kThreads * VEC == BK * BN,
+                "tile loads must divide evenly among threads");
+  static_assert(BK % VEC == 0 && BN % VEC == 0, "vector width must divide BK and BN");
+  static_assert(ASYNC ? STAGES >= 2 : (STAGES == 1 || STAGES == 2), "1-2 stages, or 2+ with cp.async");
+};
+
+}  // namespace gemmtune
