@@ -9,9 +9,9 @@
 
 #include "cuda_check.hpp"
 #include "gemm_launch.hpp"
-#include "measure/gpu_bench.hpp"
 #include "gpu_test_support.hpp"
 #include "kernel_compiler.hpp"
+#include "measure/gpu_bench.hpp"
 
 namespace gemmtune {
 namespace {
@@ -37,19 +37,19 @@ KernelConfig with_atomic_split_k(KernelConfig c) {
 
 std::vector<KernelConfig> variants() {
   return {
-      default_config(),
-      make(128, 128, 8, 8, 8, 4, 3, true, true, 4, 4, 0),            // cuBLAS-like, cp.async 3 stages
-      with_fma_order(make(128, 64, 16, 8, 4, 8, 4, true, false, 4, 4, 4),  // A not transposed, 16-byte cp.async,
-                     kFmaOrderColumnsSerpentine),                          // FMAs column by column
-      make(64, 128, 16, 4, 8, 4, 2, false, false, 4, 1, 0),          // odd padding: scalar shared stores
-      make(64, 64, 8, 4, 4, 4, 1, false, true, 1),                   // single stage, scalar loads
+      default_config(), make(128, 128, 8, 8, 8, 4, 3, true, true, 4, 4, 0),  // cuBLAS-like, cp.async 3 stages
+      with_fma_order(
+          make(128, 64, 16, 8, 4, 8, 4, true, false, 4, 4, 4),  // A not transposed, 16-byte cp.async,
+          kFmaOrderColumnsSerpentine),                          // FMAs column by column
+      make(64, 128, 16, 4, 8, 4, 2, false, false, 4, 1, 0),     // odd padding: scalar shared stores
+      make(64, 64, 8, 4, 4, 4, 1, false, true, 1),              // single stage, scalar loads
       with_fma_order(make(32, 64, 16, 2, 4, 4, 2, false, true, 2, 0, 2),  // float2 loads, 2-wide runs,
                      kFmaOrderRowsSerpentine),                            // serpentine rows
-      make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4),       // split-K 4 + swizzle 4
-      make(128, 128, 8, 8, 8, 8, 2, false, true, 4, 0, 0, 8, 1, 2),  // 8x4 warps, min 2 blocks
-      make(256, 128, 16, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),     // split-K 3 (uneven K slices)
-      with_atomic_split_k(make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4)),  // atomic split-K:
-                                                                     // vector adds (sm_90)
+      make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4),            // split-K 4 + swizzle 4
+      make(128, 128, 8, 8, 8, 8, 2, false, true, 4, 0, 0, 8, 1, 2),       // 8x4 warps, min 2 blocks
+      make(256, 128, 16, 8, 8, 4, 2, true, true, 4, 4, 0, 1, 3),          // split-K 3 (uneven K slices)
+      with_atomic_split_k(make(64, 64, 16, 4, 4, 4, 2, true, true, 4, 4, 0, 4, 4)),   // atomic split-K:
+                                                                                      // vector adds (sm_90)
       with_atomic_split_k(make(32, 64, 16, 2, 2, 4, 2, false, true, 1, 0, 0, 1, 5)),  // scalar adds
   };
 }

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "kernel_compiler.hpp"
-#include "search/seed_configs.hpp"
-#include "record/tuning_log.hpp"
 #include "../temp_dir_test.hpp"
+#include "kernel_compiler.hpp"
+#include "record/tuning_log.hpp"
+#include "search/seed_configs.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,6 +1,7 @@
 // Device profiles: the shipped ones load and are consistent, bad ones are refused, and occupancy
 // follows the CUDA rules.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "search/device_catalog.hpp"

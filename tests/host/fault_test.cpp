@@ -19,12 +19,12 @@
 #include <random>
 #include <thread>
 
+#include "../temp_dir_test.hpp"
 #include "atomic_file.hpp"
 #include "kernel_compiler.hpp"
 #include "record/results_store.hpp"
-#include "stable_hash.hpp"
 #include "record/tuning_log.hpp"
-#include "../temp_dir_test.hpp"
+#include "stable_hash.hpp"
 
 namespace gemmtune {
 namespace {
@@ -34,7 +34,8 @@ class Faults : public testing_paths::TempDirTest {
   void TearDown() override {
     // A test may have made the directory read-only; give it back before removing it.
     std::error_code ignored;
-    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ignored);
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add,
+                                 ignored);
     TempDirTest::TearDown();
   }
 };

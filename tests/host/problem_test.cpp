@@ -1,7 +1,7 @@
 // --sizes parsing: cubes, MxNxK, duplicates, and every kind of bad entry.
-#include <gtest/gtest.h>
-
 #include "search/problem.hpp"
+
+#include <gtest/gtest.h>
 
 namespace gemmtune {
 namespace {
@@ -16,7 +16,9 @@ TEST(ParseSizes, CubesAndTriples) {
   EXPECT_EQ(s[1].label(), "64x4096x4096");
 }
 
-TEST(ParseSizes, DuplicatesCollapse) { EXPECT_EQ(parse_sizes("512,512,512x512x512").size(), 1u); }
+TEST(ParseSizes, DuplicatesCollapse) {
+  EXPECT_EQ(parse_sizes("512,512,512x512x512").size(), 1u);
+}
 
 class BadSize : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
 
@@ -29,14 +31,14 @@ TEST_P(BadSize, NamesTheProblem) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Entries, BadSize,
-                         ::testing::Values(std::make_pair("0", "zero"), std::make_pair("-5", "negative"),
-                                           std::make_pair("abc", "not a number"), std::make_pair("12.5", "not a number"),
-                                           std::make_pair("99999999999", "too large"),
-                                           std::make_pair("70000", "too large"), std::make_pair("", "empty"),
-                                           std::make_pair("512,,1024", "empty"), std::make_pair("4x4", "MxNxK"),
-                                           std::make_pair("4x4x0", "zero"), std::make_pair("1x2x3x4", "MxNxK"),
-                                           std::make_pair("4xx4", "empty dimension")));
+INSTANTIATE_TEST_SUITE_P(
+    Entries, BadSize,
+    ::testing::Values(std::make_pair("0", "zero"), std::make_pair("-5", "negative"),
+                      std::make_pair("abc", "not a number"), std::make_pair("12.5", "not a number"),
+                      std::make_pair("99999999999", "too large"), std::make_pair("70000", "too large"),
+                      std::make_pair("", "empty"), std::make_pair("512,,1024", "empty"),
+                      std::make_pair("4x4", "MxNxK"), std::make_pair("4x4x0", "zero"),
+                      std::make_pair("1x2x3x4", "MxNxK"), std::make_pair("4xx4", "empty dimension")));
 
 }  // namespace
 }  // namespace gemmtune

@@ -1,5 +1,7 @@
 // Results merging and the tuning log: merge replaces per problem, keeps others, never loses an
 // unreadable file, and the log survives a torn last line and refuses another device's log.
+#include "record/results_store.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,14 +9,18 @@
 
 #include "../temp_dir_test.hpp"
 #include "atomic_file.hpp"
-#include "record/results_store.hpp"
 #include "record/tuning_log.hpp"
 
 namespace gemmtune {
 namespace {
 
 nlohmann::json entry(int m, double tflops) {
-  return {{"m", m}, {"n", m}, {"k", m}, {"dtype", "f32"}, {"layout", "row-major"}, {"best", {{"tflops", tflops}}}};
+  return {{"m", m},
+          {"n", m},
+          {"k", m},
+          {"dtype", "f32"},
+          {"layout", "row-major"},
+          {"best", {{"tflops", tflops}}}};
 }
 
 using ResultsStore = testing_paths::TempDirTest;
@@ -36,7 +42,9 @@ TEST_F(ResultsStore, ConcurrentWritersLoseNothing) {
   std::vector<std::thread> writers;
   for (int t = 0; t < 4; ++t)
     writers.emplace_back([&, t] {
-      for (int i = 0; i < 10; ++i) merge_results(path, nlohmann::json::object(), nlohmann::json::array({entry(16 * (t * 10 + i + 1), t)}));
+      for (int i = 0; i < 10; ++i)
+        merge_results(path, nlohmann::json::object(),
+                      nlohmann::json::array({entry(16 * (t * 10 + i + 1), t)}));
     });
   for (auto& w : writers) w.join();
   EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["entries"].size(), 40u);

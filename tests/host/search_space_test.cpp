@@ -1,5 +1,7 @@
 // Search-space parsing and enumeration: counts add up, each constraint removes what it should,
 // and bad files are refused with a message naming the problem.
+#include "search/search_space.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <set>
 
 #include "search/device_catalog.hpp"
-#include "search/search_space.hpp"
 
 namespace gemmtune {
 namespace {
@@ -58,7 +59,8 @@ TEST(SearchSpace, ParameterValuesIdentifyEveryCandidate) {
       const auto& allowed = space.values.at(parameter_names()[i]);
       EXPECT_NE(std::find(allowed.begin(), allowed.end(), values[i]), allowed.end()) << parameter_names()[i];
     }
-    EXPECT_TRUE(seen.insert(values).second) << c.name() << " shares its parameter values with another candidate";
+    EXPECT_TRUE(seen.insert(values).second)
+        << c.name() << " shares its parameter values with another candidate";
   }
   EXPECT_EQ(seen.size(), e.candidates.size());
 }
@@ -138,22 +140,23 @@ TEST_P(BadSpace, IsRefusedWithReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     Files, BadSpace,
-    ::testing::Values(std::make_pair("[]", "JSON object"), std::make_pair("{}", "parameters"),
-                      std::make_pair(R"({"parameters": {"block_q": [1]}})", "unknown parameter 'block_q'"),
-                      std::make_pair(R"({"parameters": {"block_m": []}})", "list of 1 to 64"),
-                      std::make_pair(R"({"parameters": {"block_m": ["64"]}})", "integers"),
-                      std::make_pair(R"({"parameters": {"async_copy": [1]}})", "true/false"),
-                      std::make_pair(R"({"parameters": {}, "constraints": {"magic": {}}})", "unknown constraint 'magic'"),
-                      std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": "x"}}})", "number"),
-                      // Found by fuzz_search_space: a huge float reached an int conversion.
-                      std::make_pair(R"({"parameters": {}, "constraints": {"register_estimate": {"overhead": 7e37}}})",
-                                     "'overhead' must be a whole number in 0..1000000"),
-                      std::make_pair(R"({"parameters": {}, "constraints": {"micro_tile": {"max_aspect": 2147483647}}})",
-                                     "'max_aspect' must be a whole number"),
-                      std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": 64.5}}})",
-                                     "'min' must be a whole number"),
-                      std::make_pair(R"({"parameters": {}, "constraints": {"load_balance": {"max_tile_waste": -1}}})",
-                                     "'max_tile_waste' must be a number in 0..1000000")));
+    ::testing::Values(
+        std::make_pair("[]", "JSON object"), std::make_pair("{}", "parameters"),
+        std::make_pair(R"({"parameters": {"block_q": [1]}})", "unknown parameter 'block_q'"),
+        std::make_pair(R"({"parameters": {"block_m": []}})", "list of 1 to 64"),
+        std::make_pair(R"({"parameters": {"block_m": ["64"]}})", "integers"),
+        std::make_pair(R"({"parameters": {"async_copy": [1]}})", "true/false"),
+        std::make_pair(R"({"parameters": {}, "constraints": {"magic": {}}})", "unknown constraint 'magic'"),
+        std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": "x"}}})", "number"),
+        // Found by fuzz_search_space: a huge float reached an int conversion.
+        std::make_pair(R"({"parameters": {}, "constraints": {"register_estimate": {"overhead": 7e37}}})",
+                       "'overhead' must be a whole number in 0..1000000"),
+        std::make_pair(R"({"parameters": {}, "constraints": {"micro_tile": {"max_aspect": 2147483647}}})",
+                       "'max_aspect' must be a whole number"),
+        std::make_pair(R"({"parameters": {}, "constraints": {"thread_count": {"min": 64.5}}})",
+                       "'min' must be a whole number"),
+        std::make_pair(R"({"parameters": {}, "constraints": {"load_balance": {"max_tile_waste": -1}}})",
+                       "'max_tile_waste' must be a number in 0..1000000")));
 
 TEST(SearchSpace, MissingAndMalformedFiles) {
   EXPECT_THROW(load_search_space("/nonexistent/space.json"), std::invalid_argument);

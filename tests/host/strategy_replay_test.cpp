@@ -5,9 +5,8 @@
 
 #include <fstream>
 #include <map>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "../test_paths.hpp"
 #include "search/device_catalog.hpp"
@@ -36,7 +35,8 @@ std::map<int, Recorded> load_replay(const std::string& file) {
     Recorded& r = by_size[m];
     r.shape = {m, j["n"].get<int>(), j["k"].get<int>()};
     r.candidates.push_back(j["config"].get<KernelConfig>());
-    const double t = j.value("status", "") == "ok" ? 2.0 * m * m * m / (j["median_ms"].get<double>() * 1e-3) / 1e12 : 0.0;
+    const double t =
+        j.value("status", "") == "ok" ? 2.0 * m * m * m / (j["median_ms"].get<double>() * 1e-3) / 1e12 : 0.0;
     r.tflops.push_back(t);
     r.best = std::max(r.best, t);
   }
@@ -59,7 +59,8 @@ const Recorded& large_tiles_4096() {
 
 // Runs a strategy to completion against the recording; returns the best TFLOP/s it saw and how
 // many evaluations it made.
-std::pair<double, std::size_t> run(const std::string& name, const Recorded& r, std::uint64_t seed, std::size_t budget = 0) {
+std::pair<double, std::size_t> run(const std::string& name, const Recorded& r, std::uint64_t seed,
+                                   std::size_t budget = 0) {
   StrategyContext ctx;
   ctx.candidates = r.candidates;
   // The same prior the tuner uses on this GPU.
@@ -101,7 +102,8 @@ TEST(StrategyReplay, ExhaustiveFindsTheRecordedBest) {
 
 TEST(StrategyReplay, BudgetsAreRespected) {
   for (const auto& [m, r] : replay()) {
-    for (const std::string& name : strategy_names()) EXPECT_LE(run(name, r, 3, 40).second, 40u) << name << " at " << m;
+    for (const std::string& name : strategy_names())
+      EXPECT_LE(run(name, r, 3, 40).second, 40u) << name << " at " << m;
   }
 }
 

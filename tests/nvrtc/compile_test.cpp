@@ -6,8 +6,8 @@
 #include <fstream>
 #include <random>
 
-#include "search/device_catalog.hpp"
 #include "kernel_compiler.hpp"
+#include "search/device_catalog.hpp"
 #include "search/search_space.hpp"
 
 namespace gemmtune {
@@ -54,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(Architectures, CompilesFor,
 
 TEST(Compile, DefaultConfigOnEveryArchitecture) {
   const KernelCompiler compiler{""};
-  for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_90"}) EXPECT_NO_THROW(compiler.compile(default_config(), arch)) << arch;
+  for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_90"})
+    EXPECT_NO_THROW(compiler.compile(default_config(), arch)) << arch;
 }
 
 // The atomic epilogue is its own instantiation: vector reductions on sm_90, scalar ones before.
@@ -93,7 +94,8 @@ TEST(Compile, BrokenTemplateKeepsLogAndOptions) {
     FAIL();
   } catch (const CompileError& e) {
     EXPECT_FALSE(e.log().empty());
-    EXPECT_NE(std::find(e.options().begin(), e.options().end(), "--gpu-architecture=sm_80"), e.options().end());
+    EXPECT_NE(std::find(e.options().begin(), e.options().end(), "--gpu-architecture=sm_80"),
+              e.options().end());
   }
 }
 
@@ -113,7 +115,8 @@ TEST(Compile, ParsesPtxasResources) {
 }
 
 TEST(CompileCache, SecondCompileIsCachedAndCorruptionIsRebuilt) {
-  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-cache-test-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gemmtune-cache-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const KernelCompiler compiler{dir};
   const CompiledKernel first = compiler.compile(default_config(), "sm_80");
@@ -137,7 +140,8 @@ TEST(CompileCache, SecondCompileIsCachedAndCorruptionIsRebuilt) {
 // The two corruptions a crash or a bad disk leaves that a size check alone would miss or that break
 // the metadata itself: a truncated <key>.json, and a cubin overwritten by garbage of the same size.
 TEST(CompileCache, TruncatedMetadataAndSameSizeGarbageAreRebuilt) {
-  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-cache-fault-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gemmtune-cache-fault-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const KernelCompiler compiler{dir};
   const CompiledKernel first = compiler.compile(default_config(), "sm_75");

@@ -11,7 +11,9 @@
 
 namespace gemmtune {
 
-inline unsigned default_parallelism() { return std::max(1u, std::thread::hardware_concurrency()); }
+inline unsigned default_parallelism() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // fn(i) must not throw; each index runs exactly once.
 inline void parallel_for(std::size_t count, unsigned threads, const std::function<void(std::size_t)>& fn) {

@@ -4,15 +4,15 @@
 //   |C - R|_ij <= u * ((2K + 4) * |alpha| * (|A||B|)_ij + 4 * |beta| * |C0|_ij).
 #include "measure/gpu_bench.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 
-#include <fmt/format.h>
-
-#include "measure/cublas_check.hpp"
 #include "cuda_check.hpp"
+#include "measure/cublas_check.hpp"
 
 namespace gemmtune {
 namespace {
@@ -74,7 +74,8 @@ struct GpuBench::Operands {
 
 GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceComparator& comparator)
     : comparator_(comparator),
-      shape_(shape), awkward_{awkward_dimension(shape.m), awkward_dimension(shape.n), awkward_dimension(shape.k)},
+      shape_(shape),
+      awkward_{awkward_dimension(shape.m), awkward_dimension(shape.n), awkward_dimension(shape.k)},
       seed_(seed) {
   GEMMTUNE_CUBLAS_CHECK(cublasCreate(&cublas_));
   GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -89,7 +90,8 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
                     c_count = std::size_t(shape.m) * shape.n;
   const std::size_t set_bytes = (a_count + b_count + c_count) * sizeof(float);
   const std::size_t wanted = (3 * l2_bytes + set_bytes - 1) / set_bytes;
-  const std::size_t sets = std::clamp<std::size_t>(wanted, 1, std::max<std::size_t>(1, std::min<std::size_t>(32, (4ULL << 30) / set_bytes)));
+  const std::size_t sets = std::clamp<std::size_t>(
+      wanted, 1, std::max<std::size_t>(1, std::min<std::size_t>(32, (4ULL << 30) / set_bytes)));
   const auto host_a = random_matrix(a_count, seed);
   const auto host_b = random_matrix(b_count, seed + 1);
   for (std::size_t i = 0; i < sets; ++i) {
@@ -116,15 +118,15 @@ GpuBench::~GpuBench() {
   if (stream_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
 }
 
-void GpuBench::run_cublas(const float* a, const float* b, float* c, const GemmShape& s, int lda, int ldb, int ldc,
-                          float alpha, float beta) {
+void GpuBench::run_cublas(const float* a, const float* b, float* c, const GemmShape& s, int lda, int ldb,
+                          int ldc, float alpha, float beta) {
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands, no transposes.
-  GEMMTUNE_CUBLAS_CHECK(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, ldb, a, lda, &beta,
-                                    c, ldc));
+  GEMMTUNE_CUBLAS_CHECK(
+      cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, ldb, a, lda, &beta, c, ldc));
 }
 
-std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, float alpha, float beta, bool poison,
-                                                            unsigned seed) {
+std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, float alpha, float beta,
+                                                            bool poison, unsigned seed) {
   auto op = std::make_unique<Operands>();
   op->shape = s;
   op->alpha = alpha;
@@ -144,7 +146,8 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
   run_cublas(op->a.get(), op->b.get(), op->c.get(), s, s.k, s.n, s.n, alpha, beta);
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   op->expected = DeviceBuffer(cc * sizeof(float));
-  GEMMTUNE_CUDA_CHECK(cudaMemcpy(op->expected.get(), op->c.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
+  GEMMTUNE_CUDA_CHECK(
+      cudaMemcpy(op->expected.get(), op->c.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
   // |A||B| for the bound, by cuBLAS on the absolute values.
   auto absolute = [](std::vector<float> v) {
     for (auto& x : v) x = std::fabs(x);
@@ -198,9 +201,10 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
   if (!v.passed) {
     float got = 0, expected = 0;
     GEMMTUNE_CUDA_CHECK(cudaMemcpy(&got, op.c.get() + worst.index, sizeof got, cudaMemcpyDeviceToHost));
-    GEMMTUNE_CUDA_CHECK(cudaMemcpy(&expected, op.expected.get() + worst.index, sizeof expected, cudaMemcpyDeviceToHost));
-    v.detail = fmt::format("{}: C[{}][{}] = {} vs cuBLAS {} ({:.3g}x the error bound)", s.label(), worst.index / s.n,
-                           worst.index % s.n, got, expected, worst.ratio);
+    GEMMTUNE_CUDA_CHECK(
+        cudaMemcpy(&expected, op.expected.get() + worst.index, sizeof expected, cudaMemcpyDeviceToHost));
+    v.detail = fmt::format("{}: C[{}][{}] = {} vs cuBLAS {} ({:.3g}x the error bound)", s.label(),
+                           worst.index / s.n, worst.index % s.n, got, expected, worst.ratio);
   }
   return v;
 }
@@ -257,8 +261,9 @@ std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int sample
   const GemmShape s = shape_;
   return time_batches(
       [&](int set) {
-        GemmArguments args{s.m, s.n, s.k, 1.0f, a_sets_[set].get(), s.k, b_sets_[set].get(), s.n, 0.0f,
-                           c_sets_[set].get(), s.n};
+        GemmArguments args{
+            s.m, s.n, s.k, 1.0f, a_sets_[set].get(), s.k, b_sets_[set].get(), s.n, 0.0f, c_sets_[set].get(),
+            s.n};
         GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
       },
       samples);

@@ -4,17 +4,17 @@
 // enough that launch gaps and clock ramp-up do not dominate. Runs inside the worker process.
 #pragma once
 
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-
-#include "verify/device_comparator.hpp"
 #include "gemm_launch.hpp"
 #include "search/problem.hpp"
+#include "verify/device_comparator.hpp"
 
 namespace gemmtune {
 
@@ -63,7 +63,8 @@ class GpuBench {
   struct Operands;
   void run_cublas(const float* a, const float* b, float* c, const GemmShape& s, int lda, int ldb, int ldc,
                   float alpha, float beta);
-  std::unique_ptr<Operands> make_operands(const GemmShape& s, float alpha, float beta, bool poison, unsigned seed);
+  std::unique_ptr<Operands> make_operands(const GemmShape& s, float alpha, float beta, bool poison,
+                                          unsigned seed);
   Verification check(const LoadedKernel& kernel, Operands& operands);
   template <typename Launch>
   std::vector<double> time_batches(Launch&& launch, int samples);

@@ -2,9 +2,8 @@
 // the median.
 #pragma once
 
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace gemmtune {
 
@@ -14,6 +13,8 @@ double percentile(std::vector<double> samples, double fraction);  // fraction in
 // {"median_ms", "min_ms", "p10_ms", "p90_ms", "max_ms", "samples", "tflops"}
 nlohmann::json timing_summary(const std::vector<double>& samples_ms, double flops);
 
-inline double tflops_of(double flops, double ms) { return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0; }
+inline double tflops_of(double flops, double ms) {
+  return ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0;
+}
 
 }  // namespace gemmtune

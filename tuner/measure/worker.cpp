@@ -2,20 +2,20 @@
 // so the parent's watchdog can attribute a hang to exactly one request.
 #include "measure/worker.hpp"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 #include "cuda_check.hpp"
 #include "device_profile.hpp"
 #include "gemm_launch.hpp"
-#include "measure/gpu_bench.hpp"
 #include "kernel_compiler.hpp"
+#include "measure/gpu_bench.hpp"
 
 namespace gemmtune {
 namespace {
@@ -78,7 +78,8 @@ class Worker {
       return {{"status", "compile"}, {"detail", e.what()}};
     }
     const Verification v = bench_->verify(*kernel);
-    if (!v.passed) return {{"status", "incorrect"}, {"detail", v.detail}, {"error_ratio", v.worst_error_ratio}};
+    if (!v.passed)
+      return {{"status", "incorrect"}, {"detail", v.detail}, {"error_ratio", v.worst_error_ratio}};
     const auto samples = bench_->time_kernel(*kernel, req.value("samples", 10));
     return {{"status", "ok"}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}};
   }
@@ -93,7 +94,8 @@ class Worker {
     // Interleaved: cuBLAS and every config take turns, so clock drift hits all of them alike.
     for (int r = 0; r < rounds; ++r) {
       cublas.push_back(bench_->time_cublas(1).front());
-      for (std::size_t i = 0; i < kernels.size(); ++i) per_config[i].push_back(bench_->time_kernel(*kernels[i], 1).front());
+      for (std::size_t i = 0; i < kernels.size(); ++i)
+        per_config[i].push_back(bench_->time_kernel(*kernels[i], 1).front());
     }
     return {{"status", "ok"}, {"cublas_ms", cublas}, {"configs_ms", per_config}};
   }

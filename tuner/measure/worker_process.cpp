@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,15 +14,15 @@
 #include <cstring>
 #include <stdexcept>
 
-#include <spdlog/spdlog.h>
-
 namespace gemmtune {
 
 WorkerProcess::WorkerProcess(std::vector<std::string> arguments) : arguments_(std::move(arguments)) {
   signal(SIGPIPE, SIG_IGN);  // a dead child must not kill the tuner through a write
 }
 
-WorkerProcess::~WorkerProcess() { stop(); }
+WorkerProcess::~WorkerProcess() {
+  stop();
+}
 
 void WorkerProcess::set_preamble(nlohmann::json request, double timeout_seconds) {
   preamble_ = std::move(request);
@@ -56,7 +57,8 @@ void WorkerProcess::start() {
   if (!preamble_.is_null()) {
     const auto reply = exchange(preamble_, preamble_timeout_);
     if (reply.value("status", "") != "ok")
-      throw std::runtime_error("worker failed to prepare: " + reply.value("detail", reply.value("status", "")));
+      throw std::runtime_error("worker failed to prepare: " +
+                               reply.value("detail", reply.value("status", "")));
   }
 }
 
@@ -94,10 +96,12 @@ nlohmann::json WorkerProcess::exchange(const nlohmann::json& request, double tim
       if (parsed.value("sticky", false)) stop();  // it exits by itself; reap it now
       return parsed;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       stop();
-      return {{"status", "timeout"}, {"detail", fmt::format("no answer within {:.0f} s; worker killed", timeout_seconds)}};
+      return {{"status", "timeout"},
+              {"detail", fmt::format("no answer within {:.0f} s; worker killed", timeout_seconds)}};
     }
     pollfd pfd{from_child_, POLLIN, 0};
     const int ready = poll(&pfd, 1, static_cast<int>(left.count()));

@@ -3,17 +3,17 @@
 // spot; the whole-file error adds the file name in front.
 #include "record/result_files.hpp"
 
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <tuple>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "atomic_file.hpp"
 #include "commands/cross_command.hpp"
-#include "search/planner.hpp"
 #include "record/results_store.hpp"
+#include "search/planner.hpp"
 
 namespace gemmtune {
 namespace {

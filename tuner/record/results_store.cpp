@@ -2,18 +2,16 @@
 // kernel if the holder dies.
 #include "record/results_store.hpp"
 
+#include <cuda_runtime.h>
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
-#include <cuda_runtime.h>
 
 #include "atomic_file.hpp"
 #include "kernel_compiler.hpp"
@@ -46,7 +44,8 @@ bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vecto
 
 }  // namespace
 
-void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries) {
+void merge_results(const std::filesystem::path& path, const nlohmann::json& header,
+                   const nlohmann::json& entries) {
   merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "dtype", "layout"});
 }
 
@@ -90,7 +89,8 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
     if (!replaced) merged.push_back(e);
   }
   std::sort(merged.begin(), merged.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return std::make_tuple(a.value("from", std::string()), a.value("m", 0), a.value("n", 0), a.value("k", 0)) <
+    return std::make_tuple(a.value("from", std::string()), a.value("m", 0), a.value("n", 0),
+                           a.value("k", 0)) <
            std::make_tuple(b.value("from", std::string()), b.value("m", 0), b.value("n", 0), b.value("k", 0));
   });
   nlohmann::json out = header;

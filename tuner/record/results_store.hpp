@@ -6,10 +6,9 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace gemmtune {
 
@@ -17,7 +16,8 @@ inline constexpr const char* kResultsSchema = "gemmtune.results/1";
 
 // Merges entries into the file; header fields (device, versions) are refreshed. Throws
 // std::runtime_error naming the file and the reason when it cannot be written.
-void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries);
+void merge_results(const std::filesystem::path& path, const nlohmann::json& header,
+                   const nlohmann::json& entries);
 
 // The same for any file of this shape: entries are the same problem when all key_fields match.
 void merge_entries(const std::filesystem::path& path, const std::string& schema, const nlohmann::json& header,

@@ -1,13 +1,12 @@
 // TuningLog: reading tolerates a torn last line; writing is one fwrite + fflush + fsync per record.
 #include "record/tuning_log.hpp"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <stdexcept>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "record/timestamp.hpp"
 
@@ -29,9 +28,11 @@ std::string text_field(const nlohmann::json& j, const char* key) {
 // Every field a resumed run reads from a reused record (commands/shape_tuner.cpp) has the type it
 // reads.
 bool is_reusable_record(const nlohmann::json& j) {
-  if (!is_dimension(j, "m") || !is_dimension(j, "n") || !is_dimension(j, "k") || text_field(j, "name").empty())
+  if (!is_dimension(j, "m") || !is_dimension(j, "n") || !is_dimension(j, "k") ||
+      text_field(j, "name").empty())
     return false;
-  if ((j.contains("status") && !j["status"].is_string()) || (j.contains("detail") && !j["detail"].is_string()))
+  if ((j.contains("status") && !j["status"].is_string()) ||
+      (j.contains("detail") && !j["detail"].is_string()))
     return false;
   if (text_field(j, "status") != "ok") return true;
   const auto ms = j.find("median_ms");
@@ -44,7 +45,8 @@ std::string TuningLog::key(const GemmShape& s, const std::string& name) {
   return fmt::format("{}x{}x{}/{}", s.m, s.n, s.k, name);
 }
 
-TuningLog::TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash)
+TuningLog::TuningLog(const std::filesystem::path& path, const std::string& device_slug,
+                     std::string template_hash)
     : template_hash_(std::move(template_hash)) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
@@ -62,8 +64,8 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
       const std::string type = text_field(j, "type");
       if (type == "header") {
         if (text_field(j, "device") != device_slug)
-          throw std::invalid_argument(fmt::format("tuning log {} belongs to device '{}', not '{}'", path.string(),
-                                                  text_field(j, "device"), device_slug));
+          throw std::invalid_argument(fmt::format("tuning log {} belongs to device '{}', not '{}'",
+                                                  path.string(), text_field(j, "device"), device_slug));
         has_header = true;
       } else if (type == "evaluation" && text_field(j, "template") == template_hash_) {
         // A line of the right template with mistyped fields is unreadable too, never a type_error.
@@ -77,11 +79,13 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
       }
     }
   }
-  if (torn > 0) spdlog::warn("tuning log {}: skipped {} unreadable line(s) (an interrupted write)", path.string(), torn);
+  if (torn > 0)
+    spdlog::warn("tuning log {}: skipped {} unreadable line(s) (an interrupted write)", path.string(), torn);
   file_ = std::fopen(path.c_str(), "a");
   if (!file_) throw std::runtime_error(fmt::format("cannot append to the tuning log {}", path.string()));
   if (!has_header) {
-    const nlohmann::json header = {{"type", "header"}, {"device", device_slug}, {"kernel", "sgemm"}, {"created", utc_timestamp()}};
+    const nlohmann::json header = {
+        {"type", "header"}, {"device", device_slug}, {"kernel", "sgemm"}, {"created", utc_timestamp()}};
     // A torn line from a crash must not swallow the header: start on a fresh line.
     std::fputs(("\n" + header.dump() + "\n").c_str(), file_);
     std::fflush(file_);

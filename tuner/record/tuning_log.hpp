@@ -9,9 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "search/problem.hpp"
 

@@ -3,13 +3,13 @@
 // portability matrix as geometric means, which treat a 2x loss and a 2x gain symmetrically.
 #include "report/compare_report.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <stdexcept>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace gemmtune {
 namespace {

@@ -1,11 +1,10 @@
 // Rendering of ProgressBar.
 #include "report/progress_bar.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
-
-#include <fmt/format.h>
 
 namespace gemmtune {
 
@@ -18,7 +17,9 @@ ProgressBar::ProgressBar(std::string label, std::size_t total)
   draw(false);  // the total, at once
 }
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 void ProgressBar::advance(std::size_t n, const std::string& note) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -55,9 +56,9 @@ void ProgressBar::draw(bool final_line) {
   constexpr int kWidth = 28;
   const int filled = total_ ? static_cast<int>(kWidth * done_ / total_) : kWidth;
   const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
-  const std::string line = fmt::format("{} [{}] {}/{} {:3d}% {:.1f}/s {} {:.0f}s{}{}", label_, bar, done_, total_,
-                                       percent, rate, final_line ? "took" : "ETA", final_line ? elapsed : eta,
-                                       note_.empty() ? "" : "  ", note_);
+  const std::string line =
+      fmt::format("{} [{}] {}/{} {:3d}% {:.1f}/s {} {:.0f}s{}{}", label_, bar, done_, total_, percent, rate,
+                  final_line ? "took" : "ETA", final_line ? elapsed : eta, note_.empty() ? "" : "  ", note_);
   if (tty_) {
     std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
   } else {

@@ -3,12 +3,12 @@
 // likely matches; they are marked generic in the name so nobody mistakes them for a real card.
 #include "search/device_catalog.hpp"
 
+#include <fmt/format.h>
+
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <stdexcept>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "embedded_files.hpp"
 
@@ -41,7 +41,9 @@ DeviceProfile generic_profile(int cc) {
 
 }  // namespace
 
-std::vector<std::string> known_device_names() { return kNames; }
+std::vector<std::string> known_device_names() {
+  return kNames;
+}
 
 DeviceProfile load_device_profile(const std::string& raw_name, const std::filesystem::path& devices_dir) {
   std::string name;
@@ -50,7 +52,8 @@ DeviceProfile load_device_profile(const std::string& raw_name, const std::filesy
   std::smatch m;
   if (std::regex_match(name, m, arch_pattern)) {
     const int cc = std::stoi(m[1]);
-    if (cc < 75) throw std::invalid_argument(fmt::format("architecture {} is not supported (sm_75 or newer)", raw_name));
+    if (cc < 75)
+      throw std::invalid_argument(fmt::format("architecture {} is not supported (sm_75 or newer)", raw_name));
     return generic_profile(cc);
   }
   if (!devices_dir.empty()) {
@@ -62,7 +65,8 @@ DeviceProfile load_device_profile(const std::string& raw_name, const std::filesy
     const std::string path = "configs/devices/" + name + ".json";
     return parse_profile(std::string(embedded_file(path)), path);
   }
-  throw std::invalid_argument(fmt::format("unknown GPU '{}' (known: {}, or sm_XY)", raw_name, fmt::join(kNames, ", ")));
+  throw std::invalid_argument(
+      fmt::format("unknown GPU '{}' (known: {}, or sm_XY)", raw_name, fmt::join(kNames, ", ")));
 }
 
 }  // namespace gemmtune

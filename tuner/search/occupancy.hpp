@@ -9,10 +9,11 @@ namespace gemmtune {
 
 struct Occupancy {
   int blocks_per_sm = 0;
-  double fraction = 0;            // resident threads / max threads per SM
-  const char* limited_by = "";    // "threads", "registers", "shared memory", "blocks"
+  double fraction = 0;          // resident threads / max threads per SM
+  const char* limited_by = "";  // "threads", "registers", "shared memory", "blocks"
 };
 
-Occupancy compute_occupancy(const KernelConfig& config, int registers_per_thread, const DeviceProfile& device);
+Occupancy compute_occupancy(const KernelConfig& config, int registers_per_thread,
+                            const DeviceProfile& device);
 
 }  // namespace gemmtune

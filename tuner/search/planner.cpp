@@ -2,23 +2,23 @@
 // every launch-time variant), so the plan compiles each distinct instantiation once.
 #include "search/planner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "compile/compile_service.hpp"
-#include "search/occupancy.hpp"
-#include "report/progress_bar.hpp"
-#include "search/static_model.hpp"
 #include "record/timestamp.hpp"
+#include "report/progress_bar.hpp"
+#include "search/occupancy.hpp"
+#include "search/static_model.hpp"
 #include "version.hpp"
 
 namespace gemmtune {
 
-nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device, const KernelCompiler& compiler,
-                         const PlanOptions& options) {
+nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
+                         const KernelCompiler& compiler, const PlanOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Enumeration> per_shape;
   std::map<std::string, KernelConfig> binaries;  // name expression -> one config using it
@@ -37,8 +37,10 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device, 
     if (options.progress) bar = std::make_unique<ProgressBar>("compile " + device.arch(), futures.size());
     for (auto& [expr, future] : futures) {
       CompileOutcome outcome = future.get();
-      if (!outcome.kernel) ++failed;
-      else if (outcome.kernel->from_cache) ++from_cache;
+      if (!outcome.kernel)
+        ++failed;
+      else if (outcome.kernel->from_cache)
+        ++from_cache;
       compiled.emplace(expr, std::move(outcome));
       if (bar) bar->advance(1, fmt::format("{} cached, {} failed", from_cache, failed));
     }
@@ -152,8 +154,9 @@ std::string plan_summary_table(const nlohmann::json& plan) {
                      "predicted best", "pred TF/s");
   for (const auto& p : plan["problems"]) {
     const std::string label =
-        p["m"] == p["n"] && p["n"] == p["k"] ? std::to_string(p["m"].get<int>())
-                                             : fmt::format("{}x{}x{}", p["m"].get<int>(), p["n"].get<int>(), p["k"].get<int>());
+        p["m"] == p["n"] && p["n"] == p["k"]
+            ? std::to_string(p["m"].get<int>())
+            : fmt::format("{}x{}x{}", p["m"].get<int>(), p["n"].get<int>(), p["k"].get<int>());
     const bool any = !p["ranked"].empty();
     out += fmt::format("{:<16} {:>9} {:>9} {:>7}  {:<44} {:>10}\n", label, p["enumerated"].get<std::size_t>(),
                        p["passed_constraints"].get<std::size_t>(), p["ranked_count"].get<std::size_t>(),

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <filesystem>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "device_profile.hpp"
 #include "kernel_compiler.hpp"
@@ -25,8 +24,8 @@ struct PlanOptions {
 };
 
 // Returns the plan document (schema gemmtune.plan/1).
-nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device, const KernelCompiler& compiler,
-                         const PlanOptions& options);
+nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
+                         const KernelCompiler& compiler, const PlanOptions& options);
 
 // The human summary printed after a plan.
 std::string plan_summary_table(const nlohmann::json& plan);

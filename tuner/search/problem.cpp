@@ -2,11 +2,11 @@
 // spent, with a message that names the entry.
 #include "search/problem.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <stdexcept>
 #include <tuple>
-
-#include <fmt/format.h>
 
 namespace gemmtune {
 namespace {
@@ -18,7 +18,8 @@ int parse_dimension(const std::string& token, const std::string& entry) {
     if (!std::isdigit(static_cast<unsigned char>(ch)))
       throw std::invalid_argument(fmt::format("size '{}' is not a number (use N or MxNxK)", entry));
   if (token.size() > 9 || std::stol(token) > kMaxDimension)
-    throw std::invalid_argument(fmt::format("size '{}' is too large (each dimension at most {})", entry, kMaxDimension));
+    throw std::invalid_argument(
+        fmt::format("size '{}' is too large (each dimension at most {})", entry, kMaxDimension));
   const int value = std::stoi(token);
   if (value == 0) throw std::invalid_argument(fmt::format("size '{}' has a zero dimension", entry));
   return value;
@@ -37,7 +38,9 @@ std::string GemmShape::label() const {
   return fmt::format("{}x{}x{}", m, n, k);
 }
 
-bool operator<(const GemmShape& a, const GemmShape& b) { return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k); }
+bool operator<(const GemmShape& a, const GemmShape& b) {
+  return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
+}
 
 GemmShape parse_shape(const std::string& raw) {
   const std::string entry = trim(raw);
@@ -58,7 +61,8 @@ GemmShape parse_shape(const std::string& raw) {
     return {n, n, n};
   }
   if (parts.size() != 3) throw std::invalid_argument(fmt::format("size '{}' must be N or MxNxK", entry));
-  return {parse_dimension(parts[0], entry), parse_dimension(parts[1], entry), parse_dimension(parts[2], entry)};
+  return {parse_dimension(parts[0], entry), parse_dimension(parts[1], entry),
+          parse_dimension(parts[2], entry)};
 }
 
 std::vector<GemmShape> parse_sizes(const std::string& text) {

@@ -11,7 +11,9 @@ struct GemmShape {
   int m = 0, n = 0, k = 0;
   double flops() const { return 2.0 * m * n * k; }
   std::string label() const;  // "512" for a cube, else "64x4096x4096"
-  friend bool operator==(const GemmShape& a, const GemmShape& b) { return a.m == b.m && a.n == b.n && a.k == b.k; }
+  friend bool operator==(const GemmShape& a, const GemmShape& b) {
+    return a.m == b.m && a.n == b.n && a.k == b.k;
+  }
   friend bool operator<(const GemmShape& a, const GemmShape& b);
 };
 

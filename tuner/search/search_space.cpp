@@ -2,6 +2,8 @@
 // rules; what they cannot know (real register counts, spills) is screened after compilation.
 #include "search/search_space.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -9,29 +11,26 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include <fmt/format.h>
-
 #include "embedded_files.hpp"
 
 namespace gemmtune {
 namespace {
 
 const std::vector<std::string> kParameters = {
-    "block_m",    "block_n",      "block_k",      "thread_m",   "thread_n",  "warp_rows",
-    "pad_a",      "pad_b",        "stages",       "async_copy", "transpose_a", "vector_width",
-    "min_blocks", "fma_order",    "swizzle",      "split_k",    "split_k_atomic"};
+    "block_m",    "block_n",   "block_k", "thread_m",   "thread_n",      "warp_rows",
+    "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",   "vector_width",
+    "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
   static const std::map<std::string, int KernelConfig::*> ints = {
-      {"block_m", &KernelConfig::block_m},   {"block_n", &KernelConfig::block_n},
-      {"block_k", &KernelConfig::block_k},   {"thread_m", &KernelConfig::thread_m},
-      {"thread_n", &KernelConfig::thread_n}, {"warp_rows", &KernelConfig::warp_rows},
-      {"pad_a", &KernelConfig::pad_a},       {"pad_b", &KernelConfig::pad_b},
-      {"stages", &KernelConfig::stages},     {"vector_width", &KernelConfig::vector_width},
+      {"block_m", &KernelConfig::block_m},       {"block_n", &KernelConfig::block_n},
+      {"block_k", &KernelConfig::block_k},       {"thread_m", &KernelConfig::thread_m},
+      {"thread_n", &KernelConfig::thread_n},     {"warp_rows", &KernelConfig::warp_rows},
+      {"pad_a", &KernelConfig::pad_a},           {"pad_b", &KernelConfig::pad_b},
+      {"stages", &KernelConfig::stages},         {"vector_width", &KernelConfig::vector_width},
       {"min_blocks", &KernelConfig::min_blocks}, {"fma_order", &KernelConfig::fma_order},
-      {"swizzle", &KernelConfig::swizzle},
-      {"split_k", &KernelConfig::split_k}};
+      {"swizzle", &KernelConfig::swizzle},       {"split_k", &KernelConfig::split_k}};
   const auto it = ints.find(name);
   return it == ints.end() ? nullptr : it->second;
 }
@@ -47,7 +46,9 @@ bool KernelConfig::*bool_field(const std::string& name) {
   return it == bools.end() ? nullptr : it->second;
 }
 
-bool is_bool_parameter(const std::string& name) { return bool_field(name) != nullptr; }
+bool is_bool_parameter(const std::string& name) {
+  return bool_field(name) != nullptr;
+}
 
 void set_parameter(KernelConfig& c, const std::string& name, int value) {
   if (is_bool_parameter(name)) {
@@ -61,9 +62,12 @@ int get_parameter(const KernelConfig& c, const std::string& name) {
   return is_bool_parameter(name) ? int(c.*bool_field(name)) : c.*int_field(name);
 }
 
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
+int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
 
-using Check = std::function<bool(const KernelConfig&, const DeviceProfile&, const GemmShape*, const ConstraintSettings&)>;
+using Check = std::function<bool(const KernelConfig&, const DeviceProfile&, const GemmShape*,
+                                 const ConstraintSettings&)>;
 
 struct Constraint {
   std::string name;
@@ -72,10 +76,8 @@ struct Constraint {
 
 const std::vector<Constraint>& constraints() {
   static const std::vector<Constraint> list = {
-      {"divisibility",
-       [](const KernelConfig& c, const DeviceProfile&, const GemmShape*, const ConstraintSettings&) {
-         return !config_error(c).has_value();
-       }},
+      {"divisibility", [](const KernelConfig& c, const DeviceProfile&, const GemmShape*,
+                          const ConstraintSettings&) { return !config_error(c).has_value(); }},
       {"architecture",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
          return min_compute_capability(c) <= d.compute_capability;
@@ -89,7 +91,8 @@ const std::vector<Constraint>& constraints() {
       {"micro_tile",
        [](const KernelConfig& c, const DeviceProfile&, const GemmShape*, const ConstraintSettings& s) {
          const int longer = std::max(c.thread_m, c.thread_n), shorter = std::min(c.thread_m, c.thread_n);
-         return c.thread_m * c.thread_n <= s.max_outputs_per_thread && longer <= s.max_micro_tile_aspect * shorter;
+         return c.thread_m * c.thread_n <= s.max_outputs_per_thread &&
+                longer <= s.max_micro_tile_aspect * shorter;
        }},
       {"shared_memory",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
@@ -107,7 +110,8 @@ const std::vector<Constraint>& constraints() {
          if (!p) return true;
          // Tiles mostly outside C waste the block; a small problem wants a small tile.
          const double used = double(p->m) * p->n;
-         const double covered = double(ceil_div(p->m, c.block_m)) * c.block_m * ceil_div(p->n, c.block_n) * c.block_n;
+         const double covered =
+             double(ceil_div(p->m, c.block_m)) * c.block_m * ceil_div(p->n, c.block_n) * c.block_n;
          if (1.0 - used / covered > s.max_tile_waste) return false;
          if (c.split_k > 1) {
            const double tiles = double(ceil_div(p->m, c.block_m)) * ceil_div(p->n, c.block_n);
@@ -138,7 +142,8 @@ T get_setting(const nlohmann::json& obj, const char* key, T fallback, const std:
   const bool typed = std::is_integral_v<T> ? v.is_number_integer() : v.is_number();
   if (!typed || v.get<double>() < 0 || v.get<double>() > kMaxSetting)
     throw std::invalid_argument(fmt::format("constraint '{}': '{}' must be {} in 0..{}", constraint, key,
-                                            std::is_integral_v<T> ? "a whole number" : "a number", kMaxSetting));
+                                            std::is_integral_v<T> ? "a whole number" : "a number",
+                                            kMaxSetting));
   return v.get<T>();
 }
 
@@ -153,7 +158,9 @@ const std::vector<std::string>& constraint_names() {
   return names;
 }
 
-const std::vector<std::string>& parameter_names() { return kParameters; }
+const std::vector<std::string>& parameter_names() {
+  return kParameters;
+}
 
 std::vector<int> parameter_values(const KernelConfig& config) {
   std::vector<int> values;
@@ -190,12 +197,14 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
     if (std::find(kParameters.begin(), kParameters.end(), name) == kParameters.end())
       throw std::invalid_argument(fmt::format("{}: unknown parameter '{}'", source, name));
     if (!list.is_array() || list.empty() || list.size() > 64)
-      throw std::invalid_argument(fmt::format("{}: parameter '{}' needs a list of 1 to 64 values", source, name));
+      throw std::invalid_argument(
+          fmt::format("{}: parameter '{}' needs a list of 1 to 64 values", source, name));
     std::set<int> seen;
     for (const auto& v : list) {
       int value = 0;
       if (is_bool_parameter(name)) {
-        if (!v.is_boolean()) throw std::invalid_argument(fmt::format("{}: '{}' takes true/false values", source, name));
+        if (!v.is_boolean())
+          throw std::invalid_argument(fmt::format("{}: '{}' takes true/false values", source, name));
         value = v.get<bool>() ? 1 : 0;
       } else {
         if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 4096)
@@ -214,10 +223,11 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
     for (const auto& [name, settings] : cs.items()) {
       const auto& names = constraint_names();
       if (std::find(names.begin(), names.end(), name) == names.end())
-        throw std::invalid_argument(fmt::format("{}: unknown constraint '{}' (known: {})", source, name,
-                                                fmt::join(names, ", ")));
+        throw std::invalid_argument(
+            fmt::format("{}: unknown constraint '{}' (known: {})", source, name, fmt::join(names, ", ")));
       if (!settings.is_object())
-        throw std::invalid_argument(fmt::format("{}: constraint '{}' needs an object of settings", source, name));
+        throw std::invalid_argument(
+            fmt::format("{}: constraint '{}' needs an object of settings", source, name));
       space.enabled.push_back(name);
       auto& s = space.settings;
       if (name == "thread_count") {
@@ -252,7 +262,8 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
     // refuse it here with the usual bad-input message.
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-      throw std::invalid_argument(fmt::format("cannot read search space '{}': is a directory", path.string()));
+      throw std::invalid_argument(
+          fmt::format("cannot read search space '{}': is a directory", path.string()));
     std::ifstream in(path);
     if (!in) throw std::invalid_argument(fmt::format("cannot read search space '{}'", path.string()));
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -267,8 +278,8 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
   return parse_search_space(j, source);
 }
 
-std::string rejecting_constraint(const SearchSpace& space, const KernelConfig& config, const DeviceProfile& device,
-                                 const GemmShape* shape) {
+std::string rejecting_constraint(const SearchSpace& space, const KernelConfig& config,
+                                 const DeviceProfile& device, const GemmShape* shape) {
   for (const auto& c : constraints()) {
     const bool enabled = std::find(space.enabled.begin(), space.enabled.end(), c.name) != space.enabled.end();
     if (enabled && !c.passes(config, device, shape, space.settings)) return c.name;
@@ -290,7 +301,8 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
     KernelConfig c = default_config();
     c.swizzle = 1;
     c.split_k = 1;
-    for (std::size_t i = 0; i < axes.size(); ++i) set_parameter(c, axes[i].first, (*axes[i].second)[index[i]]);
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      set_parameter(c, axes[i].first, (*axes[i].second)[index[i]]);
     ++result.total;
     const std::string reason = rejecting_constraint(space, c, device, shape);
     if (reason.empty()) {

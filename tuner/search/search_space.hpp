@@ -6,10 +6,9 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "device_profile.hpp"
 #include "kernel_config.hpp"
@@ -35,7 +34,7 @@ struct SearchSpace {
   std::map<std::string, std::vector<int>> values;  // parameter -> allowed values (bools as 0/1)
   std::vector<std::string> enabled;                // constraint names present in the file
   ConstraintSettings settings;
-  std::string source;                              // file path or "built-in"
+  std::string source;  // file path or "built-in"
 
   std::size_t cross_product_size() const;
 };

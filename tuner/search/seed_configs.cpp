@@ -1,12 +1,12 @@
 // Reading seeds from results files (schema gemmtune.results/1).
 #include "search/seed_configs.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-#include <stdexcept>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "atomic_file.hpp"
 #include "record/results_store.hpp"
@@ -18,7 +18,8 @@ namespace {
 // float-to-int conversion (seen while writing fuzz_seed_configs). 0 or less: not a usable shape.
 long long dimension(const nlohmann::json& entry, const char* key) {
   const auto& value = entry.at(key);
-  if (!value.is_number_integer()) throw std::invalid_argument(fmt::format("entry '{}' is not an integer", key));
+  if (!value.is_number_integer())
+    throw std::invalid_argument(fmt::format("entry '{}' is not an integer", key));
   return value.get<long long>();
 }
 

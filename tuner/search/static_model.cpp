@@ -20,7 +20,9 @@
 
 namespace gemmtune {
 namespace {
-double clamp01(double x) { return std::clamp(x, 0.01, 1.0); }
+double clamp01(double x) {
+  return std::clamp(x, 0.01, 1.0);
+}
 }  // namespace
 
 Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProfile& d, const GemmShape& s) {

@@ -3,12 +3,12 @@
 // It is a ranking heuristic, not a measurement: see README.md (The plan model) for the terms.
 #pragma once
 
+#include <vector>
+
 #include "device_profile.hpp"
 #include "kernel_config.hpp"
 #include "search/occupancy.hpp"
 #include "search/problem.hpp"
-
-#include <vector>
 
 namespace gemmtune {
 

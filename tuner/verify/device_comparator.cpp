@@ -23,7 +23,8 @@ DeviceComparator::DeviceComparator() {
   const std::string expr = "gemmtune::worst_error_ratio<" + std::to_string(kThreads) + ">";
   const NvrtcOutput out = nvrtc_compile(std::string(embedded_file("kernel_templates/compare.cuh")), {expr},
                                         "sm_" + std::to_string(major * 10 + minor));
-  GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&library_, out.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  GEMMTUNE_CUDA_CHECK(
+      cudaLibraryLoadData(&library_, out.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&kernel_, library_, out.lowered_names[0].c_str()));
   GEMMTUNE_CUDA_CHECK(cudaMalloc(&result_, sizeof(unsigned long long)));
 }
@@ -33,14 +34,16 @@ DeviceComparator::~DeviceComparator() {
   if (library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(library_));
 }
 
-WorstError DeviceComparator::worst(const float* got, const float* expected, const float* bound, std::size_t count,
-                                   cudaStream_t stream) const {
+WorstError DeviceComparator::worst(const float* got, const float* expected, const float* bound,
+                                   std::size_t count, cudaStream_t stream) const {
   GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(result_, 0, sizeof(unsigned long long), stream));
   unsigned long long n = count;
   unsigned long long* result = result_;
   void* params[] = {&got, &expected, &bound, &n, &result};
-  const auto blocks = static_cast<unsigned>(std::clamp<std::size_t>((count + kThreads - 1) / kThreads, 1, 8192));
-  GEMMTUNE_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(blocks), dim3(kThreads), params, 0, stream));
+  const auto blocks =
+      static_cast<unsigned>(std::clamp<std::size_t>((count + kThreads - 1) / kThreads, 1, 8192));
+  GEMMTUNE_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(blocks), dim3(kThreads),
+                                       params, 0, stream));
   unsigned long long packed = 0;
   GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(&packed, result_, sizeof packed, cudaMemcpyDeviceToHost, stream));
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -2,16 +2,16 @@
 // worst error ratio and where it is, without copying the matrices back to the host.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <memory>
-
-#include <cuda_runtime.h>
 
 namespace gemmtune {
 
 struct WorstError {
-  double ratio = 0;        // max |got - expected| / bound; infinity for NaN or inf
-  std::size_t index = 0;   // where (modulo 2^32)
+  double ratio = 0;       // max |got - expected| / bound; infinity for NaN or inf
+  std::size_t index = 0;  // where (modulo 2^32)
 };
 
 class DeviceComparator {

@@ -24,7 +24,9 @@ using Genes = std::vector<int>;
 
 // Every parameter, from the search space's own list, so a new parameter cannot be left out (one
 // was: three FMA orders then shared one set of genes and breeding could reach only one of them).
-Genes genes_of(const KernelConfig& c) { return parameter_values(c); }
+Genes genes_of(const KernelConfig& c) {
+  return parameter_values(c);
+}
 
 class Genetic : public SearchStrategy {
  public:
@@ -66,7 +68,8 @@ class Genetic : public SearchStrategy {
         if (const auto child = repair(breed())) take(*child, generation);
       }
     }
-    for (std::size_t i = 0; i < prior_order_.size() && generation.size() < size; ++i) take(prior_order_[i], generation);
+    for (std::size_t i = 0; i < prior_order_.size() && generation.size() < size; ++i)
+      take(prior_order_[i], generation);
     outstanding_ = generation.size();
     return generation;
   }
@@ -99,7 +102,8 @@ class Genetic : public SearchStrategy {
     std::vector<std::size_t> closest;
     std::size_t best_distance = child.size() + 1;
     for (std::size_t i = 0; i < genes_.size(); ++i) {
-      if (proposed_.count(i) || (mutated_field_ && genes_[i][*mutated_field_] != child[*mutated_field_])) continue;
+      if (proposed_.count(i) || (mutated_field_ && genes_[i][*mutated_field_] != child[*mutated_field_]))
+        continue;
       std::size_t distance = 0;
       for (std::size_t f = 0; f < child.size(); ++f) distance += genes_[i][f] != child[f];
       if (distance < best_distance) closest.clear(), best_distance = distance;
@@ -172,6 +176,8 @@ class Genetic : public SearchStrategy {
 
 }  // namespace
 
-std::unique_ptr<SearchStrategy> make_genetic(StrategyContext context) { return std::make_unique<Genetic>(context); }
+std::unique_ptr<SearchStrategy> make_genetic(StrategyContext context) {
+  return std::make_unique<Genetic>(context);
+}
 
 }  // namespace gemmtune

@@ -30,10 +30,12 @@ std::vector<std::size_t> order_by_prior(const StrategyContext& c) {
   std::vector<std::size_t> order(c.candidates.size());
   std::iota(order.begin(), order.end(), 0);
   if (c.prior.size() == c.candidates.size())
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c.prior[a] > c.prior[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return c.prior[a] > c.prior[b]; });
   std::vector<std::size_t> seeded;
   for (std::size_t s : c.seeds)
-    if (s < c.candidates.size() && std::find(seeded.begin(), seeded.end(), s) == seeded.end()) seeded.push_back(s);
+    if (s < c.candidates.size() && std::find(seeded.begin(), seeded.end(), s) == seeded.end())
+      seeded.push_back(s);
   for (std::size_t i : order)
     if (std::find(seeded.begin(), seeded.end(), i) == seeded.end()) seeded.push_back(i);
   return seeded;

@@ -17,7 +17,7 @@ struct StrategyContext {
   std::vector<KernelConfig> candidates;
   std::vector<double> prior;  // per candidate, higher is more promising (static model); may be empty
   std::uint64_t seed = 1;
-  std::size_t budget = 0;     // evaluations; 0: strategy default
+  std::size_t budget = 0;          // evaluations; 0: strategy default
   std::vector<std::size_t> seeds;  // tried first (e.g. other GPUs' winners, --seed-from)
 };
 
