@@ -15,6 +15,7 @@
 #include "commands/compare_command.hpp"
 #include "commands/cross_command.hpp"
 #include "commands/plan_command.hpp"
+#include "commands/portfolio_command.hpp"
 #include "commands/tune_command.hpp"
 #include "commands/worker_command.hpp"
 #include "version.hpp"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
       add_cross_command(app),                // other GPUs' winners measured here
       add_bench_command(app, tune_options),  // tuned kernels against cuBLAS
       add_compare_command(app),              // GPUs' results side by side
+      add_portfolio_command(app),            // kernels against cuBLAS over a grid of shapes
       add_worker_command(app),               // hidden: the GPU evaluation process
   };
 

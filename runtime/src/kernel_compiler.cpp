@@ -139,7 +139,7 @@ std::filesystem::path default_cache_dir() {
 }
 
 NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::string>& name_expressions,
-                          const std::string& arch) {
+                          const std::string& arch, bool with_ptx) {
   check_arch(arch);
   ProgramGuard guard;
   const auto options = nvrtc_options(arch);
@@ -169,6 +169,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::stri
     throw CompileError("NVRTC produced no CUBIN for " + arch, out.log, options);
   out.cubin.resize(cubin_size);
   nvrtcGetCUBIN(guard.program, out.cubin.data());
+  if (!with_ptx) return out;
   std::size_t ptx_size = 0;
   if (nvrtcGetPTXSize(guard.program, &ptx_size) != NVRTC_SUCCESS || ptx_size == 0)
     throw CompileError("NVRTC produced no PTX for " + arch, out.log, options);
@@ -198,7 +199,7 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  NvrtcOutput out = run_nvrtc(config, arch);
+  NvrtcOutput out = run_nvrtc(config, arch, false);
   CompiledKernel k;
   k.cubin = std::move(out.cubin);
   k.gemm_symbol = out.lowered_names[0];
@@ -214,12 +215,12 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
 
 std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch) const {
   if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
-  return run_nvrtc(config, arch).ptx;
+  return run_nvrtc(config, arch, true).ptx;
 }
 
-NvrtcOutput KernelCompiler::run_nvrtc(const KernelConfig& config, const std::string& arch) const {
+NvrtcOutput KernelCompiler::run_nvrtc(const KernelConfig& config, const std::string& arch, bool with_ptx) const {
   try {
-    return nvrtc_compile(template_source_, {config.name_expression(), reduce_expression()}, arch);
+    return nvrtc_compile(template_source_, {config.name_expression(), reduce_expression()}, arch, with_ptx);
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
   }

@@ -46,7 +46,7 @@ class CompileError : public std::runtime_error {
 // What one NVRTC compile (nvrtc_compile below) yields.
 struct NvrtcOutput {
   std::string cubin;
-  std::string ptx;                         // the PTX the CUBIN was made from
+  std::string ptx;                         // the PTX the CUBIN was made from, if asked for
   std::vector<std::string> lowered_names;  // one per name expression, in order
   std::string log;
 };
@@ -76,16 +76,17 @@ class KernelCompiler {
   std::string cache_key(const KernelConfig& config, const std::string& arch) const;
 
  private:
-  NvrtcOutput run_nvrtc(const KernelConfig& config, const std::string& arch) const;
+  NvrtcOutput run_nvrtc(const KernelConfig& config, const std::string& arch, bool with_ptx) const;
 
   std::filesystem::path cache_dir_;
   std::string template_source_;
 };
 
-// One NVRTC compile of any source to CUBIN for arch, with the project's options. Throws
-// CompileError (log and options kept) or std::invalid_argument for a malformed arch.
+// One NVRTC compile of any source to CUBIN for arch, with the project's options (and the PTX where
+// asked for: only the template-change check reads it). Throws CompileError (log and options kept)
+// or std::invalid_argument for a malformed arch.
 NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::string>& name_expressions,
-                          const std::string& arch);
+                          const std::string& arch, bool with_ptx = false);
 
 // Default cache directory: $GEMMTUNE_CACHE_DIR, else $XDG_CACHE_HOME/gemmtune, else
 // ~/.cache/gemmtune, else a directory under the system temp dir.

@@ -64,6 +64,29 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"UnknownOption", "--frobnicate", "frobnicate"}),
     [](const ::testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 
+TEST(Cli, SizesFromARecordFileNamesTheBadLineAndField) {
+  const auto bad = [](const std::string& file) {
+    return run("--sizes-from " + gemmtune::testing_paths::data(file));
+  };
+  const CliRun field = bad("record-bad-field.jsonl");
+  EXPECT_EQ(field.exit_code, 2) << field.output;
+  EXPECT_NE(field.output.find("record-bad-field.jsonl:3: 'k' is not an integer"), std::string::npos) << field.output;
+  const CliRun truncated = bad("record-truncated.jsonl");
+  EXPECT_EQ(truncated.exit_code, 2) << truncated.output;
+  EXPECT_NE(truncated.output.find("record-truncated.jsonl:3: is not one JSON value"), std::string::npos)
+      << truncated.output;
+  const CliRun missing = run("--sizes-from /nonexistent.jsonl");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  const CliRun both = run("--sizes 512 --sizes-from " + gemmtune::testing_paths::data("record-bad-field.jsonl"));
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("not both"), std::string::npos) << both.output;
+}
+
+TEST(Cli, PortfolioGridMustBePositive) {
+  const CliRun r = run("portfolio --grid 0,8");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
 TEST(Cli, MalformedSpaceFile) {
   const CliRun r = run("plan --gpu h100 --sizes 512 --space " + gemmtune::testing_paths::data("malformed.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -37,6 +37,33 @@ TEST_F(ResultsStore, MergeReplacesSameProblemAndKeepsOthers) {
   EXPECT_EQ(doc["entries"][1]["best"]["tflops"], 2.0);
 }
 
+TEST_F(ResultsStore, SchemaOneFilesAreUpgradedWhenNextWritten) {
+  const auto path = dir_ / "gpu.json";
+  nlohmann::json lost = entry(2048, 1.0), won = entry(512, 2.0);
+  lost["ratio_vs_cublas"] = 0.98;
+  won["ratio_vs_cublas"] = 1.2;
+  {
+    std::ofstream(path) << nlohmann::json{{"schema", kResultsSchemaV1}, {"kind", "measured"}, {"entries", {lost, won}}};
+  }
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({entry(1024, 5.0)}));
+  const auto doc = nlohmann::json::parse(*read_whole_file(path));
+  EXPECT_EQ(doc["schema"], kResultsSchema);
+  ASSERT_EQ(doc["entries"].size(), 3u);
+  for (const auto& e : doc["entries"]) {
+    EXPECT_EQ(e["layout"], "nn");
+    EXPECT_EQ(e["batch"], 1);
+  }
+  EXPECT_EQ(doc["entries"][0]["winner"], "kernel");   // 512: 1.2x cuBLAS
+  EXPECT_EQ(doc["entries"][2]["winner"], "cublas");   // 2048: 0.98x
+  EXPECT_FALSE(doc["entries"][1].contains("winner"));  // 1024: new, as given
+}
+
+TEST_F(ResultsStore, PortfolioFilesKeepTheirKind) {
+  const auto path = dir_ / "portfolio-gpu.json";
+  merge_results(path, {{"device", "x"}, {"kind", "portfolio"}}, nlohmann::json::array({entry(64, 1.0)}));
+  EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["kind"], "portfolio");
+}
+
 TEST_F(ResultsStore, ConcurrentWritersLoseNothing) {
   const auto path = dir_ / "gpu.json";
   std::vector<std::thread> writers;

@@ -46,7 +46,7 @@ Command add_compare_command(CLI::App& app) {
   const auto options = std::make_shared<CompareOptions>();
   cmd->add_option(
          "files", options->files,
-         "Two or more files: results (gemmtune.results/1), plans (gemmtune.plan/1), cross (gemmtune.cross/1)")
+         "Two or more files: results (gemmtune.results/2 or /1), plans (gemmtune.plan/1), cross (gemmtune.cross/1)")
       ->required();
   cmd->add_option("--format", options->format, "table (terminal), md, json or html (self-contained page)")
       ->check(CLI::IsMember({"table", "md", "json", "html"}))

@@ -30,7 +30,7 @@ nlohmann::json load_results_file(const std::string& path) {
   const auto text = read_whole_file(path);
   if (!text) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
   auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != kResultsSchema ||
+  if (doc.is_discarded() || !doc.is_object() || !is_results_schema(doc.value("schema", "")) ||
       !doc.contains("entries") || !doc["entries"].is_array() || !doc.contains("device") ||
       !doc["device"].is_object())
     throw std::invalid_argument(fmt::format("'{}' is not a {} file", path, kResultsSchema));

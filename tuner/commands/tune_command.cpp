@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "commands/common_options.hpp"
+#include "atomic_file.hpp"
 #include "commands/shape_tuner.hpp"
 #include "device_profile.hpp"
+#include "record_file.hpp"
 
 namespace gemmtune {
 namespace {
@@ -102,17 +104,45 @@ Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune
       ->check(CLI::Range(0.5, 3600.0));
   app.add_option("--seed-from", tune->seed_from, "Results files of other GPUs whose winners start the search")
       ->check(CLI::ExistingFile);
+  app.add_option("--sizes-from", tune->sizes_from,
+                 "A file GEMMTUNE_RECORD wrote: tune its problems, most called first (instead of --sizes)");
   app.add_flag("!--no-warm-start", tune->warm_start,
                "Do not start from this GPU's own winners in --results-dir (the nearest size's)");
   return {&app,
-          [common, tune] {
-            tune->shapes = parse_sizes(common->sizes);
+          [&app, common, tune] {
+            if (!tune->sizes_from.empty() && app.count("--sizes"))
+              throw std::invalid_argument("give --sizes or --sizes-from, not both");
+            tune->shapes = tune->sizes_from.empty() ? parse_sizes(common->sizes) : shapes_from_record(tune->sizes_from);
             tune->space_path = common->space_path;
             tune->cache_dir = cache_dir_of(*common);
             tune->jobs = common->jobs;
             return run_tune(*tune);
           },
           common};
+}
+
+std::vector<GemmShape> shapes_from_record(const std::string& path) {
+  const auto text = read_whole_file(path);
+  if (!text) throw std::invalid_argument(fmt::format("--sizes-from: cannot read '{}'", path));
+  std::vector<GemmShape> shapes;
+  std::vector<std::string> skipped;
+  for (const RecordedProblem& p : parse_record(*text, path)) {  // most called first
+    if (p.layout != Layout::nn || p.batch != 1) {
+      skipped.push_back(fmt::format("{}x{}x{} {} batch {}", p.m, p.n, p.k, layout_name(p.layout), p.batch));
+      continue;
+    }
+    if (std::max({p.m, p.n, p.k}) > kMaxDimension) {
+      skipped.push_back(fmt::format("{}x{}x{} (larger than {})", p.m, p.n, p.k, kMaxDimension));
+      continue;
+    }
+    const GemmShape shape{p.m, p.n, p.k};
+    if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+  }
+  if (!skipped.empty())
+    spdlog::warn("{}: not tuned (the template has kernels for row-major nn problems only; cuBLAS runs these): {}",
+                 path, fmt::join(skipped, ", "));
+  if (shapes.empty()) throw std::invalid_argument(fmt::format("--sizes-from: '{}' holds no problem to tune", path));
+  return shapes;
 }
 
 }  // namespace gemmtune

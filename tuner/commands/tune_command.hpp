@@ -22,6 +22,7 @@ class NoDeviceError : public std::runtime_error {
 struct TuneOptions {
   std::string gpu = "auto";
   std::vector<GemmShape> shapes;
+  std::string sizes_from;  // a GEMMTUNE_RECORD file: its problems, most called first, replace --sizes
   std::string space_path;
   std::filesystem::path cache_dir;
   unsigned jobs = 1;
@@ -42,6 +43,11 @@ struct TuneOptions {
 int select_device(const std::string& gpu);
 
 int run_tune(const TuneOptions& options);
+
+// The problems of a GEMMTUNE_RECORD file the tuner can tune (row-major nn, one at a time), most
+// called first, each once; the others are named in one log line. Throws std::invalid_argument with
+// the file's line and field for bad input.
+std::vector<GemmShape> shapes_from_record(const std::string& path);
 
 // The default command: its options sit on app itself, bound to tune (bench tunes with them too).
 Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune);

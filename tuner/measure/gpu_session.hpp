@@ -42,9 +42,9 @@ class GpuSession {
   // The worker's reply: status "ok" with samples_ms, or a failure status with detail.
   nlohmann::json evaluate(const KernelConfig& config, int samples);
 
-  // Interleaved re-timing of configs and cuBLAS, enough rounds for about 3 s of GPU time
+  // Interleaved re-timing of configs and cuBLAS, enough rounds for about budget_ms of GPU time
   // (10 to 50). Throws std::runtime_error on failure.
-  RaceResult race(const std::vector<KernelConfig>& configs);
+  RaceResult race(const std::vector<KernelConfig>& configs, double budget_ms = 3000.0);
 
   int restarts() const { return worker_.restarts(); }
 

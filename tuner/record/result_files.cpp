@@ -106,6 +106,8 @@ MeasuredResults read_results(const Field& top, const std::filesystem::path& path
                      best["tflops"].number(0, kMaxTflops),
                      entry["cublas"]["tflops"].number(0, kMaxTflops),
                      entry["ratio_vs_cublas"].number(0, kMaxTflops)};
+    w.cublas_won = top["schema"].text() == kResultsSchemaV1 ? w.ratio_vs_cublas < 1.0
+                                                             : entry["winner"].text() == "cublas";
     if (!seen.insert(w.shape).second) entry.fail(fmt::format("repeats problem {}", w.shape.label()));
     out.winners.push_back(std::move(w));
   }
@@ -152,7 +154,7 @@ ResultFile read_document(const nlohmann::json& document, const std::filesystem::
   const Field top(document, "");
   if (!document.is_object()) top.fail("must be a JSON object");
   const std::string schema = top["schema"].text();
-  if (schema == kResultsSchema) return read_results(top, path);
+  if (is_results_schema(schema)) return read_results(top, path);
   if (schema == kPlanSchema) return read_plan(top, path);
   if (schema == kCrossSchema) return read_cross(top, path);
   throw std::invalid_argument(fmt::format("unknown schema '{}' (expected {}, {} or {})", schema,

@@ -25,6 +25,9 @@ struct MeasuredWinner {
   double tflops = 0;
   double cublas_tflops = 0;
   double ratio_vs_cublas = 0;  // cuBLAS median / best median, same race
+  bool cublas_won = false;     // the runtime runs cuBLAS here (schema 1: the ratio was below 1)
+  // What an application gets through the runtime: the kernel's ratio, or 1 where cuBLAS runs.
+  double delivered_ratio() const { return cublas_won ? 1.0 : ratio_vs_cublas; }
 };
 
 struct MeasuredResults {

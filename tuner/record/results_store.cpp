@@ -1,40 +1,21 @@
-// flock-based locking: advisory, but every gemm-tune process takes it, and it is released by the
-// kernel if the holder dies.
+// Every update is a read-modify-write under the results file's lock (file_lock.hpp), so tuners
+// running at once, on one machine or on a cluster's shared storage, lose nothing.
 #include "record/results_store.hpp"
 
 #include <cuda_runtime.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <sys/file.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 
 #include "atomic_file.hpp"
+#include "file_lock.hpp"
 #include "kernel_compiler.hpp"
 #include "record/timestamp.hpp"
 #include "version.hpp"
 
 namespace gemmtune {
 namespace {
-
-class FileLock {
- public:
-  explicit FileLock(const std::filesystem::path& path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
-      throw std::runtime_error(fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno)));
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-
- private:
-  int fd_ = -1;
-};
 
 bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vector<std::string>& key_fields) {
   for (const auto& key : key_fields)
@@ -44,9 +25,21 @@ bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vecto
 
 }  // namespace
 
+bool is_results_schema(const std::string& schema) {
+  return schema == kResultsSchema || schema == kResultsSchemaV1;
+}
+
+void upgrade_results_entry(nlohmann::json& entry) {
+  if (!entry.is_object() || entry.contains("winner")) return;
+  if (entry.value("layout", "") == "row-major") entry["layout"] = "nn";
+  if (!entry.contains("batch")) entry["batch"] = 1;
+  const auto ratio = entry.find("ratio_vs_cublas");
+  entry["winner"] = ratio != entry.end() && ratio->is_number() && ratio->get<double>() < 1.0 ? "cublas" : "kernel";
+}
+
 void merge_results(const std::filesystem::path& path, const nlohmann::json& header,
                    const nlohmann::json& entries) {
-  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "dtype", "layout"});
+  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "dtype", "layout", "batch"});
 }
 
 nlohmann::json measured_header(const nlohmann::json& device) {
@@ -67,7 +60,11 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
   nlohmann::json doc = nlohmann::json::object();
   if (const auto text = read_whole_file(path)) {
     auto parsed = nlohmann::json::parse(*text, nullptr, false);
-    if (!parsed.is_discarded() && parsed.is_object() && parsed.value("schema", "") == schema) {
+    const bool older_results = schema == kResultsSchema && !parsed.is_discarded() && parsed.is_object() &&
+                               parsed.value("schema", "") == kResultsSchemaV1;
+    if (older_results && parsed.contains("entries") && parsed["entries"].is_array())
+      for (auto& entry : parsed["entries"]) upgrade_results_entry(entry);
+    if (!parsed.is_discarded() && parsed.is_object() && (parsed.value("schema", "") == schema || older_results)) {
       doc = std::move(parsed);
     } else {
       // Never silently drop someone's data: keep the unreadable file beside the new one.
@@ -78,7 +75,16 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
   }
   nlohmann::json merged = doc.value("entries", nlohmann::json::array());
   if (!merged.is_array()) merged = nlohmann::json::array();
-  for (const auto& e : entries) {
+  // Keys as schema 2 spells them, so an entry written by an older tuner is replaced, not repeated.
+  auto with_current_keys = [](nlohmann::json e) {
+    if (!e.is_object()) return e;
+    if (e.value("layout", "") == "row-major") e["layout"] = "nn";
+    if (!e.contains("batch")) e["batch"] = 1;
+    return e;
+  };
+  for (auto& old : merged) old = with_current_keys(old);
+  for (const auto& incoming : entries) {
+    const nlohmann::json e = with_current_keys(incoming);
     bool replaced = false;
     for (auto& old : merged) {
       if (same_key(old, e, key_fields)) {
@@ -95,7 +101,7 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
   });
   nlohmann::json out = header;
   out["schema"] = schema;
-  out["kind"] = "measured";
+  out["kind"] = header.value("kind", "measured");
   out["entries"] = merged;
   std::string error;
   if (!write_file_atomically(path, out.dump(2) + "\n", &error))

@@ -1,6 +1,8 @@
-// The results cache a tuning run produces: results/<gpu-slug>.json, schema gemmtune.results/1
-// (documented in README.md). Entries are keyed by problem (m, n, k, dtype, layout); a new entry
-// replaces the old one for the same problem and leaves the others alone. Updates hold an exclusive
+// The results cache a tuning run produces: results/<gpu-slug>.json, schema gemmtune.results/2
+// (documented in README.md; kind "measured", or "portfolio" for results/portfolio-<gpu-slug>.json).
+// Entries are keyed by problem (m, n, k, dtype, layout, batch) and say which implementation won
+// the final race ("winner": "kernel" or "cublas"); a new entry replaces the old one for the same
+// problem and leaves the others alone. A schema 1 file is upgraded when it is next written. Updates hold an exclusive
 // lock on <file>.lock and replace the file atomically, so concurrent tuners lose nothing and a
 // reader never sees a torn file.
 #pragma once
@@ -12,7 +14,15 @@
 
 namespace gemmtune {
 
-inline constexpr const char* kResultsSchema = "gemmtune.results/1";
+inline constexpr const char* kResultsSchema = "gemmtune.results/2";
+inline constexpr const char* kResultsSchemaV1 = "gemmtune.results/1";
+
+// Schema 2 or the schema 1 it replaces: both are read everywhere.
+bool is_results_schema(const std::string& schema);
+
+// A schema 1 entry in schema 2's terms: layout "row-major" is "nn", batch 1, and the winner is what
+// its recorded race says (cuBLAS where the kernel's ratio is below 1).
+void upgrade_results_entry(nlohmann::json& entry);
 
 // Merges entries into the file; header fields (device, versions) are refreshed. Throws
 // std::runtime_error naming the file and the reason when it cannot be written.

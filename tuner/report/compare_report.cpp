@@ -133,7 +133,8 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
       for (const MeasuredWinner& w : results->winners)
         winners[w.shape] = {w.name,          w.config,
                             w.tflops,        percent_of_peak(w.tflops, results->device),
-                            w.cublas_tflops, w.ratio_vs_cublas};
+                            w.cublas_tflops, w.ratio_vs_cublas,
+                            w.delivered_ratio()};
       add_column(out.measured, describe(results->device, results->path, results->updated), winners);
     } else if (const auto* plan = std::get_if<PlanPredictions>(&file)) {
       out.sources.push_back(plan->path.string());

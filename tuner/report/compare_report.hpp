@@ -27,7 +27,8 @@ struct ComparedWinner {
   double tflops = 0;                      // measured, or predicted in a predictions section
   std::optional<double> percent_of_peak;  // absent when the file gives no peak
   std::optional<double> cublas_tflops;    // measured sections only
-  std::optional<double> ratio_vs_cublas;  // measured sections only
+  std::optional<double> ratio_vs_cublas;  // measured sections only: the kernel's own
+  std::optional<double> delivered_ratio;  // measured sections only: 1 where the runtime runs cuBLAS
 };
 
 // One kernel parameter on which the winners of a problem disagree. values[i] belongs to gpus[i]

@@ -30,6 +30,7 @@ nlohmann::json section_json(const ComparisonSection& section) {
       if (w->percent_of_peak) entry[prefix + "percent_of_peak"] = *w->percent_of_peak;
       if (w->cublas_tflops) entry["cublas_tflops"] = *w->cublas_tflops;
       if (w->ratio_vs_cublas) entry["ratio_vs_cublas"] = *w->ratio_vs_cublas;
+      if (w->delivered_ratio) entry["delivered_ratio"] = *w->delivered_ratio;
       winners.push_back(std::move(entry));
     }
     nlohmann::json differences = nlohmann::json::array();

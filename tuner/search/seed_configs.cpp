@@ -1,4 +1,4 @@
-// Reading seeds from results files (schema gemmtune.results/1).
+// Reading seeds from results files (schema gemmtune.results/2 or /1).
 #include "search/seed_configs.hpp"
 
 #include <fmt/format.h>
@@ -38,8 +38,8 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
     if (!text) throw std::invalid_argument(fmt::format("cannot read --seed-from file '{}'", path));
     try {
       const auto doc = nlohmann::json::parse(*text);
-      if (doc.value("schema", "") != kResultsSchema)
-        throw std::invalid_argument(fmt::format("not a {} file", kResultsSchema));
+      if (!is_results_schema(doc.value("schema", "")))
+        throw std::invalid_argument(fmt::format("not a {} (or {}) file", kResultsSchema, kResultsSchemaV1));
       const nlohmann::json* nearest = nullptr;
       double best_distance = std::numeric_limits<double>::infinity();
       for (const auto& entry : doc.at("entries")) {

@@ -1,0 +1,186 @@
+// One worker session, one grid point after another: prepare the shape (operands, cuBLAS reference
+// and its time), verify every menu kernel once (a kernel that fails is left out of that point's
+// race and recorded as such), then race the survivors against cuBLAS, interleaved. Each point is
+// merged into the file as soon as it is measured.
+#include "commands/portfolio_command.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.hpp"
+#include "commands/tune_command.hpp"
+#include "device_profile.hpp"
+#include "kernel_config.hpp"
+#include "measure/gpu_session.hpp"
+#include "measure/statistics.hpp"
+#include "record/results_store.hpp"
+#include "record/timestamp.hpp"
+#include "report/progress_bar.hpp"
+#include "version.hpp"
+
+namespace gemmtune {
+namespace {
+
+// The best config of every entry of a results file (tuned or not: a kernel that lost to cuBLAS at
+// its own shape may still win elsewhere).
+std::vector<KernelConfig> winners_in(const std::filesystem::path& path) {
+  const auto text = read_whole_file(path);
+  if (!text) throw std::invalid_argument(fmt::format("cannot read '{}'", path.string()));
+  const auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("entries") || !doc["entries"].is_array())
+    throw std::invalid_argument(fmt::format("'{}' is not a results file", path.string()));
+  std::vector<KernelConfig> configs;
+  for (const auto& e : doc["entries"]) {
+    if (!e.is_object() || !e.contains("best") || !e["best"].contains("config")) continue;
+    try {
+      configs.push_back(e["best"]["config"].get<KernelConfig>());
+    } catch (const std::exception& error) {
+      throw std::invalid_argument(fmt::format("'{}': {}", path.string(), error.what()));
+    }
+  }
+  return configs;
+}
+
+std::string menu_key(const std::vector<KernelConfig>& menu) {
+  std::vector<std::string> names;
+  for (const auto& c : menu) names.push_back(c.name());
+  std::sort(names.begin(), names.end());
+  return fmt::format("{}", fmt::join(names, ","));
+}
+
+// Points already measured with this menu (for resuming).
+std::vector<GemmShape> measured_points(const std::filesystem::path& path, const std::string& menu) {
+  std::vector<GemmShape> points;
+  const auto text = read_whole_file(path);
+  if (!text) return points;
+  const auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("entries")) return points;
+  for (const auto& e : doc["entries"])
+    if (e.is_object() && e.contains("search") && e["search"].value("menu", "") == menu)
+      points.push_back({e.value("m", 0), e.value("n", 0), e.value("k", 0)});
+  return points;
+}
+
+}  // namespace
+
+int run_portfolio(const PortfolioOptions& options) {
+  const int index = select_device(options.gpu);
+  const DeviceProfile device = query_device(index);
+  const std::filesystem::path own = std::filesystem::path(options.results_dir) / (device.slug + ".json");
+  std::vector<std::string> sources = options.menu_from;
+  if (sources.empty()) {
+    if (!std::filesystem::exists(own))
+      throw std::invalid_argument(fmt::format(
+          "{} has no results in {} to take a menu from: tune some shapes first, or give --menu-from", device.name,
+          own.string()));
+    sources.push_back(own.string());
+  }
+  std::vector<KernelConfig> menu;
+  for (const auto& source : sources)
+    for (const KernelConfig& c : winners_in(source))
+      if (!config_error(c) && min_compute_capability(c) <= device.compute_capability &&
+          c.shared_bytes() <= std::size_t(device.shared_bytes_per_block) &&
+          std::find(menu.begin(), menu.end(), c) == menu.end())
+        menu.push_back(c);
+  if (menu.empty()) throw std::invalid_argument("the menu is empty: no results entry holds a config this GPU runs");
+  const std::string key = menu_key(menu);
+
+  std::vector<GemmShape> points;
+  for (int m : options.grid)
+    for (int n : options.grid)
+      for (int k : options.grid) {
+        const double mnk = double(m) * n * k;
+        const double largest = std::max({double(m) * k, double(k) * n, double(m) * n});
+        if (mnk <= options.max_mnk && largest <= double(1 << 27)) points.push_back({m, n, k});
+      }
+  const auto path = std::filesystem::path(options.results_dir) / ("portfolio-" + device.slug + ".json");
+  const std::vector<GemmShape> done = options.refresh ? std::vector<GemmShape>{} : measured_points(path, key);
+  spdlog::info("portfolio on {}: {} kernels x {} grid points ({} measured before) -> {}", device.name, menu.size(),
+               points.size(), done.size(), path.string());
+
+  GpuSession gpu(index, options.cache_dir, "", 0);
+  ProgressBar bar("portfolio", points.size());
+  int kernel_points = 0;
+  for (const GemmShape& shape : points) {
+    if (std::find(done.begin(), done.end(), shape) != done.end()) {
+      bar.advance(1, "measured before");
+      continue;
+    }
+    gpu.prepare(shape, 1);
+    std::vector<KernelConfig> runnable;
+    nlohmann::json failed = nlohmann::json::array();
+    for (const KernelConfig& c : menu) {
+      const auto reply = gpu.evaluate(c, 3);
+      if (reply.value("status", "") == "ok") {
+        runnable.push_back(c);
+      } else {
+        failed.push_back({{"name", c.name()}, {"status", reply.value("status", "error")}});
+      }
+    }
+    nlohmann::json entry = {{"m", shape.m}, {"n", shape.n}, {"k", shape.k}, {"dtype", "f32"},
+                            {"layout", "nn"}, {"batch", 1}};
+    if (runnable.empty()) {
+      entry["winner"] = "cublas";
+    } else {
+      const RaceResult race = gpu.race(runnable, 400.0);
+      const double cublas = median(race.cublas_ms);
+      nlohmann::json raced = nlohmann::json::array();
+      for (std::size_t i = 0; i < runnable.size(); ++i) {
+        nlohmann::json r = timing_summary(race.configs_ms[i], shape.flops());
+        r["name"] = runnable[i].name();
+        r["config"] = runnable[i];
+        r["ratio_vs_cublas"] = cublas / median(race.configs_ms[i]);
+        raced.push_back(r);
+      }
+      std::sort(raced.begin(), raced.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+        return a["ratio_vs_cublas"].get<double>() > b["ratio_vs_cublas"].get<double>();
+      });
+      const double ratio = raced[0]["ratio_vs_cublas"].get<double>();
+      entry["winner"] = ratio > 1.0 ? "kernel" : "cublas";
+      entry["ratio_vs_cublas"] = ratio;
+      entry["best"] = raced[0];
+      entry["alternatives"] = nlohmann::json(raced.begin() + 1, raced.end());
+      entry["cublas"] = timing_summary(race.cublas_ms, shape.flops());
+      entry["race_rounds"] = race.rounds;
+      if (ratio > 1.0) ++kernel_points;
+    }
+    entry["search"] = {{"strategy", "portfolio"}, {"menu", key}, {"failed", failed}};
+    entry["date"] = utc_timestamp();
+    entry["tool_version"] = kGemmtuneVersion;
+    nlohmann::json header = measured_header(device);
+    header["kind"] = "portfolio";
+    merge_results(path, header, nlohmann::json::array({entry}));
+    bar.advance(1, fmt::format("{}: {}", shape.label(), entry["winner"].get<std::string>()));
+  }
+  bar.finish();
+  std::printf("portfolio: %zu grid points, a kernel beat cuBLAS at %d of those measured now; %s\n", points.size(),
+              kernel_points, path.c_str());
+  return 0;
+}
+
+Command add_portfolio_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "portfolio", "Race this GPU's tuned kernels against cuBLAS over a grid of shapes (for untuned calls)");
+  const auto options = std::make_shared<PortfolioOptions>();
+  cmd->add_option("--gpu", options->gpu, "GPU to measure on: auto, an index, or a name")->capture_default_str();
+  cmd->add_option("--results-dir", options->results_dir,
+                  "Where <gpu>.json is read and portfolio-<gpu>.json written")
+      ->capture_default_str();
+  cmd->add_option("--cache-dir", options->cache_dir, "Compile cache directory");
+  cmd->add_option("--grid", options->grid, "Values of m, n and k (log-spaced)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--max-mnk", options->max_mnk, "Largest m*n*k measured")->capture_default_str();
+  cmd->add_option("--menu-from", options->menu_from, "Results files whose winners form the menu (default: this GPU's)")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--refresh", options->refresh, "Measure points already in the file again");
+  return {cmd, [options] { return run_portfolio(*options); }, nullptr};
+}
+
+}  // namespace gemmtune
