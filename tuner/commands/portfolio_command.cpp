@@ -14,7 +14,10 @@
 
 #include "atomic_file.hpp"
 #include "commands/tune_command.hpp"
+#include "compile/compile_service.hpp"
+#include "compile/thread_pool.hpp"
 #include "device_profile.hpp"
+#include "kernel_compiler.hpp"
 #include "kernel_config.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
@@ -103,7 +106,17 @@ int run_portfolio(const PortfolioOptions& options) {
   spdlog::info("portfolio on {}: {} kernels x {} grid points ({} measured before) -> {}", device.name, menu.size(),
                points.size(), done.size(), path.string());
 
-  GpuSession gpu(index, options.cache_dir, "", 0);
+  // The menu compiles once, on every core, into the disk cache the worker then loads from.
+  const std::filesystem::path cache_dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  {
+    const KernelCompiler compiler(cache_dir);
+    CompileService compile(compiler, device.arch(), default_parallelism());
+    std::vector<std::shared_future<CompileOutcome>> compiled;
+    for (const KernelConfig& c : menu) compiled.push_back(compile.submit(c));
+    for (std::size_t i = 0; i < menu.size(); ++i)
+      if (!compiled[i].get().kernel) spdlog::warn("{} does not compile: {}", menu[i].name(), compiled[i].get().error);
+  }
+  GpuSession gpu(index, cache_dir, "", 0);
   ProgressBar bar("portfolio", points.size());
   int kernel_points = 0;
   for (const GemmShape& shape : points) {

@@ -141,8 +141,8 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
       std::map<GemmShape, ComparedWinner> winners;
       for (const PredictedWinner& w : plan->winners)
         winners[w.shape] = {
-            w.name,       w.config,    w.predicted_tflops, percent_of_peak(w.predicted_tflops, plan->device),
-            std::nullopt, std::nullopt};
+            w.name,       w.config,     w.predicted_tflops, percent_of_peak(w.predicted_tflops, plan->device),
+            std::nullopt, std::nullopt, std::nullopt};
       add_column(out.predicted, describe(plan->device, plan->path, plan->date), winners);
     } else {
       const auto& cross = std::get<CrossMeasurements>(file);
