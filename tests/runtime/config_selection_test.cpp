@@ -67,11 +67,15 @@ TEST(ConfigSelection, SchemaOneFilesDecideByTheirRecordedRace) {
   EXPECT_EQ(select_config(catalog, h100(), call(500, 500, 500)).implementation, Implementation::cublas);
 }
 
-TEST(ConfigSelection, KernelsNeverRunOnRowsLessAlignedThanTheirLoads) {
+TEST(ConfigSelection, MisalignedRowsMustBeWorthWhatTheyCostTheKernel) {
   const auto catalog = catalog_of({document_v2(h100(), {raced_entry(1000, 1000, 1000, kSmall, 1.5)})});
   const Selection s = select_config(catalog, h100(), call(1000, 1000, 1000, 1));
-  EXPECT_EQ(s.implementation, Implementation::cublas);
+  EXPECT_EQ(s.implementation, Implementation::cublas);  // 1.5 / sqrt(4 / 1) < 1.03
   EXPECT_NE(s.reason.find("aligned"), std::string::npos) << s.reason;
+  EXPECT_EQ(select_config(catalog, h100(), call(1000, 1000, 1000, 2)).implementation,
+            Implementation::tuned_kernel);  // 1.5 / sqrt(2) > 1.03
+  const auto tiny = catalog_of({document_v2(h100(), {raced_entry(3, 3, 3, kSmall, 2.5)})});
+  EXPECT_EQ(select_config(tiny, h100(), call(3, 3, 3, 1)).implementation, Implementation::tuned_kernel);
   const auto scalar = catalog_of({document_v2(h100(), {raced_entry(1000, 1000, 1000, kScalar, 1.5)})});
   EXPECT_EQ(select_config(scalar, h100(), call(1000, 1000, 1000, 1)).implementation, Implementation::tuned_kernel);
 }

@@ -342,7 +342,8 @@ TEST_F(RuntimeGpu, OddShapesAlignmentsAndEmptyK) {
   EXPECT_EQ(aligned.source, ConfigSource::exact_shape);
   EXPECT_EQ(aligned.implementation, Implementation::tuned_kernel);
   EXPECT_EQ(unaligned.source, ConfigSource::exact_shape);
-  EXPECT_EQ(unaligned.implementation, Implementation::cublas) << unaligned.reason;  // kFloat2 loads 2 floats
+  // kFloat2 loads 2 floats; its 2x margin survives what scalar rows may cost it (sqrt(2)).
+  EXPECT_EQ(unaligned.implementation, Implementation::tuned_kernel) << unaligned.reason;
 }
 
 TEST_F(RuntimeGpu, SplitKWorkspaceGrowsOnTheSameStream) {

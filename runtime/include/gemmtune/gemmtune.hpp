@@ -25,8 +25,9 @@
 //   sqrt(ln(m/m')^2 + ln(n/n')^2 + ln(k/k')^2)
 //   + |ln(wave efficiency at the call / wave efficiency at m', n')|, tiles of the tuned config over
 //     this GPU's SM count (an estimate of the resident blocks per SM from threads and shared memory)
-// and a kernel never runs on rows less aligned than its vector loads were measured with (lda, ldb
-// or the pointers of A and B not aligned to its vector width): those calls run cuBLAS.
+// A call whose rows are less aligned than a kernel's vector loads (lda, ldb or the pointers of A and
+// B not aligned to its vector width) may cost that kernel up to sqrt(vector width / alignment) of
+// its speed: its margin over cuBLAS is divided by that before it is trusted.
 // Results files are untrusted input: each is validated whole before anything is compiled, and one
 // that fails is ignored with a status and a log line. Kernels are compiled with NVRTC on first use
 // through the tuner's disk cache (~/.cache/gemmtune or $GEMMTUNE_CACHE_DIR), so a machine that ran the
