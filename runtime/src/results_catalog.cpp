@@ -170,8 +170,9 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
     throw NotResultsDocument("is a plan (predictions from a static model), not measured results");
   if (schema == kCrossSchemaName)
     throw NotResultsDocument("is a cross-GPU portability report, not tuned results");
-  if (schema == "gemmtune.bench/1" || schema == "gemmtune.compare/1")
-    throw NotResultsDocument(fmt::format("is a gemm-tune '{}' report, not tuned results", schema));
+  // Reports that live beside the results (bench, compare, held-out, peers, ...): skipped in a directory.
+  if (schema.rfind("gemmtune.", 0) == 0 && schema.rfind("gemmtune.results/", 0) != 0)
+    throw NotResultsDocument(fmt::format("is a gemm-tune '{}' report, not tuned results", printable(schema, 64)));
   if (schema != kResultsSchemaV1 && schema != kResultsSchemaV2)
     throw std::invalid_argument(fmt::format("has schema '{}', not '{}' (or '{}')", printable(schema, 64),
                                             kResultsSchemaV2, kResultsSchemaV1));

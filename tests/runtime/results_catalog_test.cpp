@@ -57,13 +57,19 @@ TEST(ResultsCatalog, ShippedH100ResultsLoad) {
   EXPECT_EQ(catalog.files[0].shapes[0].config.name(), doc["entries"][0]["best"]["name"].get<std::string>());
 }
 
-TEST(ResultsCatalog, DirectorySkipsPlansWithoutAnIssue) {
+// results/ also holds plans, cross, bench, held-out and peer reports: skipped, never issues.
+TEST(ResultsCatalog, DirectorySkipsPlansAndReportsWithoutAnIssue) {
   const ResultsCatalog catalog = load_results(source_results(), true);
-  EXPECT_TRUE(catalog.issues.empty());
+  EXPECT_TRUE(catalog.issues.empty()) << catalog.issues.front().message;
   EXPECT_FALSE(catalog.single_file);
   ASSERT_GE(catalog.files.size(), 1u);
-  for (const auto& file : catalog.files)
+  bool portfolio = false;
+  for (const auto& file : catalog.files) {
     EXPECT_EQ(file.origin.find("plan-"), std::string::npos) << file.origin;
+    EXPECT_EQ(file.origin.find("heldout-"), std::string::npos) << file.origin;
+    portfolio = portfolio || file.portfolio;
+  }
+  EXPECT_TRUE(portfolio) << "the shipped portfolio did not load";
 }
 
 using ResultsFiles = TempDir;
