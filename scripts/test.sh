@@ -1,33 +1,47 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing and builds (scripts/setup.sh), then runs the three
-# tiers through CTest. host and nvrtc need no GPU; the gpu tier reports "Skipped" without one.
-# Then the hardening builds, each in a directory of its own: the libFuzzer targets (clang,
-# build-fuzz), each run briefly over its seed corpus (label fuzz); and, in CI or with
-# GEMMTUNE_SANITIZE=ON, the host and nvrtc tiers again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (build-asan).
+# The whole test suite. Two builds, so CI (2 cores) spends its time on one compile per configuration:
+#  - build/ (scripts/setup.sh; Release, gcc): the three tiers through CTest. host and nvrtc need no
+#    GPU; the gpu tier reports "Skipped" without one. Also label slurm (tests/slurm: a one-node Slurm
+#    cluster; skipped where it cannot be set up). Only what those tests use is built.
+#  - build-fuzz (clang, AddressSanitizer + UndefinedBehaviorSanitizer + libFuzzer's coverage
+#    instrumentation): the libFuzzer targets, each run briefly over its seed corpus (label fuzz);
+#    in CI (CI=true) or with GEMMTUNE_SANITIZE=ON, the host and nvrtc tiers again from the same
+#    build, so sanitized tiers and fuzzers share one compile (they were two builds, gcc and clang).
+# ccache, where installed, serves a second run's compiles (scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${CI:-}" = true ]; then
   export GEMMTUNE_CMAKE_ARGS="${GEMMTUNE_CMAKE_ARGS:-} -DGEMMTUNE_WARNINGS_AS_ERRORS=ON"
 fi
+sanitize_tiers=false
+if [ "${CI:-}" = true ] || [ "${GEMMTUNE_SANITIZE:-}" = ON ]; then sanitize_tiers=true; fi
+
+# What the host, nvrtc and gpu labels run (CTest reports "Not Run" for a missing executable), plus
+# the installed targets, which the Package test installs: not the benchmarks or the PTX tool.
+tier_tests=(host_tests nvrtc_tests runtime_host_tests runtime_nvrtc_tests runtime_api_tests c_api_test)
+export GEMMTUNE_BUILD_TARGETS="${tier_tests[*]} gpu_tests runtime_gpu_tests tuned_sgemm gemm-tune gemmtune gemmtune_static"
 scripts/setup.sh
 (cd build && ctest --output-on-failure --timeout 900 -L 'host|nvrtc|gpu' "$@")
+(cd build && ctest --output-on-failure -L slurm)
 
-jobs="$(nproc)"
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Paths relative to the checkout, so another clone (CI's fresh one) hits the same cache entries.
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
+fi
+targets=(gemmtune_fuzz_targets)
+labels=fuzz
+if $sanitize_tiers; then
+  targets+=("${tier_tests[@]}")  # host_tests brings gemm-tune, which the CLI tests run
+  labels='host|nvrtc|fuzz'
+fi
 # shellcheck disable=SC2086 # GEMMTUNE_CMAKE_ARGS is a list of arguments
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDAToolkit_ROOT=/usr/local/cuda \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DGEMMTUNE_FUZZ=ON ${GEMMTUNE_CMAKE_ARGS:-}
-cmake --build build-fuzz -j "$jobs" --target gemmtune_fuzz_targets
-(cd build-fuzz && ctest --output-on-failure -L fuzz)
-
-if [ "${CI:-}" = true ] || [ "${GEMMTUNE_SANITIZE:-}" = ON ]; then
-  # shellcheck disable=SC2086
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDAToolkit_ROOT=/usr/local/cuda \
-    -DGEMMTUNE_SANITIZE=ON ${GEMMTUNE_CMAKE_ARGS:-}
-  cmake --build build-asan -j "$jobs" --target host_tests nvrtc_tests runtime_host_tests runtime_nvrtc_tests \
-    runtime_api_tests c_api_test
-  # protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap would be. The package
-  # test installs and builds a consumer project, which an instrumented library cannot serve.
-  (cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure --timeout 1800 -L 'host|nvrtc' -E '^Package\.')
-fi
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DGEMMTUNE_FUZZ=ON "${launcher[@]}" \
+  ${GEMMTUNE_CMAKE_ARGS:-}
+cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
+# protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap would be. The package
+# test installs and builds a consumer project, which an instrumented library cannot serve.
+(cd build-fuzz && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure --timeout 1800 -L "$labels" -E '^Package\.')
