@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <utility>
 #include <gemmtune/gemmtune.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -140,19 +142,23 @@ int main(int argc, char** argv) {
   launch.attrs = &programmatic;
   launch.numAttrs = device.compute_capability >= 90 ? 1 : 0;
 
-  std::vector<double> library_ns, raw_ns;
-  for (int batch = 0; batch < kBatches; ++batch) {
-    start = Clock::now();
-    for (int i = 0; i < kCallsPerBatch; ++i) gemm.sgemm(problem, 1.0f, a, b, 0.0f, c, stream);
-    library_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
-    ok(cudaStreamSynchronize(stream), "sgemm batch");
-    start = Clock::now();
-    for (int i = 0; i < kCallsPerBatch; ++i)
-      cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params);
-    raw_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
-    ok(cudaStreamSynchronize(stream), "raw batch");
-  }
-  const double per_sgemm = median(library_ns), per_launch = median(raw_ns);
+  // Median host time per call of each of two ways to enqueue the same work, batches alternating.
+  const auto host_ns_per_call = [&](auto&& first, auto&& second) {
+    std::vector<double> first_ns, second_ns;
+    for (int batch = 0; batch < kBatches; ++batch) {
+      for (auto [enqueue, ns] : {std::pair<std::function<void()>, std::vector<double>*>{first, &first_ns},
+                                 std::pair<std::function<void()>, std::vector<double>*>{second, &second_ns}}) {
+        const auto begin = Clock::now();
+        for (int i = 0; i < kCallsPerBatch; ++i) enqueue();
+        ns->push_back(seconds_since(begin) * 1e9 / kCallsPerBatch);
+        ok(cudaStreamSynchronize(stream), "batch");
+      }
+    }
+    return std::make_pair(median(first_ns), median(second_ns));
+  };
+  const auto [per_sgemm, per_launch] =
+      host_ns_per_call([&] { gemm.sgemm(problem, 1.0f, a, b, 0.0f, c, stream); },
+                       [&] { cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params); });
   std::printf(
       "host time per call (median of %d batches of %d): sgemm %.0f ns, bare launch %.0f ns, "
       "overhead %.0f ns\n",
@@ -168,23 +174,13 @@ int main(int argc, char** argv) {
     if (to_cublas.sgemm(problem, 1.0f, a, b, 0.0f, c, stream) != gemmtune::Status::success) return 1;
     gemmtune::KernelChoice cublas_choice;
     to_cublas.choose(problem, a, b, cublas_choice);
-    std::vector<double> through_ns, direct_ns;
-    for (int batch = 0; batch < kBatches; ++batch) {
-      start = Clock::now();
-      for (int i = 0; i < kCallsPerBatch; ++i) to_cublas.sgemm(problem, 1.0f, a, b, 0.0f, c, stream);
-      through_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
-      ok(cudaStreamSynchronize(stream), "library cuBLAS batch");
-      start = Clock::now();
-      for (int i = 0; i < kCallsPerBatch; ++i)
-        cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n);
-      direct_ns.push_back(seconds_since(start) * 1e9 / kCallsPerBatch);
-      ok(cudaStreamSynchronize(stream), "cuBLAS batch");
-    }
+    const auto [through, direct] = host_ns_per_call(
+        [&] { to_cublas.sgemm(problem, 1.0f, a, b, 0.0f, c, stream); },
+        [&] { cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n); });
     std::printf(
         "host time per call, dispatched to cuBLAS (%s): sgemm %.0f ns, cublasSgemm directly %.0f ns, "
         "overhead %.0f ns\n",
-        cublas_choice.config_name.c_str(), median(through_ns), median(direct_ns),
-        median(through_ns) - median(direct_ns));
+        cublas_choice.config_name.c_str(), through, direct, through - direct);
     cublasDestroy(cublas);
   }
 
