@@ -331,7 +331,7 @@ def time_interleaved(torch, batches, reps, rounds):
 
 def measure_shape(torch, triton_kernel, sgemm, m, n, k, args, device):
     flops = 2.0 * m * n * k
-    entry = {"m": m, "n": n, "k": k, "dtype": "f32", "layout": "row-major", "implementation": "triton",
+    entry = {"m": m, "n": n, "k": k, "dtype": "f32", "layout": "nn", "implementation": "triton",
              "baseline": "torch.mm (cuBLAS SGEMM, TF32 off)"}
     l2_bytes = int(device["l2_megabytes"] * 1024 * 1024) or 50 << 20  # unknown L2: assume Hopper's 50 MB
     problem = Problem(torch, m, n, k, args.seed, l2_bytes)
@@ -490,6 +490,10 @@ def main(argv=None):
     output = args.output or os.path.join("results", f"peers-triton-{device['slug']}.json")
     triton_kernel, sgemm = build_sgemm(triton)
 
+    header = {"schema": SCHEMA, "kind": "measured", "gpu": device["name"], "device": device,
+              "triton_version": triton.__version__, "torch_version": torch.__version__,
+              "cuda_runtime_version": torch.version.cuda, "cublas_via": "torch.mm",
+              "error_constant": ERROR_CONSTANT, "seed": args.seed, "updated": utc_timestamp()}
     entries = []
     for m, n, k in shapes:
         label = shape_label(m, n, k)
@@ -497,18 +501,15 @@ def main(argv=None):
         try:
             entry = measure_shape(torch, triton_kernel, sgemm, m, n, k, args, device)
         except Exception as e:  # one shape's failure is a record, not the end of the run
-            entry = {"m": m, "n": n, "k": k, "dtype": "f32", "layout": "row-major", "implementation": "triton",
+            entry = {"m": m, "n": n, "k": k, "dtype": "f32", "layout": "nn", "implementation": "triton",
                      "status": "failed", "detail": f"{type(e).__name__}: {e}".splitlines()[0],
                      "date": utc_timestamp()}
         finally:
             torch.cuda.empty_cache()
         entries.append(entry)
-
-    header = {"schema": SCHEMA, "kind": "measured", "gpu": device["name"], "device": device,
-              "triton_version": triton.__version__, "torch_version": torch.__version__,
-              "cuda_runtime_version": torch.version.cuda, "cublas_via": "torch.mm",
-              "error_constant": ERROR_CONSTANT, "seed": args.seed, "updated": utc_timestamp()}
-    write_results(output, header, entries)
+        # Written after every shape, so an interrupted run keeps what it measured.
+        header["updated"] = utc_timestamp()
+        write_results(output, header, [entry])
     print_table(f"{device['name']}, {header['updated']}: Triton {triton.__version__} vs torch.mm "
                 f"(torch {torch.__version__}, cuBLAS, TF32 off)", entries)
     passed = [e for e in entries if e["status"] == "passed"]
