@@ -1,7 +1,7 @@
 # Script mode (cmake -P). Installs the build into a fresh prefix, checks that the exported targets
 # name none of the internals or their dependencies, then configures and builds a separate project
-# with find_package(gemmtune) whose code and CMake lines are the README's snippets, extracted here,
-# so the README cannot drift from what works. Runs the programs (they need no GPU).
+# with find_package(gemmtune) whose code (C++ and C) and CMake lines are the README's snippets,
+# extracted here, so the README cannot drift from what works. Runs the programs (they need no GPU).
 # Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR, CUDA_ROOT.
 set(prefix ${WORK_DIR}/prefix)
 set(consumer ${WORK_DIR}/consumer)
@@ -52,7 +52,9 @@ endfunction()
 
 readme_snippet("runtime-snippet" cpp code)
 readme_snippet("runtime-cmake" cmake README_CMAKE)
+readme_snippet("runtime-c-snippet" c c_code)
 file(WRITE ${consumer}/readme_snippet.cpp "${code}")
+file(WRITE ${consumer}/readme_snippet_c.c "${c_code}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/CMakeLists.txt.in ${consumer}/CMakeLists.txt @ONLY)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/consumer_main.cpp ${consumer}/consumer_main.cpp COPYONLY)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/consumer_c.c ${consumer}/consumer_c.c COPYONLY)
