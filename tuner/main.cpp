@@ -14,6 +14,7 @@
 #include "commands/command.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/cross_command.hpp"
+#include "commands/merge_command.hpp"
 #include "commands/plan_command.hpp"
 #include "commands/portfolio_command.hpp"
 #include "commands/tune_command.hpp"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
       add_bench_command(app, tune_options),  // tuned kernels against cuBLAS
       add_compare_command(app),              // GPUs' results side by side
       add_portfolio_command(app),            // kernels against cuBLAS over a grid of shapes
+      add_merge_command(app),                // a sharded run's files combined into one
       add_worker_command(app),               // hidden: the GPU evaluation process
   };
 

@@ -13,11 +13,13 @@
 #include "search/planner.hpp"
 #include "search/problem.hpp"
 #include "search/search_space.hpp"
+#include "search/shard.hpp"
 
 namespace gemmtune {
 
 int run_plan(const PlanCommandOptions& o) {
-  const auto shapes = parse_sizes(o.common.sizes);
+  const auto shapes = problems_of_this_shard(parse_sizes(o.common.sizes), o.shard);
+  if (shapes.empty()) return 0;  // this task's share is empty (said so)
   const DeviceProfile device = load_device_profile(o.gpu);
   const SearchSpace space = load_search_space(o.common.space_path);
   const KernelCompiler compiler(cache_dir_of(o.common));
@@ -47,6 +49,7 @@ Command add_plan_command(CLI::App& app) {
   cmd->add_option("-o,--output", options->output, "Plan file (default: results/plan-<gpu>.json)");
   cmd->add_option("--top", options->keep_top, "Ranked candidates kept per problem")
       ->check(CLI::Range(1, 10000));
+  cmd->add_option("--shard", options->shard, kShardHelp);
   return {cmd, [options] { return run_plan(*options); },
           std::shared_ptr<const CommonOptions>(options, &options->common)};
 }

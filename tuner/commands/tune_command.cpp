@@ -18,6 +18,7 @@
 #include "commands/shape_tuner.hpp"
 #include "device_profile.hpp"
 #include "record_file.hpp"
+#include "search/shard.hpp"
 
 namespace gemmtune {
 namespace {
@@ -106,13 +107,17 @@ Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune
       ->check(CLI::ExistingFile);
   app.add_option("--sizes-from", tune->sizes_from,
                  "A file GEMMTUNE_RECORD wrote: tune its problems, most called first (instead of --sizes)");
+  app.add_option("--shard", tune->shard, kShardHelp);
   app.add_flag("!--no-warm-start", tune->warm_start,
                "Do not start from this GPU's own winners in --results-dir (the nearest size's)");
   return {&app,
           [&app, common, tune] {
             if (!tune->sizes_from.empty() && app.count("--sizes"))
               throw std::invalid_argument("give --sizes or --sizes-from, not both");
-            tune->shapes = tune->sizes_from.empty() ? parse_sizes(common->sizes) : shapes_from_record(tune->sizes_from);
+            tune->shapes = problems_of_this_shard(
+                tune->sizes_from.empty() ? parse_sizes(common->sizes) : shapes_from_record(tune->sizes_from),
+                tune->shard);
+            if (tune->shapes.empty()) return 0;  // this task's share is empty (said so)
             tune->space_path = common->space_path;
             tune->cache_dir = cache_dir_of(*common);
             tune->jobs = common->jobs;

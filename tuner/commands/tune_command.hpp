@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct TuneOptions {
   std::string template_path;           // tests: a deliberately broken template
   std::vector<std::string> seed_from;  // results files of other GPUs whose winners start the search
   bool warm_start = true;              // this GPU's own results file (results_dir) seeds the search too
+  std::optional<std::string> shard;    // --shard I/N; without it a Slurm array job's variables decide
 };
 
 // Picks the device for --gpu: "auto", an index, or a name (case-insensitive substring match that

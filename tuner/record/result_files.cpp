@@ -164,8 +164,12 @@ ResultFile read_document(const nlohmann::json& document, const std::filesystem::
 }  // namespace
 
 ResultFile load_result_file(const std::filesystem::path& path) {
+  return load_result_document(path, "compare").content;
+}
+
+LoadedResultFile load_result_document(const std::filesystem::path& path, const std::string& verb) {
   const auto fail = [&](const std::string& why) {
-    return std::invalid_argument(fmt::format("cannot compare '{}': {}", path.string(), why));
+    return std::invalid_argument(fmt::format("cannot {} '{}': {}", verb, path.string(), why));
   };
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw fail("no such file");
@@ -184,7 +188,8 @@ ResultFile load_result_file(const std::filesystem::path& path) {
     throw fail("malformed JSON (a number too large for a double)");
   }
   try {
-    return read_document(document, path);
+    ResultFile content = read_document(document, path);
+    return {std::move(document), std::move(content)};
   } catch (const std::invalid_argument& e) {
     throw fail(e.what());
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
@@ -77,5 +78,13 @@ using ResultFile = std::variant<MeasuredResults, PlanPredictions, CrossMeasureme
 // malformed JSON, unknown schema, a kind that contradicts the schema, a missing field, a wrong type,
 // a value out of range, or a problem listed twice.
 ResultFile load_result_file(const std::filesystem::path& path);
+
+// The same checks, for a command that needs the document itself (merge keeps every field); verb
+// names that command in the error line ("cannot merge 'a.json': ...").
+struct LoadedResultFile {
+  nlohmann::json document;
+  ResultFile content;
+};
+LoadedResultFile load_result_document(const std::filesystem::path& path, const std::string& verb);
 
 }  // namespace gemmtune
