@@ -42,6 +42,12 @@ inline int aligned_width(int lda, int ldb, const void* a, const void* b) {
 // points can sit lower than all of them.
 inline constexpr double kKernelMargin = 1.03;
 
+// The lookup key of a call; a and b only for their alignment (nullptr: aligned, as from cudaMalloc).
+inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b) {
+  return {p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b),
+          static_cast<Layout>(static_cast<int>(p.op_a) * 2 + static_cast<int>(p.op_b)), p.batch};
+}
+
 struct ShapeDistance {
   double shape = 0;  // log-space distance of m, n, k
   double waves = 0;  // change of wave efficiency

@@ -121,13 +121,7 @@ std::vector<RecordedProblem> Handle::Impl::take_recorded() {
     kernels->for_each_resolved([&](const CallShape& shape, const ResolvedShape& resolved) {
       const std::uint64_t calls = resolved.calls.exchange(0, std::memory_order_relaxed);
       if (calls == 0) return;
-      RecordedProblem p{shape.m, shape.n, shape.k, shape.layout, shape.batch, shape.aligned_width, calls};
-      for (RecordedProblem& q : problems)
-        if (q.same_problem(p)) {
-          q.calls += calls;
-          return;
-        }
-      problems.push_back(p);
+      add_recorded(problems, {shape.m, shape.n, shape.k, shape.layout, shape.batch, shape.aligned_width, calls});
     });
   }
   return problems;
@@ -242,12 +236,7 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
 
   const GemmProblem& p = call.problem;
-  const CallShape shape{p.m,
-                        p.n,
-                        p.k,
-                        aligned_width(p.lda, p.ldb, call.a, call.b),
-                        static_cast<Layout>(static_cast<int>(p.op_a) * 2 + static_cast<int>(p.op_b)),
-                        p.batch};
+  const CallShape shape = call_shape_of(p, call.a, call.b);
   const ResolvedShape* resolved = kernels->find(shape);
   if (!resolved) resolved = &kernels->resolve(shape);
   if (!record_path_.empty()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
@@ -279,9 +268,7 @@ Status Handle::Impl::choose(const GemmProblem& p, const float* a, const float* b
   if (gemm_call_error(call)) return Status::invalid_argument;
   DeviceKernels* kernels = nullptr;
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
-  const ResolvedShape& resolved =
-      kernels->resolve({p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b),
-                        static_cast<Layout>(static_cast<int>(p.op_a) * 2 + static_cast<int>(p.op_b)), p.batch});
+  const ResolvedShape& resolved = kernels->resolve(call_shape_of(p, a, b));
   choice.implementation = resolved.kernel ? Implementation::tuned_kernel : Implementation::cublas;
   choice.source = resolved.selection.source;
   choice.config_name = resolved.kernel ? resolved.selection.config.name() : "cublas";

@@ -49,16 +49,16 @@ RecordedProblem parse_problem(const nlohmann::json& line, const std::string& whe
   return p;
 }
 
-void add(std::vector<RecordedProblem>& into, const RecordedProblem& p) {
-  for (RecordedProblem& q : into)
+}  // namespace
+
+void add_recorded(std::vector<RecordedProblem>& problems, const RecordedProblem& p) {
+  for (RecordedProblem& q : problems)
     if (q.same_problem(p)) {
       q.calls = q.calls > UINT64_MAX - p.calls ? UINT64_MAX : q.calls + p.calls;
       return;
     }
-  into.push_back(p);
+  problems.push_back(p);
 }
-
-}  // namespace
 
 std::vector<RecordedProblem> parse_record(std::string_view text, const std::string& origin) {
   if (text.size() > kMaxRecordFileBytes)
@@ -88,7 +88,7 @@ std::vector<RecordedProblem> parse_record(std::string_view text, const std::stri
       header = true;
       continue;
     }
-    add(problems, parse_problem(value, where));
+    add_recorded(problems, parse_problem(value, where));
   }
   if (!header) throw std::invalid_argument(origin + ": is empty (no header line)");
   return problems;
@@ -117,7 +117,7 @@ void add_to_record_file(const std::filesystem::path& path, const std::vector<Rec
     if (!text) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
     merged = parse_record(*text, path.string());
   }
-  for (const RecordedProblem& p : problems) add(merged, p);
+  for (const RecordedProblem& p : problems) add_recorded(merged, p);
   std::string error;
   if (!write_file_atomically(path, format_record(std::move(merged)), &error))
     throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), error));

@@ -35,6 +35,9 @@ struct RecordedProblem {
   }
 };
 
+// Adds p to problems: its calls to the same problem's, or as a new one.
+void add_recorded(std::vector<RecordedProblem>& problems, const RecordedProblem& p);
+
 // Parses a record file; throws std::invalid_argument "<origin>:<line>: <field>: <why>" for the first
 // bad line. Repeated problems are summed.
 std::vector<RecordedProblem> parse_record(std::string_view text, const std::string& origin);
