@@ -1,7 +1,9 @@
-// FP32 SIMT GEMM template: C = alpha * A * B + beta * C, all matrices row-major.
+// FP32 SIMT GEMM template: C = alpha * op(A) * op(B) + beta * C, all matrices row-major, op(X) X or
+// X^T (OP_A, OP_B: the operands' layouts in global memory, compile-time), over strided batches
+// (gridDim.y entries, entry i at A + i * stride_a, ...; a stride of 0 shares one matrix).
 //
 // Compiled at run time by NVRTC; one instantiation per tuning candidate, selected with an NVRTC
-// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1,0>`. The host side
+// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1,0,0,1>`. The host side
 // (runtime/src/kernel_config.cpp) owns the meaning and valid ranges of every parameter and the
 // shared-memory size formula; this file must agree with it.
 //
@@ -13,7 +15,8 @@
 // the result, so the compile cache key, a hash of the program, covers every part. The tuner's
 // --template takes such a whole program; join a changed tree with
 //   cmake -DIN=kernel_templates/sgemm.cuh -DOUT=joined.cuh -P cmake/JoinTemplate.cmake
-// scripts/check-template-ptx.sh BASE_REV proves that a reshaping changed no shipped kernel's PTX.
+// scripts/check-template-ptx.sh BASE_REV proves that a reshaping changed no shipped kernel's PTX
+// (it needs both revisions to take the same parameters and arguments).
 // No standard headers: NVRTC compiles this without a host toolchain.
 
 // Each part needs the ones before it: not to be sorted.
@@ -32,14 +35,15 @@ namespace gemmtune {
 // back launches do not leave the GPU idle in between; each waits for its predecessor's memory
 // before its first access (griddepcontrol.wait).
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
-          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER, int SPLIT_ATOMIC>
+          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER, int SPLIT_ATOMIC, int OP_A, int OP_B>
 __global__ void __launch_bounds__(
-    SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC>::kThreads,
+    SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B>::kThreads,
     MIN_BLOCKS)
     sgemm(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
           const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
-          float* __restrict__ workspace, int swizzle) {
-  using S = SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC>;
+          float* __restrict__ workspace, int swizzle, long long stride_a, long long stride_b,
+          long long stride_c) {
+  using S = SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B>;
   extern __shared__ float4 smem_raw[];  // float4: 16-byte alignment for vector accesses
   float* smem = reinterpret_cast<float*>(smem_raw);
 
@@ -66,7 +70,12 @@ __global__ void __launch_bounds__(
   const int tile_n = (pid % per_group) / group_rows;
   const int m0 = tile_m * BM;
   const int n0 = tile_n * BN;
-  unsigned long long* const counter = reinterpret_cast<unsigned long long*>(workspace) + pid;  // if scales_c
+  // This block's batch entry; split-K's workspace holds a counter per tile of every entry.
+  A += blockIdx.y * stride_a;
+  B += blockIdx.y * stride_b;
+  C += blockIdx.y * stride_c;
+  unsigned long long* const counter =
+      reinterpret_cast<unsigned long long*>(workspace) + blockIdx.y * gridDim.x + pid;  // if scales_c
   unsigned long long ticket = 0;  // thread 0's, from count_in
 
   // This block's share of K (split-K), rounded to whole BK tiles.
@@ -90,38 +99,17 @@ __global__ void __launch_bounds__(
   // Vector loads need the whole vector in bounds and 16-byte (or 8-byte) alignment; checked once.
   const bool a_vec_ok = VEC > 1 && lda % VEC == 0 && detail::aligned_to(A, 4 * VEC);
   const bool b_vec_ok = VEC > 1 && ldb % VEC == 0 && detail::aligned_to(B, 4 * VEC);
-  // Whole-vector mode (the common case): K and N are multiples of VEC too, so every VEC-float piece
-  // of a tile is entirely inside or entirely outside the matrix. Each load is then one predicated
-  // vector access, and the main loop has no branches: branches are walls the instruction scheduler
-  // cannot move loads across, and a block of loads that cannot be spread among the FMAs stalls
-  // the few warps an SM holds. Otherwise a general path checks every element.
-  const bool whole_vectors = a_vec_ok && b_vec_ok && K % VEC == 0 && N % VEC == 0;
+  // Whole-vector mode (the common case): the stored rows' lengths (K or M for A, N or K for B) are
+  // multiples of VEC too, so every VEC-float piece of a tile is entirely inside or entirely outside
+  // the matrix. Each load is then one predicated vector access, and the main loop has no branches:
+  // branches are walls the instruction scheduler cannot move loads across, and a block of loads
+  // that cannot be spread among the FMAs stalls the few warps an SM holds. Otherwise a general path
+  // checks every element.
+  const bool whole_vectors = a_vec_ok && b_vec_ok && (OP_A ? M : K) % VEC == 0 && (OP_B ? K : N) % VEC == 0;
   // ---- global -> shared copies (sgemm/copy_global_to_shared.cuh) ---------------------------
-  // Whole-vector cp.async: where this thread's pieces of the first tile start, and whether their
-  // rows (A) or columns (B) lie inside the matrix, worked out once; per tile only k moves, so the
-  // main loop spends two instructions per copy on its address instead of a 64-bit multiply-add.
-  const float* a_from[ASYNC ? S::kLoadsA : 1];
-  const float* b_from[ASYNC ? S::kLoadsB : 1];
-  bool a_row_in[ASYNC ? S::kLoadsA : 1];
-  bool b_col_in[ASYNC ? S::kLoadsB : 1];
-  if constexpr (ASYNC) {
-#pragma unroll
-    for (int i = 0; i < S::kLoadsA; ++i) {
-      const int2 p = detail::piece_of<BK / VEC, S::kThreads>(tid, i);
-      a_from[i] = A + static_cast<long long>(m0 + p.x) * lda + p.y * VEC;
-      a_row_in[i] = m0 + p.x < M;
-    }
-#pragma unroll
-    for (int i = 0; i < S::kLoadsB; ++i) {
-      const int2 p = detail::piece_of<BN / VEC, S::kThreads>(tid, i);
-      b_from[i] = B + static_cast<long long>(p.x) * ldb + n0 + p.y * VEC;
-      b_col_in[i] = n0 + p.y * VEC < N;
-    }
-  }
-  float a_regs[ASYNC ? 1 : S::kLoadsA * VEC];  // register-staged: the tile in flight
-  float b_regs[ASYNC ? 1 : S::kLoadsB * VEC];
-  detail::GlobalToShared<S> copy{A,  lda, B,        ldb,      M,    N,      K,      m0,       n0,       tid,
-                                 a_vec_ok, b_vec_ok, smem, a_from, b_from, a_row_in, b_col_in, a_regs, b_regs};
+  detail::OperandCopy<S, detail::OperandA<S>> copy_a(A, lda, m0, M, K, tid, a_vec_ok);
+  detail::OperandCopy<S, detail::OperandB<S>> copy_b(B, ldb, n0, N, K, tid, b_vec_ok);
+  detail::GlobalToShared<S> copy{copy_a, copy_b, smem};
 
   // ---- main loop (sgemm/mainloop.cuh) -------------------------------------------------------
   float acc[TM][TN];
@@ -154,7 +142,8 @@ __global__ void __launch_bounds__(
     if (scales_c) detail::wait_for_scaled_tile(counter, ticket);
     if (after_scaling) detail::wait_for_prior_grid();
   }
-  float* out = partial ? workspace + static_cast<long long>(blockIdx.z) * M * N : C;
+  // Partial sums: workspace[z][batch entry][M][N].
+  float* out = partial ? workspace + (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * M * N : C;
   const int ldo = partial ? N : ldc;
   const bool out_vec_ok = ldo % 4 == 0 && detail::aligned_to(out, 16);
   const float scale = partial ? 1.0f : alpha;

@@ -3,16 +3,19 @@
 // current one is computed, then stored to shared memory. cp.async (ASYNC, sm_80+): copies land in
 // shared memory without passing through registers, STAGES tiles in flight.
 //
+// Both operands are copied by one piece of code, OperandCopy, which sees a tile as it lies in global
+// memory: rows of contiguous floats, read VEC at a time. Whether k runs along those rows or down
+// them depends on the operand and its layout (A as stored is m x k, or k x m when op(A) = A^T; B is
+// k x n, or n x k); in shared memory A is [m][k] or, TRANSPOSE_A, [k][m], and B is always [k][n]. A
+// piece whose floats land contiguously in shared memory is stored (or cp.async'd) as one vector;
+// otherwise the copy transposes it, float by float.
+//
 // Out-of-range tile elements are zero-filled here, at load time, so the inner loop never branches;
 // only the copies and the epilogue know about edges. Vector loads are used only where the vector is
 // in bounds and aligned, which makes every M, N, K and leading dimension correct. Each path has two
 // variants, chosen once per kernel run (see whole_vectors in sgemm.cuh): whole-vector, where every
 // VEC-float piece of a tile is entirely inside or entirely outside the matrix and each copy is one
 // predicated vector access; and general, which checks every element.
-//
-// The A and B copies stay written out side by side: folded into one function per operand, the
-// general variant compiled to different code (a function boundary changes what the optimizer sees
-// first), and scripts/check-template-ptx.sh demands identical PTX.
 
 namespace gemmtune {
 namespace detail {
@@ -64,36 +67,99 @@ __device__ __forceinline__ int2 piece_of(int tid, int i) {
   }
 }
 
-// One block's copies of its A and B tiles, tile kt (of BK k values) into stage `stage` of shared
-// memory, by either path; `whole` (a Flag) selects the variant. It holds references to the
-// kernel's variables, as the lambdas these functions once were captured them: the same code then
-// reaches the optimizer in the same shape, and the PTX stays byte for byte what it was (values
-// copied into members instead compiled differently).
+// How operand A's tile lies in global and in shared memory.
 template <class S>
-struct GlobalToShared {
-  enum : int { BN = S::kBN, BK = S::kBK, VEC = S::kVec, TRANSPOSE_A = S::kTransposeA };  // the kernel's names
+struct OperandA {
+  enum : int {
+    kKAlongRows = S::kOpA,                   // A^T as stored: a tile row is one k
+    kRows = S::kOpA ? S::kBK : S::kBM,       // the tile as stored: kRows rows of kCols floats
+    kCols = S::kOpA ? S::kBM : S::kBK,
+    kContiguous = S::kOpA == S::kTransposeA,  // a stored row is a shared-memory row
+    kStride = S::kStrideA,                   // floats between shared-memory rows
+    kOffset = 0,                             // of the tile within a stage
+    kLoads = S::kLoadsA,                     // pieces per thread
+  };
+};
 
-  const float* __restrict__& A;
-  const int& lda;
-  const float* __restrict__& B;
-  const int& ldb;
-  const int &M, &N, &K;
-  const int &m0, &n0;  // the block's tile of C
-  const int& tid;
-  const bool &a_vec_ok, &b_vec_ok;  // vector loads allowed: leading dimension and base address aligned
-  float*& smem;
-  // cp.async, whole-vector: the pieces' first-tile addresses and in-matrix flags (see the kernel).
-  const float* (&a_from)[S::kAsync ? S::kLoadsA : 1];
-  const float* (&b_from)[S::kAsync ? S::kLoadsB : 1];
-  bool (&a_row_in)[S::kAsync ? S::kLoadsA : 1];
-  bool (&b_col_in)[S::kAsync ? S::kLoadsB : 1];
-  // Register-staged: the tile in flight.
-  float (&a_regs)[S::kAsync ? 1 : S::kLoadsA * VEC];
-  float (&b_regs)[S::kAsync ? 1 : S::kLoadsB * VEC];
+// How operand B's tile lies in global and in shared memory ([k][n] there, whatever its layout).
+template <class S>
+struct OperandB {
+  enum : int {
+    kKAlongRows = !S::kOpB,
+    kRows = S::kOpB ? S::kBN : S::kBK,
+    kCols = S::kOpB ? S::kBK : S::kBN,
+    kContiguous = !S::kOpB,
+    kStride = S::kStrideB,
+    kOffset = S::kTileA,
+    kLoads = S::kLoadsB,
+  };
+};
 
-  // Element (r, c) of the A tile is A[m0 + r][k + c]; stored at As[c][r] when transposed.
-  __device__ static int a_index(int r, int c) {
-    return TRANSPOSE_A ? c * S::kStrideA + r : r * S::kStrideA + c;
+// One operand's copies, tile kt of K into stage `stage` of shared memory, by either path.
+template <class S, class Operand>
+struct OperandCopy {
+  enum : int {
+    BK = S::kBK,
+    VEC = S::kVec,
+    THREADS = S::kThreads,
+    kLoads = Operand::kLoads,
+    kPerRow = Operand::kCols / VEC,
+    kKAlongRows = Operand::kKAlongRows,
+    kContiguous = Operand::kContiguous,
+    kStride = Operand::kStride,
+    // A whole 16-byte piece goes to one aligned shared-memory address.
+    kVector16 = kContiguous && VEC == 4 && kStride % 4 == 0,
+  };
+
+  const float* __restrict__ base;  // the operand, as stored (this batch entry's)
+  int ld;
+  int mn0;     // the block's first row of C (A) or column of C (B)
+  int extent;  // M (A) or N (B)
+  int K;
+  int tid;
+  bool vec_ok;  // vector loads allowed: leading dimension and base address aligned
+  // cp.async, whole-vector: where this thread's pieces of tile 0 start, and whether their m (n) lies
+  // inside the matrix, worked out once; per tile only k moves, so the main loop spends two
+  // instructions per copy on its address instead of a 64-bit multiply-add.
+  const float* from[S::kAsync ? kLoads : 1];
+  bool mn_in[S::kAsync ? kLoads : 1];
+  float regs[S::kAsync ? 1 : kLoads * VEC];  // register-staged: the tile in flight
+
+  __device__ OperandCopy(const float* __restrict__ base_, int ld_, int mn0_, int extent_, int K_, int tid_,
+                         bool vec_ok_)
+      : base(base_), ld(ld_), mn0(mn0_), extent(extent_), K(K_), tid(tid_), vec_ok(vec_ok_) {
+    if constexpr (S::kAsync) {
+#pragma unroll
+      for (int i = 0; i < kLoads; ++i) {
+        const int2 p = piece_of<kPerRow, THREADS>(tid, i);
+        if constexpr (kKAlongRows) {
+          from[i] = base + static_cast<long long>(p.x) * ld + mn0 + p.y * VEC;
+          mn_in[i] = mn0 + p.y * VEC < extent;
+        } else {
+          from[i] = base + static_cast<long long>(mn0 + p.x) * ld + p.y * VEC;
+          mn_in[i] = mn0 + p.x < extent;
+        }
+      }
+    }
+  }
+
+  // Where float (row, col) of the tile as stored goes in its shared-memory tile.
+  __device__ static int shared_index(int row, int col) {
+    return kContiguous ? row * kStride + col : col * kStride + row;
+  }
+
+  // The piece of tile k0 at (r, c) in global memory, and how far its row and column may reach.
+  struct Piece {
+    const float* src;
+    bool row_in;    // its row is inside the matrix
+    int col_limit;  // columns before this one: inside the matrix
+  };
+  __device__ Piece piece(int k0, int k_end, int r, int c) const {
+    if constexpr (kKAlongRows) {
+      return {base + static_cast<long long>(k0 + r) * ld + mn0 + c, k0 + r < k_end, extent - mn0 - c};
+    } else {
+      return {base + static_cast<long long>(mn0 + r) * ld + k0 + c, mn0 + r < extent, k_end - k0 - c};
+    }
   }
 
   // A vector load that yields zeros where `ok` is false: a predicated load, no branch.
@@ -109,144 +175,106 @@ struct GlobalToShared {
     for (int j = 0; j < VEC; ++j) dst[j] = f[j];
   }
 
-  // Register-staged: fetch tile kt of A and B into registers, zero outside the matrix and
-  // everywhere when `live` is false (past the last tile), so callers need no branch.
-  template <class Whole>
-  __device__ void fetch_regs(int kt, bool live, Whole whole) {
-    constexpr bool kWhole = decltype(whole)::value;
+  // Register-staged: fetch tile kt into registers, zero outside the matrix and everywhere when
+  // `live` is false (past the last tile), so callers need no branch.
+  template <bool WHOLE>
+  __device__ void fetch_regs(int kt, bool live) {
     const int k0 = kt * BK;
     const int k_end = live ? K : 0;  // a dead fetch is out of range everywhere
 #pragma unroll
-    for (int i = 0; i < S::kLoadsA; ++i) {
-      const int v = tid + i * S::kThreads;
-      const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
-      const int gm = m0 + r, gk = k0 + c;
-      const float* src = A + static_cast<long long>(gm) * lda + gk;
-      if constexpr (kWhole) {
-        load_vector_or_zero(&a_regs[i * VEC], src, gm < M && gk < k_end);
-      } else if (VEC > 1 && a_vec_ok && gm < M && gk + VEC <= k_end) {
-        load_run<VEC, true>(&a_regs[i * VEC], src);
+    for (int i = 0; i < kLoads; ++i) {
+      const int2 p = piece_of<kPerRow, THREADS>(tid, i);
+      const Piece g = piece(k0, k_end, p.x, p.y * VEC);
+      if constexpr (WHOLE) {
+        load_vector_or_zero(&regs[i * VEC], g.src, g.row_in && g.col_limit > 0);
+      } else if (VEC > 1 && vec_ok && g.row_in && g.col_limit >= VEC) {
+        load_run<VEC, true>(&regs[i * VEC], g.src);
       } else {
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) a_regs[i * VEC + j] = (gm < M && gk + j < k_end) ? src[j] : 0.0f;
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < S::kLoadsB; ++i) {
-      const int v = tid + i * S::kThreads;
-      const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
-      const int gk = k0 + r, gn = n0 + c;
-      const float* src = B + static_cast<long long>(gk) * ldb + gn;
-      if constexpr (kWhole) {
-        load_vector_or_zero(&b_regs[i * VEC], src, gk < k_end && gn < N);
-      } else if (VEC > 1 && b_vec_ok && gk < k_end && gn + VEC <= N) {
-        load_run<VEC, true>(&b_regs[i * VEC], src);
-      } else {
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) b_regs[i * VEC + j] = (gk < k_end && gn + j < N) ? src[j] : 0.0f;
+        for (int j = 0; j < VEC; ++j) regs[i * VEC + j] = (g.row_in && j < g.col_limit) ? g.src[j] : 0.0f;
       }
     }
   }
 
-  __device__ void store_regs(int stage) {
-    float* As = smem + stage * (S::kTileA + S::kTileB);
-    float* Bs = As + S::kTileA;
+  __device__ void store_regs(float* tile) const {
 #pragma unroll
-    for (int i = 0; i < S::kLoadsA; ++i) {
-      const int v = tid + i * S::kThreads;
-      const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
-      if constexpr (!TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0) {
-        *reinterpret_cast<float4*>(&As[a_index(r, c)]) =
-            make_float4(a_regs[i * 4], a_regs[i * 4 + 1], a_regs[i * 4 + 2], a_regs[i * 4 + 3]);
+    for (int i = 0; i < kLoads; ++i) {
+      const int2 p = piece_of<kPerRow, THREADS>(tid, i);
+      const int r = p.x, c = p.y * VEC;
+      if constexpr (kVector16) {
+        *reinterpret_cast<float4*>(&tile[shared_index(r, c)]) =
+            make_float4(regs[i * 4], regs[i * 4 + 1], regs[i * 4 + 2], regs[i * 4 + 3]);
       } else {
 #pragma unroll
-        for (int j = 0; j < VEC; ++j) As[a_index(r, c + j)] = a_regs[i * VEC + j];
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < S::kLoadsB; ++i) {
-      const int v = tid + i * S::kThreads;
-      const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
-      float* dst = &Bs[r * S::kStrideB + c];
-      if constexpr (VEC == 4 && S::kStrideB % 4 == 0) {
-        *reinterpret_cast<float4*>(dst) =
-            make_float4(b_regs[i * 4], b_regs[i * 4 + 1], b_regs[i * 4 + 2], b_regs[i * 4 + 3]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) dst[j] = b_regs[i * VEC + j];
+        for (int j = 0; j < VEC; ++j) tile[shared_index(r, c + j)] = regs[i * VEC + j];
       }
     }
   }
 
-  // cp.async: copies land in shared memory without passing through registers. A transposed is
-  // copied element by element (4-byte cp.async), everything else in 16-byte pieces. Out-of-range
-  // pieces are zero-filled. Whole-vector mode: one predicated copy per piece from the pointers
-  // worked out once. Otherwise every piece is checked for bounds and alignment.
-  template <class Whole>
-  __device__ void issue_async(int kt, int stage, bool live, Whole whole) {
-    constexpr bool kWhole = decltype(whole)::value;
+  // cp.async: copies land in shared memory without passing through registers; 16-byte pieces where
+  // they land contiguously and aligned, else float by float (4-byte cp.async). Out-of-range pieces
+  // are zero-filled. Whole-vector mode: one predicated copy per piece from the pointers worked out
+  // once. Otherwise every piece is checked for bounds and alignment.
+  template <bool WHOLE>
+  __device__ void issue_async(int kt, float* tile, bool live) const {
     const int k0 = kt * BK;
     const int k_end = live ? K : 0;  // a dead copy is out of range everywhere (zero-filled)
-    float* As = smem + stage * (S::kTileA + S::kTileB);
-    float* Bs = As + S::kTileA;
-    constexpr bool kA16 = !TRANSPOSE_A && VEC == 4 && S::kStrideA % 4 == 0;
-    constexpr bool kB16 = VEC == 4 && S::kStrideB % 4 == 0;
-    if constexpr (kWhole && kB16) {
+    if constexpr (WHOLE) {
       const int k_left = k_end - k0;  // pieces this far into the tile along k are in the matrix
-      const long long b_step = static_cast<long long>(k0) * ldb;
+      const long long row_step = kKAlongRows ? static_cast<long long>(k0) * ld : k0;
 #pragma unroll
-      for (int i = 0; i < S::kLoadsA; ++i) {
-        const int2 p = piece_of<BK / VEC, S::kThreads>(tid, i);
+      for (int i = 0; i < kLoads; ++i) {
+        const int2 p = piece_of<kPerRow, THREADS>(tid, i);
         const int r = p.x, c = p.y * VEC;
-        const bool ok = a_row_in[i] && c < k_left;
-        if constexpr (kA16) {
-          cp_async_f32x4(&As[a_index(r, c)], a_from[i] + k0, ok);
+        const bool ok = mn_in[i] && (kKAlongRows ? r : c) < k_left;
+        const float* src = from[i] + row_step;
+        if constexpr (kVector16) {
+          cp_async_f32x4(&tile[shared_index(r, c)], src, ok);
         } else {
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) cp_async_f32(&As[a_index(r, c + j)], a_from[i] + k0 + j, ok);
+          for (int j = 0; j < VEC; ++j) cp_async_f32(&tile[shared_index(r, c + j)], src + j, ok);
         }
-      }
-#pragma unroll
-      for (int i = 0; i < S::kLoadsB; ++i) {
-        const int2 p = piece_of<BN / VEC, S::kThreads>(tid, i);
-        const bool ok = b_col_in[i] && p.x < k_left;
-        cp_async_f32x4(&Bs[p.x * S::kStrideB + p.y * VEC], b_from[i] + b_step, ok);
       }
     } else {
 #pragma unroll
-      for (int i = 0; i < S::kLoadsA; ++i) {
-        const int v = tid + i * S::kThreads;
-        const int r = v / (BK / VEC), c = (v % (BK / VEC)) * VEC;
-        const int gm = m0 + r, gk = k0 + c;
-        const float* src = A + static_cast<long long>(gm) * lda + gk;
-        if (kA16 && a_vec_ok && gm < M && gk + 4 <= k_end) {
-          cp_async_f32x4(&As[a_index(r, c)], src, true);
+      for (int i = 0; i < kLoads; ++i) {
+        const int2 p = piece_of<kPerRow, THREADS>(tid, i);
+        const int r = p.x, c = p.y * VEC;
+        const Piece g = piece(k0, k_end, r, c);
+        if (kVector16 && vec_ok && g.row_in && g.col_limit >= 4) {
+          cp_async_f32x4(&tile[shared_index(r, c)], g.src, true);
         } else {
 #pragma unroll
-          for (int j = 0; j < VEC; ++j) {
-            const bool ok = gm < M && gk + j < k_end;
-            cp_async_f32(&As[a_index(r, c + j)], src + j, ok);
-          }
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < S::kLoadsB; ++i) {
-        const int v = tid + i * S::kThreads;
-        const int r = v / (BN / VEC), c = (v % (BN / VEC)) * VEC;
-        const int gk = k0 + r, gn = n0 + c;
-        const float* src = B + static_cast<long long>(gk) * ldb + gn;
-        float* dst = &Bs[r * S::kStrideB + c];
-        if (kB16 && b_vec_ok && gk < k_end && gn + 4 <= N) {
-          cp_async_f32x4(dst, src, true);
-        } else {
-#pragma unroll
-          for (int j = 0; j < VEC; ++j) {
-            const bool ok = gk < k_end && gn + j < N;
-            cp_async_f32(dst + j, src + j, ok);
-          }
+          for (int j = 0; j < VEC; ++j) cp_async_f32(&tile[shared_index(r, c + j)], g.src + j, g.row_in && j < g.col_limit);
         }
       }
     }
+  }
+};
+
+// One block's copies of its A and B tiles into a stage of shared memory; `whole` (a Flag) selects
+// the whole-vector variant.
+template <class S>
+struct GlobalToShared {
+  OperandCopy<S, OperandA<S>>& a;
+  OperandCopy<S, OperandB<S>>& b;
+  float* smem;
+
+  __device__ float* stage_tile(int stage, int offset) const { return smem + stage * (S::kTileA + S::kTileB) + offset; }
+
+  template <class Whole>
+  __device__ void fetch_regs(int kt, bool live, Whole) {
+    a.template fetch_regs<Whole::value>(kt, live);
+    b.template fetch_regs<Whole::value>(kt, live);
+  }
+  __device__ void store_regs(int stage) {
+    a.store_regs(stage_tile(stage, OperandA<S>::kOffset));
+    b.store_regs(stage_tile(stage, OperandB<S>::kOffset));
+  }
+  template <class Whole>
+  __device__ void issue_async(int kt, int stage, bool live, Whole) {
+    a.template issue_async<Whole::value>(kt, stage_tile(stage, OperandA<S>::kOffset), live);
+    b.template issue_async<Whole::value>(kt, stage_tile(stage, OperandB<S>::kOffset), live);
   }
 };
 

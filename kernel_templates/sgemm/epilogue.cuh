@@ -108,7 +108,8 @@ struct AtomicSplitKScaling {
 
 }  // namespace detail
 
-// Sums the split-K partials in a fixed order: C = alpha * sum_z W[z] + beta * C. A template only so
+// Sums the split-K partials in a fixed order: C = alpha * sum_z W[z] + beta * C, for every entry of
+// a strided batch (W is [splits][batch][M][N], C's entries stride_c apart). A template only so
 // that NVRTC compiles it when asked for by name, like the GEMM itself. With splits == 0 (and no
 // workspace) it is the atomic split-K's first step, C = beta * C: that GEMM is then its
 // programmatic dependent, so it lets that GEMM launch at once (a no-op for anything else).
@@ -117,18 +118,20 @@ struct AtomicSplitKScaling {
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS)
     splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace, float alpha, float beta,
-                  float* __restrict__ C, int ldc) {
+                  float* __restrict__ C, int ldc, int batch, long long stride_c) {
   // Launched early on sm_90: wait for the previous kernel (the GEMM's partials, or whatever came
   // before atomic split-K) and only then let the dependent GEMM start, which reads A and B at once.
   detail::wait_for_prior_grid();
   detail::allow_dependent_launch();
-  const long long total = static_cast<long long>(M) * N;
+  const long long per_entry = static_cast<long long>(M) * N;
+  const long long total = per_entry * batch;
   for (long long idx = blockIdx.x * static_cast<long long>(THREADS) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * THREADS) {
     float sum = 0.0f;
     for (int z = 0; z < splits; ++z) sum += workspace[z * total + idx];
-    const int m = static_cast<int>(idx / N), n = static_cast<int>(idx % N);
-    float* c = C + static_cast<long long>(m) * ldc + n;
+    const long long entry = idx / per_entry, e = idx % per_entry;
+    const int m = static_cast<int>(e / N), n = static_cast<int>(e % N);
+    float* c = C + entry * stride_c + static_cast<long long>(m) * ldc + n;
     *c = beta != 0.0f ? alpha * sum + beta * *c : alpha * sum;
   }
 }

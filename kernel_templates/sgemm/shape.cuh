@@ -23,7 +23,7 @@ struct Flag {
 }  // namespace detail
 
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES, int ASYNC,
-          int TRANSPOSE_A, int VEC>
+          int TRANSPOSE_A, int VEC, int OP_A, int OP_B>
 struct SgemmShape {
   static constexpr int kWarpCols = 32 / WARP_ROWS;
   static constexpr int kWarpsM = BM / (TM * WARP_ROWS);
@@ -55,6 +55,8 @@ struct SgemmShape {
     kAsync = ASYNC,
     kTransposeA = TRANSPOSE_A,
     kVec = VEC,
+    kOpA = OP_A,  // 1: A is stored transposed in global memory (k x m), op(A) = A^T
+    kOpB = OP_B,  // 1: B is stored transposed in global memory (n x k), op(B) = B^T
     kStrideRunM = WARP_ROWS * kRunM,
     kStrideRunN = kWarpCols * kRunN,
     // One step of the inner loop covers kRunK k values. A k-major (transposed): kRunK is 1 and
@@ -68,7 +70,9 @@ struct SgemmShape {
   static_assert(kWarpsM * TM * WARP_ROWS == BM && kWarpsN * TN * kWarpCols == BN, "tile/warp mismatch");
   static_assert(kLoadsA * kThreads * VEC == BM * BK && kLoadsB * kThreads * VEC == BK * BN,
                 "tile loads must divide evenly among threads");
-  static_assert(BK % VEC == 0 && BN % VEC == 0, "vector width must divide BK and BN");
+  // Global loads run along each operand's contiguous dimension as stored.
+  static_assert((OP_A ? BM : BK) % VEC == 0 && (OP_B ? BK : BN) % VEC == 0,
+                "vector width must divide the tiles' contiguous dimensions");
   static_assert(ASYNC ? STAGES >= 2 : (STAGES == 1 || STAGES == 2), "1-2 stages, or 2+ with cp.async");
 };
 

@@ -22,8 +22,8 @@ long long ceil_div(long long a, long long b) {
 }
 
 // Fraction of the launched waves' block slots that do work: 1 when the grid fills its last wave.
-double wave_efficiency(const KernelConfig& config, long long m, long long n, long long slots) {
-  const long long tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n) * config.split_k;
+double wave_efficiency(const KernelConfig& config, long long m, long long n, long long batch, long long slots) {
+  const long long tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n) * batch * config.split_k;
   return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, slots) * slots);
 }
 
@@ -36,7 +36,9 @@ double log_distance(const CallShape& call, const TunedShape& shape) {
   const double dm = std::log(static_cast<double>(std::max(1, call.m)) / shape.m);
   const double dn = std::log(static_cast<double>(std::max(1, call.n)) / shape.n);
   const double dk = std::log(static_cast<double>(std::max(1, call.k)) / shape.k);
-  return std::sqrt(dm * dm + dn * dn + dk * dk);
+  // The batch is a dimension like the others: a batch of b is, for the GPU, b times the blocks.
+  const double db = std::log(static_cast<double>(std::max(1, call.batch)) / std::max(1, shape.batch));
+  return std::sqrt(dm * dm + dn * dn + dk * dk + db * db);
 }
 
 // Results files of one standing: this GPU model's own, or those of other models of its compute
@@ -121,8 +123,7 @@ std::optional<Selection> near_tuned(const ResultsCatalog& catalog, const DeviceP
   for (const TunedResults& file : catalog.files) {
     if (file.portfolio || !has_standing(file, device, standing)) continue;
     for (const TunedShape& shape : file.shapes) {
-      if (shape.cublas_won || shape.kernel_ratio <= 0 || shape.layout != call.layout || shape.batch != call.batch)
-        continue;
+      if (shape.cublas_won || shape.kernel_ratio <= 0 || shape.layout != call.layout) continue;
       if (device_fit_error(shape.config, device)) continue;
       const ShapeDistance d = shape_distance(call, shape, device);
       const double score = std::log(shape.kernel_ratio / misalignment_cost(shape.config, call)) - d.total();
@@ -219,8 +220,9 @@ ShapeDistance shape_distance(const CallShape& call, const TunedShape& tuned, con
   d.shape = log_distance(call, tuned);
   const KernelConfig& config = tuned.config;
   const long long slots = block_slots(config, device);
-  d.waves = std::fabs(std::log(wave_efficiency(config, std::max(1, call.m), std::max(1, call.n), slots) /
-                               wave_efficiency(config, tuned.m, tuned.n, slots)));
+  d.waves = std::fabs(
+      std::log(wave_efficiency(config, std::max(1, call.m), std::max(1, call.n), std::max(1, call.batch), slots) /
+               wave_efficiency(config, tuned.m, tuned.n, std::max(1, tuned.batch), slots)));
   return d;
 }
 
@@ -248,11 +250,6 @@ bool deterministic_requested() {
 }
 
 Selection select_config(const ResultsCatalog& catalog, const DeviceProfile& device, const CallShape& call) {
-  if (call.layout != Layout::nn || call.batch != 1)
-    return cublas(ConfigSource::built_in_default,
-                  fmt::format("the template has no kernels for {} yet", call.batch == 1
-                                                                          ? std::string(layout_name(call.layout)) + " problems"
-                                                                          : std::string("strided batches")));
   using Rule = std::optional<Selection> (*)(const ResultsCatalog&, const DeviceProfile&, const CallShape&, Standing);
   for (const Rule rule : {Rule{exact}, Rule{near_tuned}, Rule{portfolio}})
     for (const Standing standing : {Standing::own, Standing::same_architecture})

@@ -43,9 +43,11 @@ inline int aligned_width(int lda, int ldb, const void* a, const void* b) {
 inline constexpr double kKernelMargin = 1.03;
 
 // The lookup key of a call; a and b only for their alignment (nullptr: aligned, as from cudaMalloc).
+// In a batch, every entry's rows must start aligned: the strides count too.
 inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b) {
-  return {p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b),
-          static_cast<Layout>(static_cast<int>(p.op_a) * 2 + static_cast<int>(p.op_b)), p.batch};
+  int width = aligned_width(p.lda, p.ldb, a, b);
+  while (p.batch > 1 && width > 1 && (p.stride_a % width != 0 || p.stride_b % width != 0)) width /= 2;
+  return {p.m, p.n, p.k, width, layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch};
 }
 
 struct ShapeDistance {

@@ -31,15 +31,11 @@ GemmCall from_column_major(Op transa, Op transb, int m, int n, int k, float alph
                            long long stride_a, const float* b, int ldb, long long stride_b, float beta, float* c,
                            int ldc, long long stride_c, int batch_count);
 
-// The template's kernels run row-major nn problems one at a time.
-inline bool kernels_can_run(const GemmProblem& p) {
-  return p.op_a == Op::n && p.op_b == Op::n && p.batch == 1;
-}
-
-// The kernel's arguments for such a call.
+// The kernel's arguments for a call (the layout is the kernel's own).
 inline GemmArguments kernel_arguments(const GemmCall& c) {
   const GemmProblem& p = c.problem;
-  return {p.m, p.n, p.k, c.alpha, c.a, p.lda, c.b, p.ldb, c.beta, c.c, p.ldc};
+  return {p.m,   p.n,  p.k,   c.alpha, c.a,        p.lda,      c.b,       p.ldb,
+          c.beta, c.c, p.ldc, p.batch, p.stride_a, p.stride_b, p.stride_c};
 }
 
 }  // namespace gemmtune

@@ -23,20 +23,22 @@ long long tile_count(const KernelConfig& config, int m, int n) {
 
 }  // namespace
 
-const char* gemm_arguments_error(const GemmArguments& a) {
+const char* gemm_arguments_error(const GemmArguments& a, Layout layout) {
   if (a.m < 0 || a.n < 0 || a.k < 0) return "m, n and k must not be negative";
-  if (a.lda < std::max(1, a.k)) return "lda must be at least max(1, k)";
-  if (a.ldb < std::max(1, a.n)) return "ldb must be at least max(1, n)";
+  if (a.batch < 0) return "the batch count must not be negative";
+  if (a.lda < std::max(1, op_a_transposed(layout) ? a.m : a.k)) return "lda is smaller than a row of A as stored";
+  if (a.ldb < std::max(1, op_b_transposed(layout) ? a.k : a.n)) return "ldb is smaller than a row of B as stored";
   if (a.ldc < std::max(1, a.n)) return "ldc must be at least max(1, n)";
   if (a.m > 0 && a.n > 0 && a.c == nullptr) return "c must not be null";
   if (a.m > 0 && a.n > 0 && a.k > 0 && (a.a == nullptr || a.b == nullptr)) return "a and b must not be null";
   return nullptr;
 }
 
-std::size_t workspace_bytes(const KernelConfig& config, int m, int n) {
+std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch) {
   if (config.split_k <= 1) return 0;
-  if (config.split_k_atomic) return std::size_t(tile_count(config, m, n)) * sizeof(unsigned long long);
-  return std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
+  const std::size_t entries = std::size_t(std::clamp(batch, 1, kMaxBatchPerLaunch));
+  if (config.split_k_atomic) return entries * std::size_t(tile_count(config, m, n)) * sizeof(unsigned long long);
+  return entries * std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
 }
 
 bool workspace_holds_counters(const KernelConfig& config) {
@@ -95,15 +97,30 @@ bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspa
 }
 
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
-  if (gemm_arguments_error(args)) return cudaErrorInvalidValue;
-  if (args.m == 0 || args.n == 0) return cudaSuccess;
+  if (gemm_arguments_error(args, config_.layout)) return cudaErrorInvalidValue;
+  if (args.m == 0 || args.n == 0 || args.batch == 0) return cudaSuccess;
+  // gridDim.y holds the batch entries of one launch; more than it can hold go in several launches,
+  // which reuse the workspace in stream order.
+  for (int first = 0; first < args.batch; first += kMaxBatchPerLaunch) {
+    GemmArguments part = args;
+    part.batch = std::min(kMaxBatchPerLaunch, args.batch - first);
+    part.a += first * args.stride_a;
+    part.b += first * args.stride_b;
+    part.c += first * args.stride_c;
+    if (const cudaError_t err = launch_entries(part, workspace, stream); err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   const long long tiles = tile_count(config_, args.m, args.n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   const int splits = config_.split_k;
   const bool atomic = splits > 1 && config_.split_k_atomic;  // its workspace is optional
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
 
-  int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc;
+  int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc, batch = args.batch;
+  long long stride_a = args.stride_a, stride_b = args.stride_b, stride_c = args.stride_c;
   float alpha = args.alpha, beta = args.beta;
   const float* a = args.a;
   const float* b = args.b;
@@ -112,10 +129,10 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   // The split-K kernel over C (the reduction, or atomic split-K's scaling): a thread per element,
   // each looping over several when max_blocks caps the grid.
   auto launch_over_c = [&](int slices, const float* partials, bool programmatic, long long max_blocks) {
-    const long long elements = static_cast<long long>(m) * n;
+    const long long elements = static_cast<long long>(m) * n * batch;
     const dim3 grid(static_cast<unsigned>(
         std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, max_blocks)));
-    void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc};
+    void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c};
     return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
   };
 
@@ -133,8 +150,9 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
         err != cudaSuccess)
       return err;
   }
-  void* gemm_params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &gemm_workspace, &swizzle};
-  const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(splits));
+  void* gemm_params[] = {&m,   &n,   &k,   &alpha,          &a,       &lda,      &b,        &ldb,
+                         &beta, &c,  &ldc, &gemm_workspace, &swizzle, &stride_a, &stride_b, &stride_c};
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(batch), static_cast<unsigned>(splits));
   const dim3 block(static_cast<unsigned>(config_.threads()));
   cudaError_t err =
       launch_on(gemm_, grid, block, config_.shared_bytes(), stream, gemm_params, programmatic_launch_);

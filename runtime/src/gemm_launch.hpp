@@ -11,7 +11,9 @@
 
 namespace gemmtune {
 
-// One GEMM call: C = alpha * A * B + beta * C, row-major, A is m x k, B is k x n, C is m x n.
+// One GEMM call: C = alpha * op(A) * op(B) + beta * C, row-major, op(A) is m x k, op(B) is k x n, C
+// is m x n, over `batch` entries (entry i at a + i * stride_a, ...). The layout, which operands are
+// stored transposed, is the kernel's (KernelConfig::layout): A is then k x m (lda >= m), B n x k.
 struct GemmArguments {
   int m = 0, n = 0, k = 0;
   float alpha = 1.0f;
@@ -22,14 +24,20 @@ struct GemmArguments {
   float beta = 0.0f;
   float* c = nullptr;
   int ldc = 0;
+  int batch = 1;
+  long long stride_a = 0, stride_b = 0, stride_c = 0;
 };
 
-// Why the arguments cannot be run (dimensions, leading dimensions, null pointers), or nullptr.
-const char* gemm_arguments_error(const GemmArguments& args);
+// Batch entries one launch runs (gridDim.y's limit); launch() splits larger batches.
+inline constexpr int kMaxBatchPerLaunch = 65535;
+
+// Why the arguments cannot be run with operands in this layout (dimensions, leading dimensions,
+// batch, null pointers), or nullptr.
+const char* gemm_arguments_error(const GemmArguments& args, Layout layout);
 
 // Bytes of device workspace a launch needs: split-K's partial sums, or for atomic split-K a counter
-// per tile; 0 without split-K.
-std::size_t workspace_bytes(const KernelConfig& config, int m, int n);
+// per tile, for every batch entry; 0 without split-K.
+std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch = 1);
 
 // True when the workspace holds atomic split-K's counters: it must be zero before its first launch
 // (each launch then adds exactly 2^32 to the counters it uses), and nothing else may write it
@@ -45,7 +53,7 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   // Enqueues the GEMM (and the split-K reduction) on stream. workspace must hold
-  // workspace_bytes(config(), m, n) bytes. Returns the launch status; never throws.
+  // workspace_bytes(config(), m, n, batch) bytes. Returns the launch status; never throws.
   cudaError_t launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
   // Atomic split-K must scale C by beta before adding into it. True when this call's GEMM does it
@@ -56,6 +64,8 @@ class LoadedKernel {
   const KernelConfig& config() const { return config_; }
 
  private:
+  cudaError_t launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
+
   KernelConfig config_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t gemm_ = nullptr;

@@ -20,7 +20,7 @@ bool in(int x, std::initializer_list<int> allowed) {
 auto fields(const KernelConfig& c) {
   return std::tie(c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
                   c.stages, c.async_copy, c.transpose_a, c.vector_width, c.min_blocks, c.fma_order, c.swizzle,
-                  c.split_k, c.split_k_atomic);
+                  c.split_k, c.split_k_atomic, c.layout);
 }
 
 }  // namespace
@@ -39,17 +39,19 @@ std::size_t KernelConfig::shared_bytes() const {
 
 std::string KernelConfig::name() const {
   // The FMA order is named only when it is not the default, so names from before it existed stay.
-  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}", block_m, block_n, block_k,
+  // The FMA order and the layout likewise.
+  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}", block_m, block_n, block_k,
                      thread_m, thread_n, warp_rows, pad_a, pad_b, stages, async_copy ? "a" : "",
                      transpose_a ? "a" : "n", vector_width, min_blocks,
                      fma_order == kFmaOrderRows ? "" : fmt::format("_f{}", fma_order), swizzle, split_k,
-                     split_k_atomic ? "a" : "");
+                     split_k_atomic ? "a" : "", layout == Layout::nn ? "" : std::string("_") + layout_name(layout));
 }
 
 std::string KernelConfig::name_expression() const {
-  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n, block_k,
-                     thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
-                     vector_width, min_blocks, fma_order, int(split_k_atomic));
+  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
+                     block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
+                     vector_width, min_blocks, fma_order, int(split_k_atomic), int(op_a_transposed(layout)),
+                     int(op_b_transposed(layout)));
 }
 
 bool KernelConfig::same_binary(const KernelConfig& other) const {
@@ -114,7 +116,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
                      {"async_copy", c.async_copy},   {"transpose_a", c.transpose_a},
                      {"vector_width", c.vector_width}, {"min_blocks", c.min_blocks}, {"fma_order", c.fma_order},
                      {"swizzle", c.swizzle},         {"split_k", c.split_k},
-                     {"split_k_atomic", c.split_k_atomic}};
+                     {"split_k_atomic", c.split_k_atomic}, {"layout", layout_name(c.layout)}};
 }
 
 void from_json(const nlohmann::json& j, KernelConfig& c) {
@@ -151,6 +153,14 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   get_int("swizzle", r.swizzle);
   get_int("split_k", r.split_k);
   if (j.contains("split_k_atomic")) get_bool("split_k_atomic", r.split_k_atomic);  // absent before it existed
+  if (const auto it = j.find("layout"); it != j.end()) {  // absent before it existed: nn
+    if (!it->is_string()) throw std::invalid_argument("kernel config 'layout' is not a string");
+    try {
+      r.layout = parse_layout(it->get<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("kernel config 'layout' ") + e.what());
+    }
+  }
   if (auto err = config_error(r)) throw std::invalid_argument("kernel config: " + *err);
   c = r;
 }

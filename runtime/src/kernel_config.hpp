@@ -9,6 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "layout.hpp"
+
 namespace gemmtune {
 
 // fma_order values. For these three orders ptxas mostly keeps the FMAs of a k step in the order the
@@ -41,13 +43,17 @@ struct KernelConfig {
   // (GEMMTUNE_DETERMINISTIC=1 makes the runtime use the workspace reduction instead). Meaningless
   // without split-K. Compile-time although only the epilogue differs: see kernel_templates/sgemm.cuh.
   bool split_k_atomic = false;
+  // The operands' layouts in global memory, op(A) then op(B) (nn: A is m x k, B is k x n; a t
+  // stores that operand transposed). Compile-time, but never searched: the problem fixes it.
+  Layout layout = Layout::nn;
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically
 
   int threads() const;
   std::size_t shared_bytes() const;
-  // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1 (k4a: atomic)
+  // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1 (k4a: atomic;
+  // a layout other than nn ends it: ..._k1_nt)
   std::string name() const;
   // NVRTC name expression of the template instantiation (launch-time fields excluded).
   std::string name_expression() const;

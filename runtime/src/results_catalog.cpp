@@ -89,6 +89,12 @@ TunedShape parse_entry(const nlohmann::json& entry, const std::string& where, in
     for (std::size_t i = 0; i < alternatives->size(); ++i)
       shape.raced.push_back(raced_config((*alternatives)[i], fmt::format("{} alternative {}", where, i)));
   }
+  // A kernel reads the operands in its own layout: one for another layout would compute garbage.
+  for (const RacedConfig& raced : shape.raced)
+    if (raced.config.layout != shape.layout)
+      throw std::invalid_argument(fmt::format("{}: {} is compiled for layout {}, the entry is {}", where,
+                                              raced.config.name(), layout_name(raced.config.layout),
+                                              layout_name(shape.layout)));
   if (version == 1) {
     if (best == entry.end()) static_cast<void>(member(entry, "best", where));  // throws: required in 1
     shape.cublas_won = shape.kernel_ratio > 0 && shape.kernel_ratio < 1;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
+#include <memory>
 #include <random>
 
 #include "cuda_check.hpp"
@@ -68,97 +70,177 @@ const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},     {63
                          {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0}, {256, 256, 1000, 0, 0, 0},
                          {100, 36, 20, 0, 0, 0},   {97, 68, 44, 4, 8, 1},    {65, 72, 40, 0, 4, 8}};
 
-TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
-  GEMMTUNE_REQUIRE_GPU();
-  const DeviceProfile device = query_device(0);
-  const KernelCompiler compiler{default_cache_dir()};
-  std::mt19937 rng(42);
+// One problem: `batch` entries of op(A) (m x k) times op(B) (k x n) in config's layout, each operand
+// stored with its padded leading dimension, entries a stride apart (B's 0 when shared_b, one matrix
+// for all, as a weight is). Checked against a float64 reference with a K-scaled bound, for beta
+// != 0 (C read) and beta == 0 over NaN (every element written), with and without a workspace for
+// atomic split-K. Returns how many launches scaled C inside the GEMM.
+int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool shared_b, std::mt19937& rng) {
+  const KernelConfig& config = kernel.config();
+  const bool a_t = op_a_transposed(config.layout), b_t = op_b_transposed(config.layout);
   std::uniform_real_distribution<float> dist(-1, 1);
-  for (const KernelConfig& config : variants()) {
-    if (min_compute_capability(config) > device.compute_capability) continue;
-    SCOPED_TRACE(config.name());
-    const LoadedKernel kernel(compiler.compile(config, device.arch()), config);
-    int launches_scaling_in_gemm = 0;
-    for (const Shape& s : kShapes) {
-      const int lda = s.k + s.lda_pad, ldb = s.n + s.ldb_pad, ldc = s.n + s.ldc_pad;
-      SCOPED_TRACE(testing::Message()
-                   << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << "," << ldc);
-      std::vector<float> a(std::size_t(s.m) * lda), b(std::size_t(s.k) * ldb), c0(std::size_t(s.m) * ldc);
-      for (auto& x : a) x = dist(rng);
-      for (auto& x : b) x = dist(rng);
-      for (auto& x : c0) x = dist(rng);
-      DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
-      // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch that
-      // scales C in the GEMM adds exactly 2^32 to each. Without a workspace a kernel scales C
-      // first: both paths run.
-      const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n);
-      const bool counters = workspace_holds_counters(config);
-      DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
-      if (counters) GEMMTUNE_CUDA_CHECK(cudaMemset(ws.get(), 0, ws_bytes));
-      unsigned long long scaled_in_gemm = 0;
-      GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice));
-      GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-      for (const bool give_workspace : {true, false}) {
-        if (!give_workspace && !counters) continue;
-        SCOPED_TRACE(give_workspace ? "with workspace" : "without workspace");
-        // beta 1 is a path of its own for atomic split-K (nothing scales C first, no counting).
-        for (const float beta : {-0.5f, 0.0f, 1.0f}) {
-          const float alpha = 1.5f;
-          if (beta != 0) {
-            GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
-          } else {
-            GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c0.size() * 4));  // NaN: must be overwritten
-          }
-          const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc};
-          float* const workspace = ws_bytes > 0 && give_workspace ? ws.get() : nullptr;
-          ASSERT_EQ(kernel.launch(args, workspace, nullptr), cudaSuccess);
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          if (counters) {
-            if (kernel.gemm_scales_c(args, workspace)) {
-              scaled_in_gemm += 1ull << 32;
-              ++launches_scaling_in_gemm;
+  // Stored rows: A is m x k or k x m, B is k x n or n x k.
+  const int a_rows = a_t ? s.k : s.m, b_rows = b_t ? s.n : s.k;
+  const int lda = (a_t ? s.m : s.k) + s.lda_pad, ldb = (b_t ? s.k : s.n) + s.ldb_pad, ldc = s.n + s.ldc_pad;
+  // Odd strides between entries: every entry but the first starts misaligned where the padding is.
+  const long long stride_a = static_cast<long long>(a_rows) * lda + (batch > 1 ? s.lda_pad : 0);
+  const long long stride_b = shared_b ? 0 : static_cast<long long>(b_rows) * ldb + (batch > 1 ? s.ldb_pad : 0);
+  const long long stride_c = static_cast<long long>(s.m) * ldc + (batch > 1 ? 1 : 0);
+  SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " " << layout_name(config.layout) << " ld "
+                                  << lda << "," << ldb << "," << ldc << " batch " << batch
+                                  << (shared_b ? " (B shared)" : ""));
+  const std::size_t a_count = std::size_t(stride_a) * (batch - 1) + std::size_t(a_rows) * lda;
+  const std::size_t b_count = std::size_t(stride_b) * (batch - 1) + std::size_t(b_rows) * ldb;
+  const std::size_t c_count = std::size_t(stride_c) * (batch - 1) + std::size_t(s.m) * ldc;
+  std::vector<float> a(a_count), b(b_count), c0(c_count);
+  for (auto& x : a) x = dist(rng);
+  for (auto& x : b) x = dist(rng);
+  for (auto& x : c0) x = dist(rng);
+  DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
+  // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch that scales
+  // C in the GEMM adds exactly 2^32 to each. Without a workspace a kernel scales C first: both
+  // paths run.
+  const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, batch);
+  const bool counters = workspace_holds_counters(config);
+  DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
+  if (counters) GEMMTUNE_CUDA_CHECK(cudaMemset(ws.get(), 0, ws_bytes));
+  unsigned long long scaled_in_gemm = 0;
+  int launches_scaling_in_gemm = 0;
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  const auto op_a = [&](int e, int i, int p) {
+    return double(a[std::size_t(stride_a) * e + (a_t ? std::size_t(p) * lda + i : std::size_t(i) * lda + p)]);
+  };
+  const auto op_b = [&](int e, int p, int j) {
+    return double(b[std::size_t(stride_b) * e + (b_t ? std::size_t(j) * ldb + p : std::size_t(p) * ldb + j)]);
+  };
+  for (const bool give_workspace : {true, false}) {
+    if (!give_workspace && !counters) continue;
+    SCOPED_TRACE(give_workspace ? "with workspace" : "without workspace");
+    // beta 1 is a path of its own for atomic split-K (nothing scales C first, no counting).
+    for (const float beta : {-0.5f, 0.0f, 1.0f}) {
+      const float alpha = 1.5f;
+      if (beta != 0) {
+        GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
+      } else {
+        GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c0.size() * 4));  // NaN: must be overwritten
+      }
+      const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
+                               batch, stride_a, stride_b, stride_c};
+      float* const workspace = ws_bytes > 0 && give_workspace ? ws.get() : nullptr;
+      EXPECT_EQ(kernel.launch(args, workspace, nullptr), cudaSuccess);
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      if (counters) {
+        if (kernel.gemm_scales_c(args, workspace)) {
+          scaled_in_gemm += 1ull << 32;
+          ++launches_scaling_in_gemm;
+        }
+        std::vector<unsigned long long> counted(ws_bytes / sizeof(unsigned long long));
+        GEMMTUNE_CUDA_CHECK(cudaMemcpy(counted.data(), ws.get(), ws_bytes, cudaMemcpyDeviceToHost));
+        EXPECT_EQ(std::count(counted.begin(), counted.end(), scaled_in_gemm), std::ptrdiff_t(counted.size()))
+            << "a tile's counter is off (beta " << beta << ")";
+      }
+      std::vector<float> got(c0.size());
+      GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost));
+      int bad = 0;
+      for (int e = 0; e < batch; ++e) {
+        for (int i = 0; i < s.m && bad < 3; ++i) {
+          for (int j = 0; j < s.n && bad < 3; ++j) {
+            double ref = 0, mag = 0;
+            for (int p = 0; p < s.k; ++p) {
+              const double product = op_a(e, i, p) * op_b(e, p, j);
+              ref += product;
+              mag += std::fabs(product);
             }
-            std::vector<unsigned long long> counted(ws_bytes / sizeof(unsigned long long));
-            GEMMTUNE_CUDA_CHECK(cudaMemcpy(counted.data(), ws.get(), ws_bytes, cudaMemcpyDeviceToHost));
-            EXPECT_EQ(std::count(counted.begin(), counted.end(), scaled_in_gemm),
-                      std::ptrdiff_t(counted.size()))
-                << "a tile's counter is off (beta " << beta << ")";
-          }
-          std::vector<float> got(c0.size());
-          GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost));
-          int bad = 0;
-          for (int i = 0; i < s.m && bad < 3; ++i) {
-            for (int j = 0; j < s.n && bad < 3; ++j) {
-              double ref = 0, mag = 0;
-              for (int p = 0; p < s.k; ++p) {
-                ref += double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j];
-                mag += std::fabs(double(a[std::size_t(i) * lda + p]) * b[std::size_t(p) * ldb + j]);
-              }
-              const double cij = beta != 0 ? c0[std::size_t(i) * ldc + j] : 0.0;
-              const double expected = alpha * ref + beta * cij;
-              const double bound =
-                  (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
-              const double value = got[std::size_t(i) * ldc + j];
-              if (!(std::fabs(value - expected) <= bound)) {
-                ++bad;
-                ADD_FAILURE() << "beta " << beta << " C[" << i << "][" << j << "] = " << value
-                              << ", expected " << expected;
-              }
-            }
-          }
-          // Padding columns of C are never written.
-          if (beta != 0) {
-            for (int i = 0; i < s.m; ++i) {
-              for (int j = s.n; j < ldc; ++j)
-                ASSERT_EQ(got[std::size_t(i) * ldc + j], c0[std::size_t(i) * ldc + j]);
+            const std::size_t at = std::size_t(stride_c) * e + std::size_t(i) * ldc + j;
+            const double cij = beta != 0 ? c0[at] : 0.0;
+            const double expected = alpha * ref + beta * cij;
+            const double bound = (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
+            if (!(std::fabs(got[at] - expected) <= bound)) {
+              ++bad;
+              ADD_FAILURE() << "beta " << beta << " entry " << e << " C[" << i << "][" << j << "] = " << got[at]
+                            << ", expected " << expected;
             }
           }
         }
       }
+      // Nothing outside the entries' m x n elements is written: C's padding columns and the gaps
+      // between entries keep what they held.
+      if (beta != 0) {
+        std::vector<bool> inside(c0.size(), false);
+        for (int e = 0; e < batch; ++e)
+          for (int i = 0; i < s.m; ++i)
+            for (int j = 0; j < s.n; ++j) inside[std::size_t(stride_c) * e + std::size_t(i) * ldc + j] = true;
+        std::size_t first_written = c0.size();
+        for (std::size_t x = 0; x < c0.size() && first_written == c0.size(); ++x)
+          if (!inside[x] && got[x] != c0[x]) first_written = x;
+        EXPECT_EQ(first_written, c0.size()) << "C written outside the problem";
+      }
     }
-    if (workspace_holds_counters(config)) {
+  }
+  return launches_scaling_in_gemm;
+}
+
+// Compiles every config on all cores (a test of many layouts compiles dozens of kernels).
+std::vector<std::unique_ptr<LoadedKernel>> load_all(const std::vector<KernelConfig>& configs,
+                                                    const DeviceProfile& device) {
+  const KernelCompiler compiler{default_cache_dir()};
+  std::vector<std::future<CompiledKernel>> compiled;
+  for (const KernelConfig& config : configs)
+    compiled.push_back(std::async(std::launch::async, [&compiler, &device, config] {
+      return compiler.compile(config, device.arch());
+    }));
+  std::vector<std::unique_ptr<LoadedKernel>> kernels;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    kernels.push_back(std::make_unique<LoadedKernel>(compiled[i].get(), configs[i]));
+  return kernels;
+}
+
+std::vector<KernelConfig> runnable(std::vector<KernelConfig> configs, const DeviceProfile& device) {
+  configs.erase(std::remove_if(configs.begin(), configs.end(),
+                               [&](const KernelConfig& c) { return min_compute_capability(c) > device.compute_capability; }),
+                configs.end());
+  return configs;
+}
+
+TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  std::mt19937 rng(42);
+  for (const auto& kernel : load_all(runnable(variants(), device), device)) {
+    SCOPED_TRACE(kernel->config().name());
+    int launches_scaling_in_gemm = 0;
+    for (const Shape& s : kShapes) launches_scaling_in_gemm += check_problem(*kernel, s, 1, false, rng);
+    if (workspace_holds_counters(kernel->config())) {
       EXPECT_GT(launches_scaling_in_gemm, 0) << "the GEMM never scaled C itself";
     }
+  }
+}
+
+// The transposed layouts and strided batches, with every copy path (register-staged, cp.async in
+// 16-byte pieces and float by float, float2 and scalar loads, whole-vector and general), split-K
+// through a workspace and atomically: each variant in nt, tn and tt at every edge shape, and in all
+// four layouts over batches of 3 (B shared, and not) at a few.
+TEST(GemmCorrectness, EveryLayoutAndBatchAtEdgeSizes) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  std::vector<KernelConfig> configs;
+  for (const KernelConfig& base : variants())
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+      KernelConfig c = base;
+      c.layout = layout;
+      if (layout == Layout::nt || layout == Layout::tt) c.pad_b = c.pad_b == 0 ? 4 : c.pad_b;
+      configs.push_back(c);
+    }
+  std::mt19937 rng(7);
+  const Shape batched_shapes[] = {{17, 33, 9, 0, 0, 0}, {63, 65, 129, 1, 3, 2}, {128, 128, 128, 0, 0, 0},
+                                  {97, 68, 44, 4, 8, 1}};
+  for (const auto& kernel : load_all(runnable(configs, device), device)) {
+    SCOPED_TRACE(kernel->config().name());
+    if (kernel->config().layout != Layout::nn)
+      for (const Shape& s : kShapes) check_problem(*kernel, s, 1, false, rng);
+    for (const Shape& s : batched_shapes)
+      for (const bool shared_b : {false, true}) check_problem(*kernel, s, 3, shared_b, rng);
   }
 }
 
@@ -170,8 +252,14 @@ TEST(GemmCorrectness, ZeroSizedProblemsAreNoOps) {
   DeviceBuffer c(64);
   const GemmArguments empty{0, 4, 4, 1.0f, nullptr, 4, nullptr, 4, 0.0f, c.get(), 4};
   EXPECT_EQ(kernel.launch(empty, nullptr, nullptr), cudaSuccess);
+  GemmArguments no_entries = empty;
+  no_entries.m = 4, no_entries.batch = 0;
+  EXPECT_EQ(kernel.launch(no_entries, nullptr, nullptr), cudaSuccess);
   GemmArguments bad = empty;
   bad.ldc = 2;  // smaller than n
+  EXPECT_EQ(kernel.launch(bad, nullptr, nullptr), cudaErrorInvalidValue);
+  bad = no_entries;
+  bad.batch = -1;
   EXPECT_EQ(kernel.launch(bad, nullptr, nullptr), cudaErrorInvalidValue);
 }
 

@@ -58,6 +58,33 @@ TEST(Compile, DefaultConfigOnEveryArchitecture) {
     EXPECT_NO_THROW(compiler.compile(default_config(), arch)) << arch;
 }
 
+// A transposed operand changes every copy path: each layout compiles on every architecture, by the
+// register-staged path on sm_75 and by cp.async (A k-major and m-major in shared memory) after.
+TEST(Compile, EveryLayoutOnEveryArchitecture) {
+  const KernelCompiler compiler{""};
+  KernelConfig async = default_config();
+  async.async_copy = true;
+  async.stages = 3;
+  async.pad_b = 4;
+  KernelConfig async_a_rows = async;
+  async_a_rows.transpose_a = false;
+  const std::pair<const char*, KernelConfig> cases[] = {
+      {"sm_75", default_config()}, {"sm_80", async}, {"sm_90", async_a_rows}};
+  for (const Layout layout : {Layout::nt, Layout::tn, Layout::tt}) {
+    for (auto [arch, config] : cases) {
+      config.layout = layout;
+      SCOPED_TRACE(testing::Message() << arch << " " << config.name());
+      try {
+        const CompiledKernel k = compiler.compile(config, arch);
+        EXPECT_GT(k.cubin.size(), 1000u);
+        EXPECT_EQ(k.resources.spill_store_bytes, 0);
+      } catch (const CompileError& e) {
+        FAIL() << e.what() << "\n" << e.log();
+      }
+    }
+  }
+}
+
 // The atomic epilogue is its own instantiation: vector reductions on sm_90, scalar ones before.
 // (The sampled space above has no split-K: it is enumerated without a shape.)
 TEST(Compile, AtomicSplitKOnEveryArchitecture) {

@@ -124,16 +124,49 @@ TEST(ConfigSelection, ConfigsThatDoNotFitTheDeviceAreSkipped) {
   EXPECT_EQ(s.config, kScalar);
 }
 
-TEST(ConfigSelection, LayoutsAndBatchesWithoutKernelsRunCublas) {
-  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.2)})});
+// A results entry for a layout and batch, its configs compiled for that layout.
+nlohmann::json entry_for(int m, int n, int k, Layout layout, int batch, KernelConfig c, double ratio) {
+  c.layout = layout;
+  nlohmann::json e = raced_entry(m, n, k, c, ratio);
+  e["layout"] = layout_name(layout);
+  e["batch"] = batch;
+  return e;
+}
+
+TEST(ConfigSelection, EachLayoutRunsKernelsTunedForIt) {
+  const auto catalog = catalog_of({document_v2(
+      h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.2), entry_for(1024, 1024, 1024, Layout::tn, 1, kSmall, 1.3)})});
   CallShape transposed = call(1024, 1024, 1024);
   transposed.layout = Layout::tn;
+  const Selection tn = select_config(catalog, h100(), transposed);
+  ASSERT_EQ(tn.implementation, Implementation::tuned_kernel) << tn.reason;
+  EXPECT_EQ(tn.config.layout, Layout::tn);
+  EXPECT_EQ(tn.config.block_m, kSmall.block_m);
+  // No nt result, and the nn and tn kernels read their operands otherwise: cuBLAS.
+  transposed.layout = Layout::nt;
   EXPECT_EQ(select_config(catalog, h100(), transposed).implementation, Implementation::cublas);
-  CallShape batched = call(1024, 1024, 1024);
-  batched.batch = 8;
-  const Selection s = select_config(catalog, h100(), batched);
-  EXPECT_EQ(s.implementation, Implementation::cublas);
-  EXPECT_NE(s.reason.find("batches"), std::string::npos) << s.reason;
+}
+
+TEST(ConfigSelection, TheBatchIsADistance) {
+  const auto catalog =
+      catalog_of({document_v2(h100(), {entry_for(512, 512, 64, Layout::nn, 32, kSmall, 1.2)})});
+  CallShape batched = call(512, 512, 64);
+  batched.batch = 32;
+  const Selection exact = select_config(catalog, h100(), batched);
+  EXPECT_EQ(exact.implementation, Implementation::tuned_kernel) << exact.reason;
+  EXPECT_EQ(exact.source, ConfigSource::exact_shape);
+  batched.batch = 30;  // near: the same kernel
+  const Selection near = select_config(catalog, h100(), batched);
+  EXPECT_EQ(near.implementation, Implementation::tuned_kernel) << near.reason;
+  EXPECT_EQ(near.source, ConfigSource::nearest_shape);
+  batched.batch = 1;  // 32 times fewer blocks: too far for a 1.2x margin
+  EXPECT_EQ(select_config(catalog, h100(), batched).implementation, Implementation::cublas);
+}
+
+TEST(ConfigSelection, AnEntryWhoseKernelHasAnotherLayoutIsRefused) {
+  nlohmann::json e = raced_entry(1024, 1024, 1024, kLarge, 1.2);
+  e["layout"] = "nt";  // the config says nn
+  EXPECT_THROW(parse_results(document_v2(h100(), {e}).dump(), "bad.json"), std::invalid_argument);
 }
 
 // A 2 x 2 x 2 portfolio grid at 256 and 1024, kSmall and kLarge raced at every point.

@@ -38,9 +38,9 @@ std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path
     throw std::invalid_argument(fmt::format("{} is not a readable results file", path.string()));
   for (nlohmann::json e : doc.at("entries")) {
     upgrade_results_entry(e);
-    if (e.value("layout", "nn") != "nn" || e.value("batch", 1) != 1 || !e.contains("best")) continue;
-    winners[{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()}] = {
-        e.at("best").at("config").get<KernelConfig>(), e.value("winner", "kernel") == "cublas"};
+    if (!e.contains("best")) continue;
+    winners[shape_from_json(e)] = {e.at("best").at("config").get<KernelConfig>(),
+                                   e.value("winner", "kernel") == "cublas"};
   }
   return winners;
 }
@@ -91,12 +91,8 @@ int run_bench(const TuneOptions& options) {
     nlohmann::json tuned_summary = timing_summary(race.configs_ms[0], shape.flops());
     tuned_summary["name"] = config.name();
     tuned_summary["config"] = config;
-    entries.push_back({{"m", shape.m},
-                       {"n", shape.n},
-                       {"k", shape.k},
+    nlohmann::json entry = {
                        {"dtype", "f32"},
-                       {"layout", "nn"},
-                       {"batch", 1},
                        {"winner", it->second.cublas_won ? "cublas" : "kernel"},
                        {"tuned", tuned_summary},
                        {"cublas", timing_summary(race.cublas_ms, shape.flops())},
@@ -105,7 +101,9 @@ int run_bench(const TuneOptions& options) {
                        {"ratio_vs_cublas", ratio},
                        {"delivered_ratio", delivered},
                        {"race_rounds", race.rounds},
-                       {"date", utc_timestamp()}});
+                       {"date", utc_timestamp()}};
+    shape_to_json(entry, shape);
+    entries.push_back(entry);
   }
   const double geomean = std::exp(log_ratio_sum / double(options.shapes.size()));
   const double delivered_geomean = std::exp(log_delivered_sum / double(options.shapes.size()));

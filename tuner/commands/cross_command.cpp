@@ -69,7 +69,7 @@ int run_cross(const CrossOptions& options) {
   // Problems this GPU has tuned, and which foreign winners to race there.
   std::map<GemmShape, std::pair<KernelConfig, std::vector<Pending>>> work;
   for (const auto& e : own["entries"]) {
-    const GemmShape s{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()};
+    const GemmShape s = shape_from_json(e);
     work[s].first = e.at("best").at("config").get<KernelConfig>();
   }
   nlohmann::json entries = nlohmann::json::array();
@@ -79,22 +79,21 @@ int run_cross(const CrossOptions& options) {
     const std::string from = other["device"].value("slug", path);
     if (from == device.slug) continue;
     for (const auto& e : other["entries"]) {
-      const GemmShape s{e.at("m").get<int>(), e.at("n").get<int>(), e.at("k").get<int>()};
+      const GemmShape s = shape_from_json(e);
       const KernelConfig config = e.at("best").at("config").get<KernelConfig>();
       if (!work.count(s)) {
         ++untuned;
         continue;
       }
       if (const std::string reason = cannot_run_reason(config, device); !reason.empty()) {
-        entries.push_back({{"from", from},
-                           {"m", s.m},
-                           {"n", s.n},
-                           {"k", s.k},
-                           {"name", config.name()},
-                           {"config", config},
-                           {"tflops", 0.0},
-                           {"percent_of_own_best", 0.0},
-                           {"cannot_run", reason}});
+        nlohmann::json entry = {{"from", from},
+                                {"name", config.name()},
+                                {"config", config},
+                                {"tflops", 0.0},
+                                {"percent_of_own_best", 0.0},
+                                {"cannot_run", reason}};
+        shape_to_json(entry, s);
+        entries.push_back(entry);
         continue;
       }
       work[s].second.push_back({from, config});
@@ -116,10 +115,7 @@ int run_cross(const CrossOptions& options) {
     const double own_ms = median(race.configs_ms[0]);
     for (std::size_t i = 0; i < foreign.size(); ++i) {
       const double ms = median(race.configs_ms[i + 1]);
-      entries.push_back({{"from", foreign[i].from},
-                         {"m", shape.m},
-                         {"n", shape.n},
-                         {"k", shape.k},
+      nlohmann::json entry = {{"from", foreign[i].from},
                          {"name", foreign[i].config.name()},
                          {"config", foreign[i].config},
                          {"tflops", tflops_of(shape.flops(), ms)},
@@ -128,17 +124,19 @@ int run_cross(const CrossOptions& options) {
                          {"cublas_tflops", tflops_of(shape.flops(), median(race.cublas_ms))},
                          {"percent_of_own_best", 100.0 * own_ms / ms},
                          {"race_rounds", race.rounds},
-                         {"date", utc_timestamp()}});
+                         {"date", utc_timestamp()}};
+      shape_to_json(entry, shape);
+      entries.push_back(entry);
     }
   }
 
   const auto out_path = std::filesystem::path(options.results_dir) / ("cross-" + device.slug + ".json");
-  merge_entries(out_path, kCrossSchema, measured_header(device), entries, {"from", "m", "n", "k"});
+  merge_entries(out_path, kCrossSchema, measured_header(device), entries, {"from", "m", "n", "k", "layout", "batch"});
 
   std::printf("%-24s %-16s %-50s %9s %9s\n", "from", "problem", "its winner", "TFLOP/s", "% of own");
   std::map<std::string, std::pair<double, int>> log_sum;  // geometric mean per source
   for (const auto& e : entries) {
-    const GemmShape s{e["m"].get<int>(), e["n"].get<int>(), e["k"].get<int>()};
+    const GemmShape s = shape_from_json(e);
     const double pct = e["percent_of_own_best"].get<double>();
     std::printf(
         "%-24s %-16s %-50s %9.2f %8.1f%%%s\n", e["from"].get<std::string>().c_str(), s.label().c_str(),

@@ -32,8 +32,8 @@ namespace {
 // A kernel whose screening time is more than this times cuBLAS's is not raced: it cannot win.
 constexpr double kRaceWithin = 1.25;
 
-// The best config of every entry of a results file (tuned or not: a kernel that lost to cuBLAS at
-// its own shape may still win elsewhere).
+// The best config of every nn, unbatched entry of a results file (tuned or not: a kernel that lost
+// to cuBLAS at its own shape may still win elsewhere); the grid is of such problems.
 std::vector<KernelConfig> winners_in(const std::filesystem::path& path) {
   const auto text = read_whole_file(path);
   if (!text) throw std::invalid_argument(fmt::format("cannot read '{}'", path.string()));
@@ -43,6 +43,7 @@ std::vector<KernelConfig> winners_in(const std::filesystem::path& path) {
   std::vector<KernelConfig> configs;
   for (const auto& e : doc["entries"]) {
     if (!e.is_object() || !e.contains("best") || !e["best"].contains("config")) continue;
+    if (e.value("layout", "nn") != "nn" || e.value("batch", 1) != 1) continue;
     try {
       configs.push_back(e["best"]["config"].get<KernelConfig>());
     } catch (const std::exception& error) {
@@ -68,7 +69,7 @@ std::vector<GemmShape> measured_points(const std::filesystem::path& path, const 
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("entries")) return points;
   for (const auto& e : doc["entries"])
     if (e.is_object() && e.contains("search") && e["search"].value("menu", "") == menu)
-      points.push_back({e.value("m", 0), e.value("n", 0), e.value("k", 0)});
+      points.push_back({e.value("m", 0), e.value("n", 0), e.value("k", 0), Layout::nn, 1});
   return points;
 }
 
@@ -151,8 +152,8 @@ int run_portfolio(const PortfolioOptions& options) {
                             {"screened", true}});
       }
     }
-    nlohmann::json entry = {{"m", shape.m}, {"n", shape.n}, {"k", shape.k}, {"dtype", "f32"},
-                            {"layout", "nn"}, {"batch", 1}};
+    nlohmann::json entry = {{"dtype", "f32"}};
+    shape_to_json(entry, shape);
     nlohmann::json raced = nlohmann::json::array();
     if (!contenders.empty()) {
       const RaceResult race = gpu.race(contenders, 300.0);

@@ -326,12 +326,8 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
   const ShapeOutcome& out = search.outcome;
   const GemmShape& shape = out.shape;
   const Enumeration& e = candidates.enumeration;
-  return {{"m", shape.m},
-          {"n", shape.n},
-          {"k", shape.k},
+  nlohmann::json entry = {
           {"dtype", "f32"},
-          {"layout", "nn"},
-          {"batch", 1},
           {"winner", out.ratio > 1.0 ? "kernel" : "cublas"},
           {"best", race.ranked[0]},
           {"cublas", timing_summary(race.timings.cublas_ms, shape.flops())},
@@ -357,6 +353,8 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
             {"launches_per_sample", prepared.launches_per_sample}}},
           {"date", utc_timestamp()},
           {"tool_version", kGemmtuneVersion}};
+  shape_to_json(entry, shape);
+  return entry;
 }
 
 std::filesystem::path ShapeTuner::results_path() const {

@@ -132,20 +132,16 @@ std::vector<GemmShape> shapes_from_record(const std::string& path) {
   std::vector<GemmShape> shapes;
   std::vector<std::string> skipped;
   for (const RecordedProblem& p : parse_record(*text, path)) {  // most called first
-    if (p.layout != Layout::nn || p.batch != 1) {
-      skipped.push_back(fmt::format("{}x{}x{} {} batch {}", p.m, p.n, p.k, layout_name(p.layout), p.batch));
+    const GemmShape shape{p.m, p.n, p.k, p.layout, p.batch};
+    if (std::max({p.m, p.n, p.k}) > kMaxDimension || p.batch > kMaxBatch) {
+      skipped.push_back(fmt::format("{} (a dimension larger than {} or a batch larger than {})", shape.label(),
+                                    kMaxDimension, kMaxBatch));
       continue;
     }
-    if (std::max({p.m, p.n, p.k}) > kMaxDimension) {
-      skipped.push_back(fmt::format("{}x{}x{} (larger than {})", p.m, p.n, p.k, kMaxDimension));
-      continue;
-    }
-    const GemmShape shape{p.m, p.n, p.k};
     if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
   }
   if (!skipped.empty())
-    spdlog::warn("{}: not tuned (the template has kernels for row-major nn problems only; cuBLAS runs these): {}",
-                 path, fmt::join(skipped, ", "));
+    spdlog::warn("{}: not tuned (too large for the tuner; cuBLAS runs these): {}", path, fmt::join(skipped, ", "));
   if (shapes.empty()) throw std::invalid_argument(fmt::format("--sizes-from: '{}' holds no problem to tune", path));
   return shapes;
 }

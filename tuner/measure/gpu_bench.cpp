@@ -38,6 +38,14 @@ void upload(const DeviceBuffer& dst, const std::vector<float>& src) {
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(float), cudaMemcpyHostToDevice));
 }
 
+// The kernel's arguments for densely packed operands of s.
+GemmArguments dense_arguments(const GemmShape& s, const float* a, const float* b, float* c, float alpha, float beta) {
+  return {s.m,  s.n, s.k,   alpha,   a,            s.lda(),      b,           s.ldb(),
+          beta, c,   s.n,   s.batch, s.stride_a(), s.stride_b(), s.stride_c()};
+}
+
+cublasOperation_t cublas_op(bool transposed) { return transposed ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
 std::vector<float> download(const float* src, std::size_t count) {
   std::vector<float> v(count);
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(v.data(), src, count * sizeof(float), cudaMemcpyDeviceToHost));
@@ -75,7 +83,8 @@ struct GpuBench::Operands {
 GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceComparator& comparator)
     : comparator_(comparator),
       shape_(shape),
-      awkward_{awkward_dimension(shape.m), awkward_dimension(shape.n), awkward_dimension(shape.k)},
+      awkward_{awkward_dimension(shape.m), awkward_dimension(shape.n), awkward_dimension(shape.k), shape.layout,
+               shape.batch},
       seed_(seed) {
   GEMMTUNE_CUBLAS_CHECK(cublasCreate(&cublas_));
   GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -86,8 +95,9 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
   GEMMTUNE_CUDA_CHECK(cudaEventCreate(&start_));
   GEMMTUNE_CUDA_CHECK(cudaEventCreate(&stop_));
 
-  const std::size_t a_count = std::size_t(shape.m) * shape.k, b_count = std::size_t(shape.k) * shape.n,
-                    c_count = std::size_t(shape.m) * shape.n;
+  const std::size_t a_count = std::size_t(shape.stride_a()) * shape.batch,
+                    b_count = std::size_t(shape.stride_b()) * shape.batch,
+                    c_count = std::size_t(shape.stride_c()) * shape.batch;
   const std::size_t set_bytes = (a_count + b_count + c_count) * sizeof(float);
   const std::size_t wanted = (3 * l2_bytes + set_bytes - 1) / set_bytes;
   const std::size_t sets = std::clamp<std::size_t>(
@@ -118,11 +128,18 @@ GpuBench::~GpuBench() {
   if (stream_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
 }
 
-void GpuBench::run_cublas(const float* a, const float* b, float* c, const GemmShape& s, int lda, int ldb,
-                          int ldc, float alpha, float beta) {
-  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands, no transposes.
-  GEMMTUNE_CUBLAS_CHECK(
-      cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, b, ldb, a, lda, &beta, c, ldc));
+void GpuBench::run_cublas(const float* a, const float* b, float* c, const GemmShape& s, float alpha, float beta) {
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands; each keeps
+  // its own transpose.
+  const cublasOperation_t op_b = cublas_op(op_b_transposed(s.layout)), op_a = cublas_op(op_a_transposed(s.layout));
+  if (s.batch == 1) {
+    GEMMTUNE_CUBLAS_CHECK(
+        cublasSgemm(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, s.ldb(), a, s.lda(), &beta, c, s.n));
+  } else {
+    GEMMTUNE_CUBLAS_CHECK(cublasSgemmStridedBatched(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, s.ldb(),
+                                                    s.stride_b(), a, s.lda(), s.stride_a(), &beta, c, s.n,
+                                                    s.stride_c(), s.batch));
+  }
 }
 
 std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, float alpha, float beta,
@@ -132,7 +149,8 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
   op->alpha = alpha;
   op->beta = beta;
   op->poison = poison;
-  const std::size_t ac = std::size_t(s.m) * s.k, bc = std::size_t(s.k) * s.n, cc = std::size_t(s.m) * s.n;
+  const std::size_t ac = std::size_t(s.stride_a()) * s.batch, bc = std::size_t(s.stride_b()) * s.batch,
+                    cc = std::size_t(s.stride_c()) * s.batch;
   const auto ha = random_matrix(ac, seed), hb = random_matrix(bc, seed + 1), hc = random_matrix(cc, seed + 2);
   op->a = DeviceBuffer(ac * sizeof(float));
   op->b = DeviceBuffer(bc * sizeof(float));
@@ -143,7 +161,7 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
   upload(op->c0, hc);
   // Reference: alpha * A B + beta * C0.
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(op->c.get(), op->c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
-  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, s.k, s.n, s.n, alpha, beta);
+  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, alpha, beta);
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   op->expected = DeviceBuffer(cc * sizeof(float));
   GEMMTUNE_CUDA_CHECK(
@@ -155,7 +173,7 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
   };
   upload(op->a, absolute(ha));
   upload(op->b, absolute(hb));
-  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, s.k, s.n, s.n, 1.0f, 0.0f);
+  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, 1.0f, 0.0f);
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const auto abs_ab = download(op->c.get(), cc);
   std::vector<float> bound(cc);
@@ -171,7 +189,7 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
 }
 
 float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
-  const std::size_t bytes = workspace_bytes(config, s.m, s.n);
+  const std::size_t bytes = workspace_bytes(config, s.m, s.n, s.batch);
   if (workspace_holds_counters(config)) {  // its own buffer, zeroed once: launches only count up
     if (bytes > counters_.bytes()) {
       counters_ = DeviceBuffer(bytes);
@@ -185,13 +203,13 @@ float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
 
 Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
   const GemmShape& s = op.shape;
-  const std::size_t cc = std::size_t(s.m) * s.n;
+  const std::size_t cc = std::size_t(s.stride_c()) * s.batch;
   if (op.poison) {
     GEMMTUNE_CUDA_CHECK(cudaMemset(op.c.get(), 0xFF, cc * sizeof(float)));  // all-ones bits: NaN
   } else {
     GEMMTUNE_CUDA_CHECK(cudaMemcpy(op.c.get(), op.c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
   }
-  GemmArguments args{s.m, s.n, s.k, op.alpha, op.a.get(), s.k, op.b.get(), s.n, op.beta, op.c.get(), s.n};
+  const GemmArguments args = dense_arguments(s, op.a.get(), op.b.get(), op.c.get(), op.alpha, op.beta);
   GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace_for(kernel.config(), s), stream_));
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const WorstError worst = comparator_.worst(op.c.get(), op.expected.get(), op.bound.get(), cc, stream_);
@@ -203,8 +221,10 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
     GEMMTUNE_CUDA_CHECK(cudaMemcpy(&got, op.c.get() + worst.index, sizeof got, cudaMemcpyDeviceToHost));
     GEMMTUNE_CUDA_CHECK(
         cudaMemcpy(&expected, op.expected.get() + worst.index, sizeof expected, cudaMemcpyDeviceToHost));
-    v.detail = fmt::format("{}: C[{}][{}] = {} vs cuBLAS {} ({:.3g}x the error bound)", s.label(),
-                           worst.index / s.n, worst.index % s.n, got, expected, worst.ratio);
+    const std::size_t entry = worst.index / s.stride_c(), element = worst.index % s.stride_c();
+    v.detail = fmt::format("{}: C{}[{}][{}] = {} vs cuBLAS {} ({:.3g}x the error bound)", s.label(),
+                           s.batch > 1 ? fmt::format(" of entry {}", entry) : std::string(), element / s.n,
+                           element % s.n, got, expected, worst.ratio);
   }
   return v;
 }
@@ -261,9 +281,8 @@ std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int sample
   const GemmShape s = shape_;
   return time_batches(
       [&](int set) {
-        GemmArguments args{
-            s.m, s.n, s.k, 1.0f, a_sets_[set].get(), s.k, b_sets_[set].get(), s.n, 0.0f, c_sets_[set].get(),
-            s.n};
+        const GemmArguments args =
+            dense_arguments(s, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);
         GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
       },
       samples);
@@ -273,7 +292,7 @@ std::vector<double> GpuBench::time_cublas(int samples) {
   const GemmShape s = shape_;
   return time_batches(
       [&](int set) {
-        run_cublas(a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), s, s.k, s.n, s.n, 1.0f, 0.0f);
+        run_cublas(a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), s, 1.0f, 0.0f);
       },
       samples);
 }

@@ -61,8 +61,8 @@ class GpuBench {
 
  private:
   struct Operands;
-  void run_cublas(const float* a, const float* b, float* c, const GemmShape& s, int lda, int ldb, int ldc,
-                  float alpha, float beta);
+  // cuBLAS on densely packed operands of s (its layout and batch).
+  void run_cublas(const float* a, const float* b, float* c, const GemmShape& s, float alpha, float beta);
   std::unique_ptr<Operands> make_operands(const GemmShape& s, float alpha, float beta, bool poison,
                                           unsigned seed);
   Verification check(const LoadedKernel& kernel, Operands& operands);

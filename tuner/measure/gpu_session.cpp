@@ -27,8 +27,8 @@ GpuSession::GpuSession(int device_index, const std::filesystem::path& cache_dir,
       evaluation_timeout_override_(evaluation_timeout) {}
 
 PreparedShape GpuSession::prepare(const GemmShape& shape, std::uint64_t seed) {
-  const nlohmann::json request = {{"op", "prepare"}, {"m", shape.m}, {"n", shape.n}, {"k", shape.k},
-                                  {"seed", seed},    {"samples", 20}};
+  nlohmann::json request = {{"op", "prepare"}, {"seed", seed}, {"samples", 20}};
+  shape_to_json(request, shape);
   constexpr double kPrepareTimeout = 300;  // allocation, reference GEMMs, kernel compile
   worker_.set_preamble(request, kPrepareTimeout);
   const auto reply = worker_.call(request, kPrepareTimeout);

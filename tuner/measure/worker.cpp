@@ -51,16 +51,17 @@ class Worker {
  private:
   nlohmann::json prepare(const nlohmann::json& req) {
     bench_.reset();
-    const GemmShape shape{req.at("m").get<int>(), req.at("n").get<int>(), req.at("k").get<int>()};
+    const GemmShape shape = shape_from_json(req);
     if (!comparator_) comparator_ = std::make_unique<DeviceComparator>();
     bench_ = std::make_unique<GpuBench>(shape, static_cast<std::size_t>(device_.l2_megabytes * 1024 * 1024),
                                         req.value("seed", 1234u), *comparator_);
     const auto cublas = bench_->time_cublas(req.value("samples", 10));
-    const auto& awk = bench_->awkward_shape();
+    nlohmann::json awkward;
+    shape_to_json(awkward, bench_->awkward_shape());
     return {{"status", "ok"},
             {"cublas_ms", cublas},
             {"launches_per_sample", bench_->launches_per_sample()},
-            {"awkward", {{"m", awk.m}, {"n", awk.n}, {"k", awk.k}}}};
+            {"awkward", awkward}};
   }
 
   std::unique_ptr<LoadedKernel> load(const KernelConfig& config) {

@@ -86,8 +86,18 @@ class Field {
 };
 
 GemmShape read_shape(const Field& entry) {
-  return {entry["m"].integer(1, kMaxDimension), entry["n"].integer(1, kMaxDimension),
-          entry["k"].integer(1, kMaxDimension)};
+  GemmShape shape{entry["m"].integer(1, kMaxDimension), entry["n"].integer(1, kMaxDimension),
+                  entry["k"].integer(1, kMaxDimension)};
+  if (entry.has("layout")) {
+    const std::string layout = entry["layout"].text();
+    try {
+      shape.layout = parse_layout(layout);
+    } catch (const std::invalid_argument& e) {
+      entry["layout"].fail(e.what());
+    }
+  }
+  if (entry.has("batch")) shape.batch = entry["batch"].integer(1, kMaxBatch);
+  return shape;
 }
 
 void require_kind(const Field& top, const char* schema, const char* kind) {
@@ -134,7 +144,7 @@ CrossMeasurements read_cross(const Field& top, const std::filesystem::path& path
   // `gemm-tune cross` writes "updated", as results files do; "date" was the first draft of the format.
   const char* written = top.has("updated") ? "updated" : "date";
   CrossMeasurements out{path, top["device"].as<DeviceProfile>(), top[written].text(), {}};
-  std::set<std::tuple<std::string, int, int, int>> seen;
+  std::set<std::pair<std::string, GemmShape>> seen;
   for (const Field& entry : top["entries"].elements()) {
     CrossRun run{slugify(entry["from"].text()),
                  read_shape(entry),
@@ -143,7 +153,7 @@ CrossMeasurements read_cross(const Field& top, const std::filesystem::path& path
                  entry["tflops"].number(0, kMaxTflops),
                  entry["own_best_tflops"].number(0, kMaxTflops),
                  entry["percent_of_own_best"].number(0, 1e6)};
-    if (!seen.emplace(run.from, run.shape.m, run.shape.n, run.shape.k).second)
+    if (!seen.emplace(run.from, run.shape).second)
       entry.fail(fmt::format("repeats problem {} from {}", run.shape.label(), run.from));
     out.runs.push_back(std::move(run));
   }

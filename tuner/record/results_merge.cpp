@@ -47,9 +47,18 @@ std::string schema_of(const Input& in) {
   return in.document.value("schema", "");
 }
 
+// Layout as schema 2 spells it: plans and schema 1 wrote "row-major" for nn.
+std::string layout_of(const nlohmann::json& entry) {
+  const std::string layout = entry.value("layout", "nn");
+  return layout == "row-major" ? "nn" : layout;
+}
+
 std::string problem_label(const nlohmann::json& entry) {
-  const int m = entry.value("m", 0), n = entry.value("n", 0), k = entry.value("k", 0);
-  return m == n && n == k ? std::to_string(m) : fmt::format("{}x{}x{}", m, n, k);
+  try {
+    return shape_from_json(entry).label();
+  } catch (const std::invalid_argument&) {
+    return fmt::format("{}x{}x{}", entry.value("m", 0), entry.value("n", 0), entry.value("k", 0));
+  }
 }
 
 double best_tflops(const nlohmann::json& entry) {
@@ -73,8 +82,8 @@ nlohmann::json provenance(const nlohmann::json& entry, const std::string& file) 
 using Key = std::tuple<int, int, int, std::string, std::string, int>;
 
 Key key_of(const nlohmann::json& entry) {
-  return {entry.value("m", 0),         entry.value("n", 0),         entry.value("k", 0),
-          entry.value("dtype", "f32"), entry.value("layout", "nn"), entry.value("batch", 1)};
+  return {entry.value("m", 0),         entry.value("n", 0), entry.value("k", 0),
+          entry.value("dtype", "f32"), layout_of(entry),    entry.value("batch", 1)};
 }
 
 nlohmann::json merge_results(const std::vector<Input>& inputs, std::vector<std::string>& notes) {
@@ -150,7 +159,7 @@ nlohmann::json merge_results(const std::vector<Input>& inputs, std::vector<std::
 }
 
 nlohmann::json merge_plans(const std::vector<Input>& inputs, std::vector<std::string>& notes) {
-  using PlanKey = std::tuple<int, int, int, std::string, std::string>;
+  using PlanKey = std::tuple<int, int, int, std::string, std::string, int>;
   std::map<PlanKey, std::string> seen;  // problem -> the file whose plan was kept
   nlohmann::json problems = nlohmann::json::array();
   nlohmann::json files = nlohmann::json::array();
@@ -169,8 +178,8 @@ nlohmann::json merge_plans(const std::vector<Input>& inputs, std::vector<std::st
     for (const auto& failure : in_compile.value("failures", nlohmann::json::array()))
       if (compile["failures"].size() < 20) compile["failures"].push_back(failure);
     for (const auto& problem : in.document["problems"]) {
-      const PlanKey key{problem.value("m", 0), problem.value("n", 0), problem.value("k", 0),
-                        problem.value("dtype", "f32"), problem.value("layout", "row-major")};
+      const PlanKey key{problem.value("m", 0),         problem.value("n", 0), problem.value("k", 0),
+                        problem.value("dtype", "f32"), layout_of(problem),    problem.value("batch", 1)};
       const auto [it, fresh] = seen.emplace(key, in.file);
       if (!fresh) {
         notes.push_back(fmt::format("{}: planned in both {} and {}; kept {}'s", problem_label(problem),

@@ -78,7 +78,7 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
   // Keys as schema 2 spells them, so an entry written by an older tuner is replaced, not repeated.
   auto with_current_keys = [](nlohmann::json e) {
     if (!e.is_object()) return e;
-    if (e.value("layout", "") == "row-major") e["layout"] = "nn";
+    if (!e.contains("layout") || e["layout"] == "row-major") e["layout"] = "nn";
     if (!e.contains("batch")) e["batch"] = 1;
     return e;
   };
@@ -95,9 +95,11 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
     if (!replaced) merged.push_back(e);
   }
   std::sort(merged.begin(), merged.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return std::make_tuple(a.value("from", std::string()), a.value("m", 0), a.value("n", 0),
-                           a.value("k", 0)) <
-           std::make_tuple(b.value("from", std::string()), b.value("m", 0), b.value("n", 0), b.value("k", 0));
+    const auto key = [](const nlohmann::json& e) {
+      return std::make_tuple(e.value("from", std::string()), e.value("m", 0), e.value("n", 0), e.value("k", 0),
+                             e.value("layout", std::string()), e.value("batch", 1));
+    };
+    return key(a) < key(b);
   });
   nlohmann::json out = header;
   out["schema"] = schema;

@@ -42,7 +42,7 @@ bool is_reusable_record(const nlohmann::json& j) {
 }  // namespace
 
 std::string TuningLog::key(const GemmShape& s, const std::string& name) {
-  return fmt::format("{}x{}x{}/{}", s.m, s.n, s.k, name);
+  return s.label() + "/" + name;  // the label spells layout and batch, and the name the layout too
 }
 
 TuningLog::TuningLog(const std::filesystem::path& path, const std::string& device_slug,
@@ -73,7 +73,13 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
           ++torn;
           continue;
         }
-        const GemmShape s{j["m"].get<int>(), j["n"].get<int>(), j["k"].get<int>()};
+        GemmShape s;
+        try {
+          s = shape_from_json(j);
+        } catch (const std::invalid_argument&) {
+          ++torn;
+          continue;
+        }
         const std::string entry_key = key(s, j["name"].get<std::string>());
         entries_[entry_key] = std::move(j);
       }
@@ -103,9 +109,7 @@ const nlohmann::json* TuningLog::find(const GemmShape& shape, const std::string&
 
 void TuningLog::append(const GemmShape& shape, nlohmann::json record) {
   record["type"] = "evaluation";
-  record["m"] = shape.m;
-  record["n"] = shape.n;
-  record["k"] = shape.k;
+  shape_to_json(record, shape);
   record["template"] = template_hash_;
   record["time"] = utc_timestamp();
   const std::string line = "\n" + record.dump() + "\n";  // leading newline: never glued to a torn line

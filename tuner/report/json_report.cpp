@@ -40,11 +40,9 @@ nlohmann::json section_json(const ComparisonSection& section) {
         if (d.values[g]) values[section.gpus[g].slug] = *d.values[g];
       differences.push_back({{"parameter", d.parameter}, {"values", values}});
     }
-    problems.push_back({{"m", problem.shape.m},
-                        {"n", problem.shape.n},
-                        {"k", problem.shape.k},
-                        {"winners", winners},
-                        {"differences", differences}});
+    nlohmann::json entry = {{"winners", winners}, {"differences", differences}};
+    shape_to_json(entry, problem.shape);
+    problems.push_back(entry);
   }
   nlohmann::json out{
       {"kind", section.predicted ? "prediction" : "measured"}, {"gpus", gpus}, {"problems", problems}};

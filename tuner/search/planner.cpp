@@ -104,17 +104,16 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
                      {"occupancy", x.occupancy.fraction},
                      {"occupancy_limited_by", x.occupancy.limited_by}});
     }
-    problems.push_back({{"m", shape.m},
-                        {"n", shape.n},
-                        {"k", shape.k},
+    nlohmann::json problem = {
                         {"dtype", "f32"},
-                        {"layout", "row-major"},
                         {"enumerated", e.total},
                         {"removed_by_constraint", e.removed},
                         {"passed_constraints", e.candidates.size()},
                         {"rejected_after_compile", rejected},
                         {"ranked_count", ranked.size()},
-                        {"ranked", top}});
+                        {"ranked", top}};
+    shape_to_json(problem, shape);
+    problems.push_back(problem);
   }
 
   nlohmann::json compile_failures = nlohmann::json::array();
@@ -153,10 +152,7 @@ std::string plan_summary_table(const nlohmann::json& plan) {
   out += fmt::format("{:<16} {:>9} {:>9} {:>7}  {:<44} {:>10}\n", "problem", "space", "valid", "ranked",
                      "predicted best", "pred TF/s");
   for (const auto& p : plan["problems"]) {
-    const std::string label =
-        p["m"] == p["n"] && p["n"] == p["k"]
-            ? std::to_string(p["m"].get<int>())
-            : fmt::format("{}x{}x{}", p["m"].get<int>(), p["n"].get<int>(), p["k"].get<int>());
+    const std::string label = shape_from_json(p).label();
     const bool any = !p["ranked"].empty();
     out += fmt::format("{:<16} {:>9} {:>9} {:>7}  {:<44} {:>10}\n", label, p["enumerated"].get<std::size_t>(),
                        p["passed_constraints"].get<std::size_t>(), p["ranked_count"].get<std::size_t>(),

@@ -5,23 +5,24 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <tuple>
 
 namespace gemmtune {
 namespace {
 
-int parse_dimension(const std::string& token, const std::string& entry) {
-  if (token.empty()) throw std::invalid_argument(fmt::format("size '{}' has an empty dimension", entry));
+int parse_number(const std::string& token, const std::string& entry, const char* what, int max) {
+  if (token.empty()) throw std::invalid_argument(fmt::format("size '{}' has an empty {}", entry, what));
   if (token[0] == '-') throw std::invalid_argument(fmt::format("size '{}' is negative", entry));
   for (char ch : token)
     if (!std::isdigit(static_cast<unsigned char>(ch)))
-      throw std::invalid_argument(fmt::format("size '{}' is not a number (use N or MxNxK)", entry));
-  if (token.size() > 9 || std::stol(token) > kMaxDimension)
-    throw std::invalid_argument(
-        fmt::format("size '{}' is too large (each dimension at most {})", entry, kMaxDimension));
+      throw std::invalid_argument(
+          fmt::format("size '{}' is not a number (use N or MxNxK, then :nn|nt|tn|tt and :bCOUNT)", entry));
+  if (token.size() > 9 || std::stol(token) > max)
+    throw std::invalid_argument(fmt::format("size '{}' is too large (each {} at most {})", entry, what, max));
   const int value = std::stoi(token);
-  if (value == 0) throw std::invalid_argument(fmt::format("size '{}' has a zero dimension", entry));
+  if (value == 0) throw std::invalid_argument(fmt::format("size '{}' has a zero {}", entry, what));
   return value;
 }
 
@@ -31,55 +32,113 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts(1);
+  for (char ch : text) {
+    if (ch == separator) {
+      parts.emplace_back();
+    } else {
+      parts.back() += ch;
+    }
+  }
+  return parts;
+}
+
 }  // namespace
 
 std::string GemmShape::label() const {
-  if (m == n && n == k) return std::to_string(m);
-  return fmt::format("{}x{}x{}", m, n, k);
+  std::string text = m == n && n == k ? std::to_string(m) : fmt::format("{}x{}x{}", m, n, k);
+  if (layout != Layout::nn) text += std::string(":") + layout_name(layout);
+  if (batch != 1) text += fmt::format(":b{}", batch);
+  return text;
 }
 
 bool operator<(const GemmShape& a, const GemmShape& b) {
-  return std::tie(a.m, a.n, a.k) < std::tie(b.m, b.n, b.k);
+  return std::tie(a.m, a.n, a.k, a.layout, a.batch) < std::tie(b.m, b.n, b.k, b.layout, b.batch);
 }
 
 GemmShape parse_shape(const std::string& raw) {
   const std::string entry = trim(raw);
   if (entry.empty()) throw std::invalid_argument("empty size in the size list");
-  std::vector<std::string> parts;
-  std::string current;
-  for (char ch : entry) {
-    if (ch == 'x' || ch == 'X') {
-      parts.push_back(current);
-      current.clear();
+  const std::vector<std::string> fields = split(entry, ':');
+  std::vector<std::string> dims;
+  for (const std::string& d : split(fields[0], 'x'))
+    for (const std::string& part : split(d, 'X')) dims.push_back(part);
+  GemmShape shape;
+  if (dims.size() == 1) {
+    shape.m = shape.n = shape.k = parse_number(dims[0], entry, "dimension", kMaxDimension);
+  } else if (dims.size() == 3) {
+    shape.m = parse_number(dims[0], entry, "dimension", kMaxDimension);
+    shape.n = parse_number(dims[1], entry, "dimension", kMaxDimension);
+    shape.k = parse_number(dims[2], entry, "dimension", kMaxDimension);
+  } else {
+    throw std::invalid_argument(fmt::format("size '{}' must be N or MxNxK", entry));
+  }
+  bool layout_seen = false, batch_seen = false;
+  for (std::size_t i = 1; i < fields.size(); ++i) {
+    const std::string& field = fields[i];
+    if (!field.empty() && (field[0] == 'b' || field[0] == 'B')) {
+      if (batch_seen) throw std::invalid_argument(fmt::format("size '{}' gives the batch twice", entry));
+      batch_seen = true;
+      shape.batch = parse_number(field.substr(1), entry, "batch", kMaxBatch);
     } else {
-      current += ch;
+      if (layout_seen) throw std::invalid_argument(fmt::format("size '{}' gives the layout twice", entry));
+      layout_seen = true;
+      if (field != "nn" && field != "nt" && field != "tn" && field != "tt")
+        throw std::invalid_argument(
+            fmt::format("size '{}': '{}' is neither a layout (nn, nt, tn, tt) nor a batch (bCOUNT)", entry, field));
+      shape.layout = parse_layout(field);
     }
   }
-  parts.push_back(current);
-  if (parts.size() == 1) {
-    const int n = parse_dimension(parts[0], entry);
-    return {n, n, n};
-  }
-  if (parts.size() != 3) throw std::invalid_argument(fmt::format("size '{}' must be N or MxNxK", entry));
-  return {parse_dimension(parts[0], entry), parse_dimension(parts[1], entry),
-          parse_dimension(parts[2], entry)};
+  const long long largest = std::max({static_cast<long long>(shape.m) * shape.k,
+                                      static_cast<long long>(shape.k) * shape.n,
+                                      static_cast<long long>(shape.m) * shape.n});
+  if (largest * shape.batch > kMaxBatchedElements)
+    throw std::invalid_argument(fmt::format("size '{}' is too large: an operand of the whole batch holds more "
+                                            "than {} elements",
+                                            entry, kMaxBatchedElements));
+  return shape;
 }
 
 std::vector<GemmShape> parse_sizes(const std::string& text) {
   std::vector<GemmShape> shapes;
-  std::string current;
-  for (char ch : text + ",") {
-    if (ch == ',') {
-      const GemmShape s = parse_shape(current);
-      bool seen = false;
-      for (const auto& prior : shapes) seen = seen || prior == s;
-      if (!seen) shapes.push_back(s);
-      current.clear();
-    } else {
-      current += ch;
-    }
+  for (const std::string& entry : split(text, ',')) {
+    const GemmShape s = parse_shape(entry);
+    bool seen = false;
+    for (const auto& prior : shapes) seen = seen || prior == s;
+    if (!seen) shapes.push_back(s);
   }
   return shapes;
+}
+
+void shape_to_json(nlohmann::json& object, const GemmShape& shape) {
+  object["m"] = shape.m;
+  object["n"] = shape.n;
+  object["k"] = shape.k;
+  object["layout"] = layout_name(shape.layout);
+  object["batch"] = shape.batch;
+}
+
+GemmShape shape_from_json(const nlohmann::json& object) {
+  auto integer = [&](const char* key, int max) {
+    const auto it = object.find(key);
+    if (it == object.end()) throw std::invalid_argument(fmt::format("lacks '{}'", key));
+    if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > max)
+      throw std::invalid_argument(fmt::format("'{}' must be an integer in 1..{}", key, max));
+    return it->get<int>();
+  };
+  if (!object.is_object()) throw std::invalid_argument("a problem must be a JSON object");
+  GemmShape shape{integer("m", kMaxDimension), integer("n", kMaxDimension), integer("k", kMaxDimension)};
+  if (const auto it = object.find("layout"); it != object.end()) {
+    if (!it->is_string()) throw std::invalid_argument("'layout' must be a string");
+    try {
+      shape.layout = parse_layout(it->get<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("'layout' ") + e.what());
+    }
+  }
+  if (object.contains("batch")) shape.batch = integer("batch", kMaxBatch);
+  return shape;
 }
 
 }  // namespace gemmtune

@@ -1,28 +1,59 @@
-// A GEMM problem as the tuner sees it: the shape of C = A * B with densely packed row-major
-// operands, and the parsing of the --sizes list ("512", "1024", "64x4096x4096").
+// A GEMM problem as the tuner sees it: C = op(A) * op(B) with densely packed row-major operands
+// (A as stored is m x k, or k x m when op(A) = A^T; B is k x n, or n x k), over a strided batch of
+// such problems laid end to end; and the parsing of the --sizes list.
+//
+// --sizes syntax, comma-separated entries: N (a cube) or MxNxK, then optionally :LAYOUT (nn, nt, tn
+// or tt: op(A), op(B) in row-major terms, nn when absent) and :bCOUNT (a strided batch of COUNT
+// problems, 1 when absent), in either order: "512", "64x4096x4096:nt", "512x512x64:b32",
+// "128:tt:b256".
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include "layout.hpp"
+
 namespace gemmtune {
 
 struct GemmShape {
   int m = 0, n = 0, k = 0;
-  double flops() const { return 2.0 * m * n * k; }
-  std::string label() const;  // "512" for a cube, else "64x4096x4096"
+  Layout layout = Layout::nn;
+  int batch = 1;
+
+  double flops() const { return 2.0 * m * n * k * batch; }
+  std::string label() const;  // "512", "64x4096x4096", "1024:nt", "512x512x64:b32": parse_shape reads it back
+  // Leading dimensions and batch strides of densely packed operands.
+  int lda() const { return op_a_transposed(layout) ? m : k; }
+  int ldb() const { return op_b_transposed(layout) ? k : n; }
+  long long stride_a() const { return static_cast<long long>(m) * k; }
+  long long stride_b() const { return static_cast<long long>(k) * n; }
+  long long stride_c() const { return static_cast<long long>(m) * n; }
+
   friend bool operator==(const GemmShape& a, const GemmShape& b) {
-    return a.m == b.m && a.n == b.n && a.k == b.k;
+    return a.m == b.m && a.n == b.n && a.k == b.k && a.layout == b.layout && a.batch == b.batch;
   }
+  friend bool operator!=(const GemmShape& a, const GemmShape& b) { return !(a == b); }
   friend bool operator<(const GemmShape& a, const GemmShape& b);
 };
 
 // Largest dimension accepted: keeps every operand addressable with 32-bit leading dimensions and
 // each matrix under 4 Gi elements.
 inline constexpr int kMaxDimension = 65536;
+// Largest batch accepted, and the most elements one operand of the whole batch may hold (what the
+// GPU must hold several times over to time it).
+inline constexpr int kMaxBatch = 1 << 20;
+inline constexpr long long kMaxBatchedElements = 1LL << 31;
 
-// Parses "512,1024,MxNxK"; throws std::invalid_argument with a message naming the bad entry.
+// Parses "512,1024,MxNxK:nt:b8"; throws std::invalid_argument with a message naming the bad entry.
 std::vector<GemmShape> parse_sizes(const std::string& text);
 GemmShape parse_shape(const std::string& text);
+
+// The problem's fields in a JSON object (results entries, logs, reports): m, n, k, layout, batch.
+void shape_to_json(nlohmann::json& object, const GemmShape& shape);
+// Reads them back; layout and batch are optional (nn, 1), as in files written before they existed.
+// Throws std::invalid_argument naming the field.
+GemmShape shape_from_json(const nlohmann::json& object);
 
 }  // namespace gemmtune

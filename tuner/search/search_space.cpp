@@ -114,7 +114,7 @@ const std::vector<Constraint>& constraints() {
              double(ceil_div(p->m, c.block_m)) * c.block_m * ceil_div(p->n, c.block_n) * c.block_n;
          if (1.0 - used / covered > s.max_tile_waste) return false;
          if (c.split_k > 1) {
-           const double tiles = double(ceil_div(p->m, c.block_m)) * ceil_div(p->n, c.block_n);
+           const double tiles = double(ceil_div(p->m, c.block_m)) * ceil_div(p->n, c.block_n) * p->batch;
            if (p->k / c.split_k < s.min_k_per_split) return false;
            if (tiles >= s.split_k_max_waves * d.sm_count) return false;
          }
@@ -124,6 +124,8 @@ const std::vector<Constraint>& constraints() {
        [](const KernelConfig& c, const DeviceProfile&, const GemmShape* p, const ConstraintSettings&) {
          // Launch-time variants identical to swizzle 1 at this shape; atomic needs slices to add.
          if (c.split_k_atomic && c.split_k == 1) return false;
+         // B's padding only spreads the stores of a B stored transposed over the banks.
+         if (c.pad_b != 0 && (!p || !op_b_transposed(p->layout))) return false;
          if (!p) return c.swizzle == 1 && c.split_k == 1;
          return c.swizzle == 1 || ceil_div(p->m, c.block_m) > c.swizzle;
        }},
@@ -301,6 +303,7 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
     KernelConfig c = default_config();
     c.swizzle = 1;
     c.split_k = 1;
+    if (shape) c.layout = shape->layout;  // fixed by the problem, never searched
     for (std::size_t i = 0; i < axes.size(); ++i)
       set_parameter(c, axes[i].first, (*axes[i].second)[index[i]]);
     ++result.total;

@@ -23,10 +23,14 @@ long long dimension(const nlohmann::json& entry, const char* key) {
   return value.get<long long>();
 }
 
+// Squared log2 distance over m, n, k and the batch; another layout counts as a factor of 2 away.
 double log_distance(const nlohmann::json& entry, const GemmShape& s) {
   const auto term = [](double a, double b) { return std::pow(std::log2(a) - std::log2(b), 2); };
+  const double batch = entry.contains("batch") ? double(dimension(entry, "batch")) : 1.0;
+  const bool same_layout = entry.value("layout", std::string("nn")) == layout_name(s.layout) ||
+                           (s.layout == Layout::nn && entry.value("layout", std::string()) == "row-major");
   return term(double(dimension(entry, "m")), s.m) + term(double(dimension(entry, "n")), s.n) +
-         term(double(dimension(entry, "k")), s.k);
+         term(double(dimension(entry, "k")), s.k) + term(std::max(batch, 1.0), s.batch) + (same_layout ? 0.0 : 1.0);
 }
 
 }  // namespace
@@ -48,9 +52,14 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
         if (d < best_distance) best_distance = d, nearest = &entry;
       }
       if (!nearest) continue;
-      seeds.push_back(nearest->at("best").at("config").get<KernelConfig>());
-      for (const auto& alt : nearest->value("alternatives", nlohmann::json::array()))
-        seeds.push_back(alt.at("config").get<KernelConfig>());
+      // Tiles carry over between layouts as seeds: compiled for this problem's.
+      const auto add = [&](const nlohmann::json& config_json) {
+        KernelConfig config = config_json.get<KernelConfig>();
+        config.layout = shape.layout;
+        seeds.push_back(config);
+      };
+      add(nearest->at("best").at("config"));
+      for (const auto& alt : nearest->value("alternatives", nlohmann::json::array())) add(alt.at("config"));
     } catch (const std::exception& e) {
       throw std::invalid_argument(fmt::format("--seed-from {}: {}", path, e.what()));
     }
