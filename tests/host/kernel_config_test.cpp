@@ -122,5 +122,23 @@ TEST(KernelConfig, RejectsUnevenLoads) {
   EXPECT_NE(err->find("A tile"), std::string::npos) << *err;
 }
 
+TEST(KernelConfig, LayoutIsNamedCompiledAndRoundTrips) {
+  KernelConfig c = default_config();
+  c.layout = Layout::tn;
+  EXPECT_EQ(c.name(), default_config().name() + "_tn");
+  EXPECT_NE(c, default_config());
+  EXPECT_FALSE(c.same_binary(default_config()));
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,1,0>");
+  c.layout = Layout::nt;
+  EXPECT_EQ(c.name_expression(), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,0,1>");
+  const KernelConfig back = nlohmann::json(c).get<KernelConfig>();
+  EXPECT_EQ(back, c);
+  nlohmann::json old = default_config();  // written before layouts existed: nn
+  old.erase("layout");
+  EXPECT_EQ(old.get<KernelConfig>().layout, Layout::nn);
+  old["layout"] = "sideways";
+  EXPECT_THROW(old.get<KernelConfig>(), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gemmtune

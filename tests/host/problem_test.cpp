@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace gemmtune {
 namespace {
 
@@ -14,6 +16,35 @@ TEST(ParseSizes, CubesAndTriples) {
   EXPECT_EQ(s[2], (GemmShape{1024, 8, 16}));
   EXPECT_EQ(s[0].label(), "512");
   EXPECT_EQ(s[1].label(), "64x4096x4096");
+}
+
+TEST(ParseSizes, LayoutsAndBatches) {
+  const auto s = parse_sizes("1024:nt,64x4096x4096:tt,512x512x64:b32,128:b256:tn,128:nn:b1");
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(s[0], (GemmShape{1024, 1024, 1024, Layout::nt, 1}));
+  EXPECT_EQ(s[1], (GemmShape{64, 4096, 4096, Layout::tt, 1}));
+  EXPECT_EQ(s[2], (GemmShape{512, 512, 64, Layout::nn, 32}));
+  EXPECT_EQ(s[3], (GemmShape{128, 128, 128, Layout::tn, 256}));
+  EXPECT_EQ(s[4], (GemmShape{128, 128, 128}));
+  // Labels read back as the same problem; nn and batch 1 are left out.
+  for (const GemmShape& shape : s) EXPECT_EQ(parse_shape(shape.label()), shape) << shape.label();
+  EXPECT_EQ(s[3].label(), "128:tn:b256");
+  EXPECT_EQ(s[4].label(), "128");
+  // Dense operands: the leading dimension is the stored row's length.
+  EXPECT_EQ(s[0].lda(), 1024);
+  EXPECT_EQ((GemmShape{64, 32, 16, Layout::tt, 1}.lda()), 64);
+  EXPECT_EQ((GemmShape{64, 32, 16, Layout::tt, 1}.ldb()), 16);
+  EXPECT_EQ((GemmShape{64, 32, 16, Layout::nn, 1}.ldb()), 32);
+  EXPECT_DOUBLE_EQ(s[2].flops(), 2.0 * 512 * 512 * 64 * 32);
+}
+
+TEST(ParseSizes, ProblemsThroughJson) {
+  nlohmann::json j;
+  shape_to_json(j, GemmShape{3, 5, 7, Layout::tn, 9});
+  EXPECT_EQ(shape_from_json(j), (GemmShape{3, 5, 7, Layout::tn, 9}));
+  EXPECT_EQ(shape_from_json(nlohmann::json{{"m", 3}, {"n", 5}, {"k", 7}}), (GemmShape{3, 5, 7}));
+  EXPECT_THROW(shape_from_json(nlohmann::json{{"m", 3}, {"n", 5}, {"k", 7}, {"layout", "xy"}}), std::invalid_argument);
+  EXPECT_THROW(shape_from_json(nlohmann::json{{"m", 3}, {"n", 5}, {"k", 7}, {"batch", 0}}), std::invalid_argument);
 }
 
 TEST(ParseSizes, DuplicatesCollapse) {
@@ -38,7 +69,12 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("99999999999", "too large"), std::make_pair("70000", "too large"),
                       std::make_pair("", "empty"), std::make_pair("512,,1024", "empty"),
                       std::make_pair("4x4", "MxNxK"), std::make_pair("4x4x0", "zero"),
-                      std::make_pair("1x2x3x4", "MxNxK"), std::make_pair("4xx4", "empty dimension")));
+                      std::make_pair("1x2x3x4", "MxNxK"), std::make_pair("4xx4", "empty dimension"),
+                      std::make_pair("512:xy", "neither a layout"), std::make_pair("512:nt:tt", "layout twice"),
+                      std::make_pair("512:b0", "zero batch"), std::make_pair("512:b", "empty batch"),
+                      std::make_pair("512:b4:b8", "batch twice"), std::make_pair("512:bx", "not a number"),
+                      std::make_pair("512:b2000000", "too large"), std::make_pair("4096:b1000", "too large"),
+                      std::make_pair("512:", "neither a layout")));
 
 }  // namespace
 }  // namespace gemmtune

@@ -149,7 +149,7 @@ TEST(ConfigSelection, EachLayoutRunsKernelsTunedForIt) {
 
 TEST(ConfigSelection, TheBatchIsADistance) {
   const auto catalog =
-      catalog_of({document_v2(h100(), {entry_for(512, 512, 64, Layout::nn, 32, kSmall, 1.2)})});
+      catalog_of({document_v2(h100(), {entry_for(512, 512, 64, Layout::nn, 32, kSmall, 1.5)})});
   CallShape batched = call(512, 512, 64);
   batched.batch = 32;
   const Selection exact = select_config(catalog, h100(), batched);
@@ -159,7 +159,7 @@ TEST(ConfigSelection, TheBatchIsADistance) {
   const Selection near = select_config(catalog, h100(), batched);
   EXPECT_EQ(near.implementation, Implementation::tuned_kernel) << near.reason;
   EXPECT_EQ(near.source, ConfigSource::nearest_shape);
-  batched.batch = 1;  // 32 times fewer blocks: too far for a 1.2x margin
+  batched.batch = 1;  // 32 times fewer blocks: too far for a 1.5x margin
   EXPECT_EQ(select_config(catalog, h100(), batched).implementation, Implementation::cublas);
 }
 

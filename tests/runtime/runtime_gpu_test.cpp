@@ -272,14 +272,28 @@ TEST_F(RuntimeGpu, CublasRunsWhereNoKernelIsExpectedToWin) {
 }
 
 // Every layout, batches with and without a shared (stride 0) B, at edge sizes, through both calls.
+// Kernels tuned for every layout and batch run those calls (choose says so), through the row-major
+// call and cublasSgemmStridedBatched's column-major one alike, with odd leading dimensions and
+// strides; and in a layout nobody tuned, cuBLAS runs them just as correctly.
 TEST_F(RuntimeGpu, EveryLayoutAndStridedBatchesThroughBothCalls) {
-  const Handle handle(results_v2(document_v2(device_, {raced_entry(64, 64, 64, kWide, 2.0)})));
   struct Case {
     int m, n, k, batch;
     bool shared_b;
   };
   const Case cases[] = {{1, 1, 1, 1, false},   {65, 63, 129, 1, false}, {64, 64, 64, 1, false},
                         {17, 31, 7, 3, false}, {33, 65, 64, 4, true},   {127, 129, 131, 2, true}};
+  // A margin that survives the misaligned rows' discount.
+  std::vector<nlohmann::json> entries;
+  for (const Case& c : cases)
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+      KernelConfig config = kWide;
+      config.layout = layout;
+      nlohmann::json e = raced_entry(c.m, c.n, c.k, config, 5.0);
+      e["layout"] = layout_name(layout);
+      e["batch"] = c.batch;
+      entries.push_back(e);
+    }
+  const Handle handle(results_v2(document_v2(device_, entries)));
   for (const Case& c : cases)
     for (const Op op_a : {Op::n, Op::t})
       for (const Op op_b : {Op::n, Op::t})
@@ -295,9 +309,24 @@ TEST_F(RuntimeGpu, EveryLayoutAndStridedBatchesThroughBothCalls) {
           SCOPED_TRACE(::testing::Message() << c.m << "x" << c.n << "x" << c.k << " batch " << c.batch << " op_a "
                                             << int(op_a) << " op_b " << int(op_b) << " column-major "
                                             << column_major);
+          KernelChoice chosen;
+          ASSERT_EQ(handle.choose(p, nullptr, nullptr, chosen), Status::success);
+          EXPECT_EQ(chosen.implementation, Implementation::tuned_kernel) << chosen.reason;
           EXPECT_TRUE(general_runs_correctly(handle, p, 0.0f, column_major));
           EXPECT_TRUE(general_runs_correctly(handle, p, -0.5f, column_major));
         }
+  // Nothing tuned for these: cuBLAS, as correct.
+  const Handle untuned(results_v2(document_v2(device_, {raced_entry(64, 64, 64, kWide, 2.0)})));
+  for (const Op op_a : {Op::n, Op::t}) {
+    GemmProblem p;
+    p.m = 65, p.n = 63, p.k = 129, p.op_a = op_a, p.op_b = Op::t, p.batch = 2;
+    p.lda = op_a == Op::n ? p.k : p.m, p.ldb = p.k, p.ldc = p.n;
+    p.stride_a = static_cast<long long>(p.m) * p.k, p.stride_b = 0, p.stride_c = static_cast<long long>(p.m) * p.n;
+    KernelChoice chosen;
+    ASSERT_EQ(untuned.choose(p, nullptr, nullptr, chosen), Status::success);
+    EXPECT_EQ(chosen.implementation, Implementation::cublas) << chosen.reason;
+    EXPECT_TRUE(general_runs_correctly(untuned, p, -0.5f, false));
+  }
   // Invalid arguments never launch.
   GemmProblem bad;
   bad.m = bad.n = bad.k = 8, bad.lda = 7, bad.ldb = 8, bad.ldc = 8;
