@@ -3,7 +3,7 @@
 // (gridDim.y entries, entry i at A + i * stride_a, ...; a stride of 0 shares one matrix).
 //
 // Compiled at run time by NVRTC; one instantiation per tuning candidate, selected with an NVRTC
-// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1,0,0,1>`. The host side
+// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1,0,0,1,1>`. The host side
 // (runtime/src/kernel_config.cpp) owns the meaning and valid ranges of every parameter and the
 // shared-memory size formula; this file must agree with it.
 //
@@ -35,15 +35,18 @@ namespace gemmtune {
 // back launches do not leave the GPU idle in between; each waits for its predecessor's memory
 // before its first access (griddepcontrol.wait).
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
-          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER, int SPLIT_ATOMIC, int OP_A, int OP_B>
+          int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER, int SPLIT_ATOMIC, int OP_A, int OP_B,
+          int TRANSPOSE_B>
 __global__ void __launch_bounds__(
-    SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B>::kThreads,
+    SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B,
+               TRANSPOSE_B>::kThreads,
     MIN_BLOCKS)
     sgemm(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
           const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
           float* __restrict__ workspace, int swizzle, long long stride_a, long long stride_b,
           long long stride_c) {
-  using S = SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B>;
+  using S =
+      SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B, TRANSPOSE_B>;
   extern __shared__ float4 smem_raw[];  // float4: 16-byte alignment for vector accesses
   float* smem = reinterpret_cast<float*>(smem_raw);
 

@@ -29,8 +29,16 @@ struct FragmentLoader {
 #pragma unroll
     for (int run = 0; run < S::kTM / S::kRunM; ++run) {
       const int r = row_base + run * S::kStrideRunM;
-      if constexpr (S::kTransposeA) {  // f.a is [TM][1]: the run lands contiguously
+      if constexpr (S::kTransposeA && S::kRunK == 1) {  // f.a is [TM][1]: the run lands contiguously
         load_run<S::kRunM, S::kStrideA % S::kRunM == 0>(&f.a[run * S::kRunM][0], &As[k0 * S::kStrideA + r]);
+      } else if constexpr (S::kTransposeA) {  // a run of rows for each of the step's k values
+#pragma unroll
+        for (int kk = 0; kk < S::kRunK; ++kk) {
+          float rows[S::kRunM];
+          load_run<S::kRunM, S::kStrideA % S::kRunM == 0>(rows, &As[(k0 + kk) * S::kStrideA + r]);
+#pragma unroll
+          for (int j = 0; j < S::kRunM; ++j) f.a[run * S::kRunM + j][kk] = rows[j];
+        }
       } else {
 #pragma unroll
         for (int j = 0; j < S::kRunM; ++j)
@@ -38,14 +46,28 @@ struct FragmentLoader {
                                                           &As[(r + j) * S::kStrideA + k0]);
       }
     }
-#pragma unroll
-    for (int kk = 0; kk < S::kRunK; ++kk)
+    if constexpr (S::kTransposeB) {  // B n-major: a run of k values of each of the thread's columns
 #pragma unroll
       for (int run = 0; run < S::kTN / S::kRunN; ++run) {
         const int c = col_base + run * S::kStrideRunN;
-        load_run<S::kRunN, S::kStrideB % S::kRunN == 0>(&f.b[kk][run * S::kRunN],
-                                                        &Bs[(k0 + kk) * S::kStrideB + c]);
+#pragma unroll
+        for (int j = 0; j < S::kRunN; ++j) {
+          float ks[S::kRunK];
+          load_run<S::kRunK, S::kStrideB % S::kRunK == 0>(ks, &Bs[(c + j) * S::kStrideB + k0]);
+#pragma unroll
+          for (int kk = 0; kk < S::kRunK; ++kk) f.b[kk][run * S::kRunN + j] = ks[kk];
+        }
       }
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < S::kRunK; ++kk)
+#pragma unroll
+        for (int run = 0; run < S::kTN / S::kRunN; ++run) {
+          const int c = col_base + run * S::kStrideRunN;
+          load_run<S::kRunN, S::kStrideB % S::kRunN == 0>(&f.b[kk][run * S::kRunN],
+                                                          &Bs[(k0 + kk) * S::kStrideB + c]);
+        }
+    }
   }
 };
 

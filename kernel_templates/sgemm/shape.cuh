@@ -23,17 +23,19 @@ struct Flag {
 }  // namespace detail
 
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES, int ASYNC,
-          int TRANSPOSE_A, int VEC, int OP_A, int OP_B>
+          int TRANSPOSE_A, int VEC, int OP_A, int OP_B, int TRANSPOSE_B>
 struct SgemmShape {
   static constexpr int kWarpCols = 32 / WARP_ROWS;
   static constexpr int kWarpsM = BM / (TM * WARP_ROWS);
   static constexpr int kWarpsN = BN / (TN * kWarpCols);
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-  // Shared-memory tiles. A is [BK][BM + PAD_A] when transposed, else [BM][BK + PAD_A].
+  // Shared-memory tiles. A is [BK][BM + PAD_A] when transposed (k-major), else [BM][BK + PAD_A]; B is
+  // [BK][BN + PAD_B], or [BN][BK + PAD_B] with TRANSPOSE_B (n-major: the layout of a B stored
+  // transposed in global memory, so its copies need not transpose it).
   static constexpr int kStrideA = TRANSPOSE_A ? BM + PAD_A : BK + PAD_A;
   static constexpr int kTileA = TRANSPOSE_A ? BK * kStrideA : BM * kStrideA;
-  static constexpr int kStrideB = BN + PAD_B;
-  static constexpr int kTileB = BK * kStrideB;
+  static constexpr int kStrideB = TRANSPOSE_B ? BK + PAD_B : BN + PAD_B;
+  static constexpr int kTileB = TRANSPOSE_B ? BN * kStrideB : BK * kStrideB;
   // A thread's micro-tile rows (columns) come in runs of kRunM (kRunN) that repeat every
   // kStrideRunM (kStrideRunN) rows (columns) of the block tile (the enum below).
   static constexpr int kRunM = detail::run_width(TM);
@@ -57,13 +59,15 @@ struct SgemmShape {
     kVec = VEC,
     kOpA = OP_A,  // 1: A is stored transposed in global memory (k x m), op(A) = A^T
     kOpB = OP_B,  // 1: B is stored transposed in global memory (n x k), op(B) = B^T
+    kTransposeB = TRANSPOSE_B,
     kStrideRunM = WARP_ROWS * kRunM,
     kStrideRunN = kWarpCols * kRunN,
-    // One step of the inner loop covers kRunK k values. A k-major (transposed): kRunK is 1 and
-    // each step reads the thread's TM rows as runs of up to 4 floats. A row-major: each step reads
-    // a run of kRunK consecutive k values of each of the thread's rows (one 16-byte load per row
-    // where aligned).
-    kRunK = TRANSPOSE_A ? 1 : detail::run_width(BK),
+    // One step of the inner loop covers kRunK k values. A k-major (transposed) and B k-major: kRunK
+    // is 1 and each step reads the thread's TM rows and TN columns as runs of up to 4 floats. An
+    // operand stored m- (n-) major in shared memory is read as runs of kRunK consecutive k values
+    // of each of the thread's rows (columns), one 16-byte load each where aligned; the other
+    // operand then reads kRunK runs per step.
+    kRunK = TRANSPOSE_A && !TRANSPOSE_B ? 1 : detail::run_width(BK),
     kSteps = BK / kRunK,
   };
   static_assert(32 % WARP_ROWS == 0, "WARP_ROWS must divide 32");

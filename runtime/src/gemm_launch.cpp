@@ -29,8 +29,9 @@ const char* gemm_arguments_error(const GemmArguments& a, Layout layout) {
   if (a.lda < std::max(1, op_a_transposed(layout) ? a.m : a.k)) return "lda is smaller than a row of A as stored";
   if (a.ldb < std::max(1, op_b_transposed(layout) ? a.k : a.n)) return "ldb is smaller than a row of B as stored";
   if (a.ldc < std::max(1, a.n)) return "ldc must be at least max(1, n)";
-  if (a.m > 0 && a.n > 0 && a.c == nullptr) return "c must not be null";
-  if (a.m > 0 && a.n > 0 && a.k > 0 && (a.a == nullptr || a.b == nullptr)) return "a and b must not be null";
+  if (a.m == 0 || a.n == 0 || a.batch == 0) return nullptr;  // nothing to compute: no operand is read
+  if (a.c == nullptr) return "c must not be null";
+  if (a.k > 0 && (a.a == nullptr || a.b == nullptr)) return "a and b must not be null";
   return nullptr;
 }
 

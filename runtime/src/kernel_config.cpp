@@ -19,7 +19,7 @@ bool in(int x, std::initializer_list<int> allowed) {
 }
 auto fields(const KernelConfig& c) {
   return std::tie(c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
-                  c.stages, c.async_copy, c.transpose_a, c.vector_width, c.min_blocks, c.fma_order, c.swizzle,
+                  c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order, c.swizzle,
                   c.split_k, c.split_k_atomic, c.layout);
 }
 
@@ -33,25 +33,27 @@ int KernelConfig::threads() const {
 std::size_t KernelConfig::shared_bytes() const {
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
                                          : std::size_t(block_m) * (block_k + pad_a);
-  const std::size_t tile_b = std::size_t(block_k) * (block_n + pad_b);
+  const std::size_t tile_b = transpose_b ? std::size_t(block_n) * (block_k + pad_b)
+                                         : std::size_t(block_k) * (block_n + pad_b);
   return std::size_t(stages) * (tile_a + tile_b) * sizeof(float);
 }
 
 std::string KernelConfig::name() const {
   // The FMA order is named only when it is not the default, so names from before it existed stay.
-  // The FMA order and the layout likewise.
-  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}", block_m, block_n, block_k,
+  // The FMA order, B's shared layout and the operands' layout likewise.
+  return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}{}", block_m, block_n, block_k,
                      thread_m, thread_n, warp_rows, pad_a, pad_b, stages, async_copy ? "a" : "",
                      transpose_a ? "a" : "n", vector_width, min_blocks,
                      fma_order == kFmaOrderRows ? "" : fmt::format("_f{}", fma_order), swizzle, split_k,
-                     split_k_atomic ? "a" : "", layout == Layout::nn ? "" : std::string("_") + layout_name(layout));
+                     split_k_atomic ? "a" : "", transpose_b ? "_bt" : "",
+                     layout == Layout::nn ? "" : std::string("_") + layout_name(layout));
 }
 
 std::string KernelConfig::name_expression() const {
-  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
+  return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
                      vector_width, min_blocks, fma_order, int(split_k_atomic), int(op_a_transposed(layout)),
-                     int(op_b_transposed(layout)));
+                     int(op_b_transposed(layout)), int(transpose_b));
 }
 
 bool KernelConfig::same_binary(const KernelConfig& other) const {
@@ -113,7 +115,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
   j = nlohmann::json{{"block_m", c.block_m},         {"block_n", c.block_n},       {"block_k", c.block_k},
                      {"thread_m", c.thread_m},       {"thread_n", c.thread_n},     {"warp_rows", c.warp_rows},
                      {"pad_a", c.pad_a},             {"pad_b", c.pad_b},           {"stages", c.stages},
-                     {"async_copy", c.async_copy},   {"transpose_a", c.transpose_a},
+                     {"async_copy", c.async_copy},   {"transpose_a", c.transpose_a}, {"transpose_b", c.transpose_b},
                      {"vector_width", c.vector_width}, {"min_blocks", c.min_blocks}, {"fma_order", c.fma_order},
                      {"swizzle", c.swizzle},         {"split_k", c.split_k},
                      {"split_k_atomic", c.split_k_atomic}, {"layout", layout_name(c.layout)}};
@@ -147,6 +149,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   get_int("stages", r.stages);
   get_bool("async_copy", r.async_copy);
   get_bool("transpose_a", r.transpose_a);
+  if (j.contains("transpose_b")) get_bool("transpose_b", r.transpose_b);  // absent before it existed
   get_int("vector_width", r.vector_width);
   get_int("min_blocks", r.min_blocks);
   if (j.contains("fma_order")) get_int("fma_order", r.fma_order);  // absent in caches written before it

@@ -34,6 +34,7 @@ struct KernelConfig {
   int stages = 2;         // shared-memory stages: 1 single, 2 double buffered, 3+ need async_copy
   bool async_copy = false;   // cp.async global->shared copies (sm_80+)
   bool transpose_a = true;   // A stored k-major in shared memory (vector fragment reads)
+  bool transpose_b = false;  // B stored n-major in shared memory (as a B^T operand lies in global memory)
   int vector_width = 4;      // floats per global load (1, 2 or 4)
   int min_blocks = 1;        // __launch_bounds__ minimum resident blocks per SM
   int fma_order = 0;         // order of a k step's FMAs over the micro-tile (see kFmaOrder* above)
@@ -53,7 +54,7 @@ struct KernelConfig {
   int threads() const;
   std::size_t shared_bytes() const;
   // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1 (k4a: atomic;
-  // a layout other than nn ends it: ..._k1_nt)
+  // B n-major in shared memory adds _bt; a layout other than nn ends it: ..._k1_bt_nt)
   std::string name() const;
   // NVRTC name expression of the template instantiation (launch-time fields excluded).
   std::string name_expression() const;

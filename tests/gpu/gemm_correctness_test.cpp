@@ -220,7 +220,8 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
 // The transposed layouts and strided batches, with every copy path (register-staged, cp.async in
 // 16-byte pieces and float by float, float2 and scalar loads, whole-vector and general), split-K
 // through a workspace and atomically: each variant in nt, tn and tt at every edge shape, and in all
-// four layouts over batches of 3 (B shared, and not) at a few.
+// four layouts over batches of 3 (B shared, and not) at a few. A B stored transposed is tried in both
+// shared layouts: k-major (its copies transpose it) and n-major (copied as it lies).
 TEST(GemmCorrectness, EveryLayoutAndBatchAtEdgeSizes) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceProfile device = query_device(0);
@@ -229,8 +230,12 @@ TEST(GemmCorrectness, EveryLayoutAndBatchAtEdgeSizes) {
     for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
       KernelConfig c = base;
       c.layout = layout;
-      if (layout == Layout::nt || layout == Layout::tt) c.pad_b = c.pad_b == 0 ? 4 : c.pad_b;
       configs.push_back(c);
+      if (op_b_transposed(layout)) {
+        c.transpose_b = true;
+        c.pad_b = c.pad_b == 0 ? 4 : c.pad_b;
+        configs.push_back(c);
+      }
     }
   std::mt19937 rng(7);
   const Shape batched_shapes[] = {{17, 33, 9, 0, 0, 0}, {63, 65, 129, 1, 3, 2}, {128, 128, 128, 0, 0, 0},

@@ -68,8 +68,15 @@ TEST(Compile, EveryLayoutOnEveryArchitecture) {
   async.pad_b = 4;
   KernelConfig async_a_rows = async;
   async_a_rows.transpose_a = false;
-  const std::pair<const char*, KernelConfig> cases[] = {
-      {"sm_75", default_config()}, {"sm_80", async}, {"sm_90", async_a_rows}};
+  KernelConfig b_columns = async_a_rows;  // B n-major in shared memory: A and B read in k runs
+  b_columns.transpose_b = true;
+  KernelConfig b_columns_a_k_major = default_config();
+  b_columns_a_k_major.transpose_b = true;
+  const std::pair<const char*, KernelConfig> cases[] = {{"sm_75", default_config()},
+                                                        {"sm_75", b_columns_a_k_major},
+                                                        {"sm_80", async},
+                                                        {"sm_90", async_a_rows},
+                                                        {"sm_90", b_columns}};
   for (const Layout layout : {Layout::nt, Layout::tn, Layout::tt}) {
     for (auto [arch, config] : cases) {
       config.layout = layout;

@@ -19,7 +19,7 @@ namespace {
 const std::vector<std::string> kParameters = {
     "block_m",    "block_n",   "block_k", "thread_m",   "thread_n",      "warp_rows",
     "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",   "vector_width",
-    "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic"};
+    "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -41,6 +41,7 @@ bool KernelConfig::*bool_field(const std::string& name) {
   static const std::map<std::string, bool KernelConfig::*> bools = {
       {"async_copy", &KernelConfig::async_copy},
       {"transpose_a", &KernelConfig::transpose_a},
+      {"transpose_b", &KernelConfig::transpose_b},
       {"split_k_atomic", &KernelConfig::split_k_atomic}};
   const auto it = bools.find(name);
   return it == bools.end() ? nullptr : it->second;
@@ -124,8 +125,9 @@ const std::vector<Constraint>& constraints() {
        [](const KernelConfig& c, const DeviceProfile&, const GemmShape* p, const ConstraintSettings&) {
          // Launch-time variants identical to swizzle 1 at this shape; atomic needs slices to add.
          if (c.split_k_atomic && c.split_k == 1) return false;
-         // B's padding only spreads the stores of a B stored transposed over the banks.
-         if (c.pad_b != 0 && (!p || !op_b_transposed(p->layout))) return false;
+         // B's padding and its n-major shared layout serve only a B stored transposed (whose rows
+         // are then copied as they are, or transposed over the banks).
+         if ((c.pad_b != 0 || c.transpose_b) && (!p || !op_b_transposed(p->layout))) return false;
          if (!p) return c.swizzle == 1 && c.split_k == 1;
          return c.swizzle == 1 || ceil_div(p->m, c.block_m) > c.swizzle;
        }},
@@ -176,7 +178,7 @@ int estimated_registers(const KernelConfig& c, int overhead) {
   const int accumulators = c.thread_m * c.thread_n;
   // Fragments of A and B for one step of the inner loop, double-buffered by the template. A
   // row-major in shared memory is read 4 k steps at a time, so a step covers 4 k values.
-  const int k_run = c.transpose_a ? 1 : std::min(4, c.block_k);
+  const int k_run = c.transpose_a && !c.transpose_b ? 1 : std::min(4, c.block_k);
   const int fragments = 2 * k_run * (c.thread_m + c.thread_n);
   // The synchronous path stages the next tile in registers; cp.async does not.
   const int staging = c.async_copy ? 0 : (c.block_m * c.block_k + c.block_k * c.block_n) / threads;
