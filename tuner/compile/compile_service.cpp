@@ -6,8 +6,7 @@
 
 namespace gemmtune {
 
-CompileService::CompileService(const KernelCompiler& compiler, std::string arch, unsigned threads)
-    : compiler_(compiler), arch_(std::move(arch)) {
+CompileService::CompileService(const KernelCompiler& compiler, unsigned threads) : compiler_(compiler) {
   for (unsigned i = 0; i < std::max(1u, threads); ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -20,13 +19,14 @@ CompileService::~CompileService() {
   for (auto& w : workers_) w.join();
 }
 
-std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, bool urgent) {
+std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, const std::string& arch,
+                                                          bool urgent) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::string key = config.name_expression();
+  const std::string key = arch + " " + config.name_expression();
   if (auto it = submitted_.find(key); it != submitted_.end()) {
     if (urgent) {
       const auto queued = std::find_if(queue_.begin(), queue_.end(),
-                                       [&](const auto& job) { return job.first.name_expression() == key; });
+                                       [&](const Job& job) { return job.key == key; });
       if (queued != queue_.end() && queued - queue_.begin() >= static_cast<long>(urgent_count_)) {
         auto job = std::move(*queued);
         queue_.erase(queued);
@@ -39,9 +39,9 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
   auto future = promise.get_future().share();
   submitted_.emplace(key, future);
   if (urgent) {  // behind earlier urgent jobs, ahead of background ones
-    queue_.emplace(queue_.begin() + static_cast<long>(urgent_count_++), config, std::move(promise));
+    queue_.insert(queue_.begin() + static_cast<long>(urgent_count_++), Job{config, arch, key, std::move(promise)});
   } else {
-    queue_.emplace_back(config, std::move(promise));
+    queue_.push_back(Job{config, arch, key, std::move(promise)});
   }
   wake_.notify_one();
   return future;
@@ -49,7 +49,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
 
 void CompileService::work() {
   while (true) {
-    std::pair<KernelConfig, std::promise<CompileOutcome>> job;
+    Job job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -60,14 +60,14 @@ void CompileService::work() {
     }
     CompileOutcome outcome;
     try {
-      outcome.kernel = compiler_.compile(job.first, arch_);
+      outcome.kernel = compiler_.compile(job.config, job.arch);
     } catch (const CompileError& e) {
       outcome.error = e.what();
       outcome.log = e.log();
     } catch (const std::exception& e) {
       outcome.error = e.what();
     }
-    job.second.set_value(std::move(outcome));
+    job.promise.set_value(std::move(outcome));
   }
 }
 
