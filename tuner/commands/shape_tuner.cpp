@@ -137,18 +137,19 @@ TuningLog& TuningRun::log_of(const DeviceProfile& device) {
   return *log;
 }
 
-ShapeTuner::ShapeTuner(TuningRun& run, std::size_t slot, int device_index, DeviceProfile device)
+ShapeTuner::ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int device_index,
+                       DeviceProfile device)
     : run_(run),
       options_(run.options),
       space_(run.space),
       slot_(slot),
-      device_index_(device_index),
+      label_(std::move(label)),
       device_(std::move(device)),
       log_(run.log_of(device_)),
       gpu_(device_index, run.compiler.cache_dir(), run.options.template_path, run.options.eval_timeout_seconds) {}
 
 std::string ShapeTuner::label() const {
-  return fmt::format("GPU {}", device_index_);
+  return label_;
 }
 
 ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {

@@ -59,8 +59,8 @@ class TuningRun {
 
 class ShapeTuner : public ProblemTuner {
  public:
-  // slot: this GPU's place in run.progress (and in the GPU list).
-  ShapeTuner(TuningRun& run, std::size_t slot, int device_index, DeviceProfile device);
+  // slot: this GPU's place in run.progress (and in the GPU list); label: "GPU 2".
+  ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int device_index, DeviceProfile device);
 
   std::string label() const override;
 
@@ -89,7 +89,7 @@ class ShapeTuner : public ProblemTuner {
   const TuneOptions& options_;
   const SearchSpace& space_;
   std::size_t slot_;
-  int device_index_;
+  std::string label_;
   DeviceProfile device_;
   TuningLog& log_;
   GpuSession gpu_;

@@ -45,9 +45,12 @@ int run_tune(const TuneOptions& options) {
   const std::vector<int> indices = select_devices(options.gpu);
   std::vector<DeviceProfile> devices;
   std::vector<std::string> labels;
-  for (const int index : indices) {
-    devices.push_back(query_device(index));
-    labels.push_back(fmt::format("GPU {}", index));
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    devices.push_back(query_device(indices[i]));
+    // A GPU listed again (GEMMTUNE_TEST_SHARE_GPU) gets a worker of its own, told apart by number.
+    const auto again = std::count(indices.begin(), indices.begin() + static_cast<long>(i), indices[i]);
+    labels.push_back(again == 0 ? fmt::format("GPU {}", indices[i])
+                                : fmt::format("GPU {} worker {}", indices[i], again + 1));
   }
   for (std::size_t i = 0; i < devices.size(); ++i)
     spdlog::info("tuning on {}{} ({}, {} SMs), {} sizes, strategy {}", devices.size() > 1 ? labels[i] + ": " : "",
@@ -57,7 +60,7 @@ int run_tune(const TuneOptions& options) {
   std::vector<std::unique_ptr<ShapeTuner>> tuners;
   std::vector<ProblemTuner*> gpus;
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    tuners.push_back(std::make_unique<ShapeTuner>(run, i, indices[i], devices[i]));
+    tuners.push_back(std::make_unique<ShapeTuner>(run, i, labels[i], indices[i], devices[i]));
     gpus.push_back(tuners.back().get());
   }
   const Schedule schedule = tune_on_gpus(gpus, options.shapes, interrupted);
