@@ -123,8 +123,9 @@ TuningRun::TuningRun(const TuneOptions& o, std::vector<std::string> gpu_labels)
     : options(o),
       space(load_search_space(o.space_path)),
       template_source(template_of(o)),
-      compiler(o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
-               template_source),
+      compiler(
+          o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
+          template_source),
       compile(compiler, o.jobs),
       progress(std::move(gpu_labels)) {}
 
@@ -132,8 +133,9 @@ TuningLog& TuningRun::log_of(const DeviceProfile& device) {
   const std::lock_guard<std::mutex> lock(logs_mutex_);
   std::unique_ptr<TuningLog>& log = logs_[device.slug];
   if (!log)
-    log = std::make_unique<TuningLog>(std::filesystem::path(options.results_dir) / "logs" / (device.slug + ".jsonl"),
-                                      device.slug, stable_hash_hex(template_source));
+    log = std::make_unique<TuningLog>(
+        std::filesystem::path(options.results_dir) / "logs" / (device.slug + ".jsonl"), device.slug,
+        stable_hash_hex(template_source));
   return *log;
 }
 
@@ -146,7 +148,8 @@ ShapeTuner::ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int 
       label_(std::move(label)),
       device_(std::move(device)),
       log_(run.log_of(device_)),
-      gpu_(device_index, run.compiler.cache_dir(), run.options.template_path, run.options.eval_timeout_seconds) {}
+      gpu_(device_index, run.compiler.cache_dir(), run.options.template_path,
+           run.options.eval_timeout_seconds) {}
 
 std::string ShapeTuner::label() const {
   return label_;
@@ -232,7 +235,8 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ctx.prior = predicted_tflops_before_compile(configs, device_, shape, space_.settings.register_overhead);
   // Keep every core busy: what the strategy has not asked for yet compiles in the background,
   // most promising first, behind whatever the GPU is waiting for.
-  for (std::size_t i : order_by_prior(ctx)) run_.compile.submit(configs[i], device_.arch(), /*urgent=*/false);
+  for (std::size_t i : order_by_prior(ctx))
+    run_.compile.submit(configs[i], device_.arch(), CompileService::Need::later);
   auto strategy = make_strategy(options_.strategy, ctx);
   run_.progress.start(slot_, fmt::format("tune {:>14}", shape.label()), strategy->planned());
 
@@ -251,8 +255,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     const nlohmann::json record = evaluate(shape, configs[index], name, future, search);
     strategy->observe(index, book(index, name, record, search));
     ++search.outcome.evaluated;
-    run_.progress.advance(slot_, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
-                                             tflops_of(shape.flops(), cublas_ms)));
+    run_.progress.advance(slot_,
+                          fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
+                                      tflops_of(shape.flops(), cublas_ms)));
   }
   run_.progress.finish(slot_);
 }
@@ -266,6 +271,9 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
                                     Search& search) {
   if (const nlohmann::json* prior = log_.find(shape, name)) return *prior;
   const auto tc = Clock::now();
+  // This GPU waits for the binary: ahead of the other GPUs' look-ahead in the shared pool.
+  if (compiled_future.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    run_.compile.submit(config, device_.arch(), CompileService::Need::now);
   const CompileOutcome& compiled = compiled_future.get();
   search.compile_wait += seconds_since(tc);
   nlohmann::json record = {{"name", name}, {"config", config}};

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "commands/common_options.hpp"
 #include "atomic_file.hpp"
+#include "commands/common_options.hpp"
 #include "commands/gpu_scheduler.hpp"
 #include "commands/shape_tuner.hpp"
 #include "device_profile.hpp"
@@ -25,7 +25,8 @@
 namespace gemmtune {
 
 std::vector<int> select_devices(const std::string& gpu) {
-  const GpuRequest request = parse_gpu_request(gpu, repeated_gpus_allowed());  // before CUDA: a bad list is exit 2
+  const GpuRequest request =
+      parse_gpu_request(gpu, repeated_gpus_allowed());  // before CUDA: a bad list is exit 2
   const DeviceCount devices = count_devices();
   if (devices.count == 0) throw NoDeviceError(devices.reason);
   return resolve_gpus(request, devices.count, [](int i) {
@@ -53,8 +54,9 @@ int run_tune(const TuneOptions& options) {
                                 : fmt::format("GPU {} worker {}", indices[i], again + 1));
   }
   for (std::size_t i = 0; i < devices.size(); ++i)
-    spdlog::info("tuning on {}{} ({}, {} SMs), {} sizes, strategy {}", devices.size() > 1 ? labels[i] + ": " : "",
-                 devices[i].name, devices[i].arch(), devices[i].sm_count, options.shapes.size(), options.strategy);
+    spdlog::info("tuning on {}{} ({}, {} SMs), {} sizes, strategy {}",
+                 devices.size() > 1 ? labels[i] + ": " : "", devices[i].name, devices[i].arch(),
+                 devices[i].sm_count, options.shapes.size(), options.strategy);
   stop_on_interrupt();
   TuningRun run(options, labels);
   std::vector<std::unique_ptr<ShapeTuner>> tuners;
@@ -68,7 +70,8 @@ int run_tune(const TuneOptions& options) {
               "time", gpus.size() > 1 ? "  GPU" : "");
   for (const auto& o : schedule.outcomes)
     std::printf("%-16s %-52s %9.2f %8.3fx %7zu %7.1fs%s\n", o.shape.label().c_str(), o.best_name.c_str(),
-                o.best_tflops, o.ratio, o.evaluated, o.seconds, gpus.size() > 1 ? ("  " + o.gpu).c_str() : "");
+                o.best_tflops, o.ratio, o.evaluated, o.seconds,
+                gpus.size() > 1 ? ("  " + o.gpu).c_str() : "");
   std::vector<std::string> files;  // one per GPU model
   for (const auto& tuner : tuners)
     if (std::find(files.begin(), files.end(), tuner->results_path().string()) == files.end())

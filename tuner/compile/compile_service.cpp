@@ -1,5 +1,5 @@
-// Worker threads draining a FIFO of compile jobs. A compile failure is an outcome, not an
-// exception: the search records it and moves on.
+// Worker threads draining a queue of compile jobs in three sections (now, soon, later). A compile failure is
+// an outcome, not an exception: the search records it and moves on.
 #include "compile/compile_service.hpp"
 
 #include <algorithm>
@@ -19,18 +19,44 @@ CompileService::~CompileService() {
   for (auto& w : workers_) w.join();
 }
 
+std::size_t CompileService::section_end(Need need) const {
+  switch (need) {
+    case Need::now:
+      return now_count_;
+    case Need::soon:
+      return now_count_ + soon_count_;
+    case Need::later:
+      break;
+  }
+  return queue_.size();
+}
+
+CompileService::Need CompileService::need_at(std::size_t position) const {
+  if (position < now_count_) return Need::now;
+  return position < now_count_ + soon_count_ ? Need::soon : Need::later;
+}
+
 std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, const std::string& arch,
-                                                          bool urgent) {
+                                                          Need need) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string key = arch + " " + config.name_expression();
+  auto count_of = [this](Need n) -> std::size_t* {
+    return n == Need::now ? &now_count_ : n == Need::soon ? &soon_count_ : nullptr;
+  };
+  auto enqueue = [&](Job job) {
+    queue_.insert(queue_.begin() + static_cast<long>(section_end(need)), std::move(job));
+    if (std::size_t* count = count_of(need)) ++*count;
+  };
   if (auto it = submitted_.find(key); it != submitted_.end()) {
-    if (urgent) {
-      const auto queued = std::find_if(queue_.begin(), queue_.end(),
-                                       [&](const Job& job) { return job.key == key; });
-      if (queued != queue_.end() && queued - queue_.begin() >= static_cast<long>(urgent_count_)) {
-        auto job = std::move(*queued);
+    const auto queued =
+        std::find_if(queue_.begin(), queue_.end(), [&](const Job& job) { return job.key == key; });
+    if (queued != queue_.end()) {
+      const Need was = need_at(static_cast<std::size_t>(queued - queue_.begin()));
+      if (need < was) {
+        Job job = std::move(*queued);
         queue_.erase(queued);
-        queue_.insert(queue_.begin() + static_cast<long>(urgent_count_++), std::move(job));
+        if (std::size_t* count = count_of(was)) --*count;
+        enqueue(std::move(job));
       }
     }
     return it->second;
@@ -38,11 +64,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
   std::promise<CompileOutcome> promise;
   auto future = promise.get_future().share();
   submitted_.emplace(key, future);
-  if (urgent) {  // behind earlier urgent jobs, ahead of background ones
-    queue_.insert(queue_.begin() + static_cast<long>(urgent_count_++), Job{config, arch, key, std::move(promise)});
-  } else {
-    queue_.push_back(Job{config, arch, key, std::move(promise)});
-  }
+  enqueue(Job{config, arch, key, std::move(promise)});
   wake_.notify_one();
   return future;
 }
@@ -56,7 +78,11 @@ void CompileService::work() {
       if (stopping_) return;  // pending jobs are abandoned: their futures report broken_promise
       job = std::move(queue_.front());
       queue_.pop_front();
-      if (urgent_count_ > 0) --urgent_count_;
+      if (now_count_ > 0) {
+        --now_count_;
+      } else if (soon_count_ > 0) {
+        --soon_count_;
+      }
     }
     CompileOutcome outcome;
     try {

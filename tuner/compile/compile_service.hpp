@@ -33,10 +33,13 @@ class CompileService {
   CompileService(const CompileService&) = delete;
   CompileService& operator=(const CompileService&) = delete;
 
-  // Urgent jobs (the ones the GPU is about to need) go ahead of background ones (speculative
-  // compiles of candidates a search may reach later); an urgent resubmission promotes a queued job.
+  // How soon a GPU needs a binary. The queue runs now, then soon, then later jobs, each in the
+  // order submitted: `now` is a job a GPU is waiting for this moment, `soon` the candidates a search
+  // has picked to measure next (the GPUs' look-ahead), `later` speculative compiles of candidates a
+  // search may reach. A resubmission with a more pressing need moves a queued job up.
+  enum class Need { now = 0, soon = 1, later = 2 };
   std::shared_future<CompileOutcome> submit(const KernelConfig& config, const std::string& arch,
-                                            bool urgent = true);
+                                            Need need = Need::soon);
 
  private:
   void work();
@@ -52,7 +55,12 @@ class CompileService {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> queue_;
-  std::size_t urgent_count_ = 0;  // urgent jobs sit at the front of queue_
+  // queue_ holds the now jobs, then the soon ones, then the later ones: section_end(need) is where
+  // a job of that need goes.
+  std::size_t section_end(Need need) const;
+  Need need_at(std::size_t position) const;
+  std::size_t now_count_ = 0;
+  std::size_t soon_count_ = 0;
   std::map<std::string, std::shared_future<CompileOutcome>> submitted_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;

@@ -63,8 +63,8 @@ void ProgressBar::draw(bool final_line) {
   }
   last_draw_ = now;
   last_logged_percent_ = percent;
-  const std::string line = progress_line(label_, done_, total_,
-                                         std::chrono::duration<double>(now - start_).count(), note_, final_line);
+  const std::string line = progress_line(
+      label_, done_, total_, std::chrono::duration<double>(now - start_).count(), note_, final_line);
   if (tty_) {
     std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
   } else {
