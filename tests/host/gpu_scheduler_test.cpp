@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -164,6 +165,23 @@ TEST_F(GpuScheduler, WhenTheOnlyGpuDiesTheRestIsUntunedWithItsError) {
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "the GPU worker could not prepare (fake)");
   }
+}
+
+TEST_F(GpuScheduler, EightGpusTwoOfWhichDieTuneTwoHundredProblemsOnceEach) {
+  std::vector<std::unique_ptr<FakeGpu>> fakes;
+  std::vector<ProblemTuner*> gpus;
+  for (int i = 0; i < 8; ++i) {
+    fakes.push_back(std::make_unique<FakeGpu>("GPU " + std::to_string(i), i % 3, ledger_, results(),
+                                              /*dies_on_problem=*/i == 2 || i == 5 ? 4 + i : -1));
+    gpus.push_back(fakes.back().get());
+  }
+  const Schedule s = tune_on_gpus(gpus, problems(200), kNeverStop);
+  EXPECT_EQ(s.outcomes.size(), 200u);
+  EXPECT_TRUE(s.untuned.empty());
+  EXPECT_EQ(s.retired.size(), 2u);
+  EXPECT_FALSE(s.error);
+  for (int m = 1; m <= 200; ++m) EXPECT_EQ(ledger_.tuned_times[m], 1) << m;
+  EXPECT_EQ(ms_in_results(results()).size(), 200u);
 }
 
 TEST_F(GpuScheduler, AStopHandsOutNothingMore) {
