@@ -238,7 +238,8 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   for (std::size_t i : order_by_prior(ctx))
     run_.compile.submit(configs[i], device_.arch(), CompileService::Need::later);
   auto strategy = make_strategy(options_.strategy, ctx);
-  run_.progress.start(slot_, fmt::format("tune {:>14}", shape.label()), strategy->planned());
+  ProgressBoard::Problem progress(run_.progress, slot_, fmt::format("tune {:>14}", shape.label()),
+                                  strategy->planned());
 
   std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>> pending;
   const std::size_t lookahead = std::max<std::size_t>(8, 2 * options_.jobs);
@@ -255,11 +256,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     const nlohmann::json record = evaluate(shape, configs[index], name, future, search);
     strategy->observe(index, book(index, name, record, search));
     ++search.outcome.evaluated;
-    run_.progress.advance(slot_,
-                          fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
-                                      tflops_of(shape.flops(), cublas_ms)));
+    progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
+                                 tflops_of(shape.flops(), cublas_ms)));
   }
-  run_.progress.finish(slot_);
 }
 
 // One candidate's record. Taken from the log when an earlier, interrupted run measured it;

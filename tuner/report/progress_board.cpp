@@ -85,6 +85,15 @@ void ProgressBoard::finish(std::size_t slot) {
   std::fflush(stderr);
 }
 
+ProgressBoard::Problem::Problem(ProgressBoard& board, std::size_t slot, std::string label, std::size_t total)
+    : board_(board), slot_(slot) {
+  board_.start(slot_, std::move(label), total);
+}
+
+ProgressBoard::Problem::~Problem() {
+  board_.finish(slot_);
+}
+
 // At most 10 redraws a second. One GPU: its bar; several: what each is doing, side by side.
 void ProgressBoard::draw_live() {
   const auto now = Clock::now();

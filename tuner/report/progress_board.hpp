@@ -22,7 +22,21 @@ class ProgressBoard {
 
   void start(std::size_t slot, std::string label, std::size_t total);
   void advance(std::size_t slot, const std::string& note);
-  void finish(std::size_t slot);
+  void finish(std::size_t slot);  // once per start; later calls do nothing
+
+  // Finishes the slot when it goes out of scope, also when a search throws (as ProgressBar does).
+  class Problem {
+   public:
+    Problem(ProgressBoard& board, std::size_t slot, std::string label, std::size_t total);
+    ~Problem();
+    Problem(const Problem&) = delete;
+    Problem& operator=(const Problem&) = delete;
+    void advance(const std::string& note) { board_.advance(slot_, note); }
+
+   private:
+    ProgressBoard& board_;
+    std::size_t slot_;
+  };
 
  private:
   struct Slot {
