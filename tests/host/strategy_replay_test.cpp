@@ -108,20 +108,21 @@ TEST(StrategyReplay, BudgetsAreRespected) {
 }
 
 // The default strategy with its default budget (120 evaluations, about a fifteenth of the space)
-// lands within 3% of the exhaustive optimum for at least 50 of 60 seeds at every size, and never
+// lands within 3% of the exhaustive optimum for at least 80% of 300 seeds at every size, and never
 // more than 6% short. Over 600 seeds the share is 100% at 512 and 4096 and 86% at 1024 (89% before
-// the genes covered fma_order, which this recording does not vary: the change only moved the
-// random draws).
+// the genes covered fma_order, 86.5% once they covered transpose_b, which this recording does not
+// vary either: such a change only moves the random draws). 300 seeds, not 60: at 60 the count
+// moves by about 3 from one set of draws to another, as much as the margin a 60-seed bound has.
 TEST(StrategyReplay, GeneticWithinThreePercentOfExhaustive) {
   for (const auto& [m, r] : replay()) {
     int within = 0;
-    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 300; ++seed) {
       const auto [best, count] = run("genetic", r, seed);
       EXPECT_LE(count, 120u);
       within += best >= 0.97 * r.best;
       EXPECT_GE(best, 0.94 * r.best) << "size " << m << " seed " << seed << ": " << best << " vs " << r.best;
     }
-    EXPECT_GE(within, 50) << "size " << m << ": " << within << " of 60 seeds within 3%";
+    EXPECT_GE(within, 240) << "size " << m << ": " << within << " of 300 seeds within 3%";
   }
 }
 
@@ -140,18 +141,20 @@ TEST(StrategyReplay, GeneticBeatsRandomAtEqualBudget) {
 
 // Breeding must be able to move every parameter. When fma_order was missing from the genes, the
 // three orders of a configuration looked identical to the search, and over 600 seeds it came within
-// 1% of this spike 8% of the time (within 3%: 39%); with every parameter a gene, 34% (80%).
+// 1% of this spike 8% of the time (within 3%: 39%); with every parameter a gene, 34% (80%); with
+// transpose_b a gene too (constant here: only the draws moved), 30% (78%). Bounds over 300 seeds,
+// 3 standard deviations below those rates.
 TEST(StrategyReplay, GeneticReachesTheLargeTileSpike) {
   const Recorded& r = large_tiles_4096();
   ASSERT_EQ(r.candidates.size(), 1032u);
   int within1 = 0, within3 = 0;
-  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     const double best = run("genetic", r, seed).first;
     within1 += best >= 0.99 * r.best;
     within3 += best >= 0.97 * r.best;
   }
-  EXPECT_GE(within1, 15) << "of 60 seeds within 1%";
-  EXPECT_GE(within3, 45) << "of 60 seeds within 3%";
+  EXPECT_GE(within1, 60) << "of 300 seeds within 1%";
+  EXPECT_GE(within3, 210) << "of 300 seeds within 3%";
 }
 
 TEST(StrategyReplay, UnknownStrategyIsRefused) {
