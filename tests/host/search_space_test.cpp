@@ -29,7 +29,11 @@ TEST(SearchSpace, CountsAddUp) {
   const Enumeration e = enumerate(space, h100, &shape);
   std::size_t removed = 0;
   for (const auto& [name, count] : e.removed) removed += count;
-  EXPECT_EQ(e.total, space.cross_product_size());
+  // B's padding and n-major layout stay at their defaults for a B not stored transposed.
+  EXPECT_EQ(e.total * space.values.at("pad_b").size() * space.values.at("transpose_b").size(),
+            space.cross_product_size());
+  const GemmShape b_transposed{1024, 1024, 1024, Layout::nt, 1};
+  EXPECT_EQ(enumerate(space, h100, &b_transposed).total, space.cross_product_size());
   EXPECT_EQ(e.candidates.size() + removed, e.total);
   EXPECT_GT(e.candidates.size(), 50u);
   for (const auto& c : e.candidates) EXPECT_FALSE(config_error(c).has_value()) << c.name();
