@@ -67,7 +67,7 @@ void add_column(ComparisonSection& section, ComparedGpu gpu,
                            [&, s = shape](const ComparedProblem& p) { return p.shape == s; });
     if (it == section.problems.end()) {
       section.problems.push_back(
-          {shape, std::vector<std::optional<ComparedWinner>>(section.gpus.size()), {}});
+          {shape, std::vector<std::optional<ComparedWinner>>(section.gpus.size()), {}, {}});
       it = std::prev(section.problems.end());
     }
     it->winners.back() = winner;
