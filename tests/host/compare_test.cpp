@@ -1,8 +1,9 @@
 // `gemm-tune compare`: the real H100 results set beside a second results file derived from it in the
 // test (renamed to an H200-like device, one winner's swizzle changed; not a measurement), the real
-// A100 plan kept apart as a prediction, a synthetic cross file for the portability matrix, refused
-// input (one line, exit code 2), escaping of hostile names, and the HTML page rendered by headless
-// Chromium to prove it draws something.
+// A100 plan kept apart as a prediction, a synthetic cross file for the portability matrix, the
+// shipped Triton peers file as a column beside the H100's winners in every format, refused input
+// (one line, exit code 2), escaping of hostile names, and the HTML page rendered by headless Chromium
+// to prove it draws something.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -36,6 +37,9 @@ std::string h100_results() {
 }
 std::string a100_plan() {
   return (testing_paths::source_dir() / "results/plan-nvidia-a100-sxm4-40gb.json").string();
+}
+std::string triton_peers() {
+  return (testing_paths::source_dir() / "results/peers-triton-nvidia-h100-80gb-hbm3.json").string();
 }
 std::string synthetic_cross() {
   return testing_paths::data("synthetic-cross.json");
@@ -73,6 +77,29 @@ ShippedRow shipped_h100_row(int size) {
             e};
   }
   throw std::runtime_error("the shipped H100 results have no " + std::to_string(size) + " cube");
+}
+
+// The shipped Triton peers file: the peer's name as compare shows it, and one shape's entry with its
+// numbers formatted the way the reports format them, so the tests follow the file when re-measured.
+struct ShippedPeerRow {
+  std::string peer, tflops, ratio;
+  nlohmann::json entry;
+};
+ShippedPeerRow shipped_triton_row(int size) {
+  const auto doc = nlohmann::json::parse(read_text(triton_peers()));
+  for (const auto& e : doc["entries"]) {
+    if (e["m"] != size || e["n"] != size || e["k"] != size) continue;
+    return {"triton " + doc["triton_version"].get<std::string>(),
+            fmt::format("{:.1f}", e["tuned"]["tflops"].get<double>()),
+            fmt::format("{:.2f}", e["ratio_vs_cublas"].get<double>()), e};
+  }
+  throw std::runtime_error("the shipped Triton peers file has no " + std::to_string(size) + " cube");
+}
+
+std::size_t column_of(const ReportTable& table, const std::string& header) {
+  const auto it = std::find(table.headers.begin(), table.headers.end(), header);
+  if (it == table.headers.end()) throw std::runtime_error("no column headed " + header);
+  return std::size_t(it - table.headers.begin());
 }
 
 // The 4096 winner's swizzle in the shipped file, and the other value the derived copy gives it.
@@ -444,6 +471,147 @@ TEST_F(Compare, RefusedPlansCrossFilesAndArguments) {
   const auto bad_format = testing_paths::run_command(testing_paths::cli() + " compare --format pdf " +
                                                      h100_results() + " " + a100_plan());
   EXPECT_EQ(bad_format.exit_code, 2) << bad_format.output;
+}
+
+TEST_F(Compare, TritonPeersShowTheirRatioBesideTheSameGpusWinners) {
+  const ShippedPeerRow t4096 = shipped_triton_row(4096), t1024 = shipped_triton_row(1024);
+  const std::string ratio_header = t4096.peer + " vs torch.mm";
+  const auto tables = comparison_tables(comparison_of({h100_results(), derived_h200(), triton_peers()}));
+  const ReportTable& winners = table_titled(tables, "Measured winners");
+  const std::size_t ratio = column_of(winners, ratio_header),
+                    tflops = column_of(winners, t4096.peer + " TFLOP/s");
+  EXPECT_NE(winners.note.find(t4096.peer + " columns"), std::string::npos) << winners.note;
+  // Problem rows come as one row per GPU: the H100's carries Triton's numbers, the other GPU's none.
+  std::size_t checked = 0;
+  for (std::size_t r = 0; r + 1 < winners.rows.size(); ++r) {
+    for (const auto& [label, row] :
+         {std::pair{std::string("4096"), t4096}, std::pair{std::string("1024"), t1024}}) {
+      if (winners.rows[r][0] != label) continue;
+      ASSERT_EQ(winners.rows[r][1], kH100);
+      EXPECT_EQ(winners.rows[r][ratio], row.ratio);
+      EXPECT_EQ(winners.rows[r][tflops], row.tflops);
+      // Our kernel's own ratio stays in its column on the same row.
+      EXPECT_EQ(winners.rows[r][column_of(winners, "vs cuBLAS")], shipped_h100_row(std::stoi(label)).ratio);
+      EXPECT_EQ(winners.rows[r + 1][1], kH200);
+      EXPECT_EQ(winners.rows[r + 1][ratio], "-");
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2u);
+  const ReportTable& gpus = table_titled(tables, "GPUs and files");
+  EXPECT_TRUE(std::any_of(gpus.rows.begin(), gpus.rows.end(), [&](const std::vector<std::string>& row) {
+    return row[2] == "measured: peer " + t4096.peer + " vs torch.mm" && row[4] == triton_peers();
+  }));
+
+  const std::string table = compare_report({{h100_results(), triton_peers()}, "table", ""});
+  EXPECT_NE(table.find(ratio_header), std::string::npos) << table;
+  const std::string md = compare_report({{h100_results(), triton_peers()}, "md", ""});
+  EXPECT_NE(md.find("| " + ratio_header + " |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| " + t4096.tflops + " | " + t4096.ratio + " |"), std::string::npos) << md;
+  const std::string html = compare_report({{h100_results(), triton_peers()}, "html", ""});
+  EXPECT_NE(html.find("<th>" + ratio_header + "</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"number\">" + t4096.ratio + "</td>"), std::string::npos);
+  EXPECT_NE(html.find(t4096.peer + " on " + kH100), std::string::npos);  // its bars in the chart
+
+  const auto doc = nlohmann::json::parse(compare_report({{h100_results(), triton_peers()}, "json", ""}));
+  const auto& measured = doc["measured"];
+  ASSERT_EQ(measured["peers"].size(), 1u);
+  EXPECT_EQ(measured["peers"][0]["peer"], t4096.peer);
+  EXPECT_EQ(measured["peers"][0]["baseline"], "torch.mm");
+  EXPECT_EQ(measured["peers"][0]["gpu"], "nvidia-h100-80gb-hbm3");
+  EXPECT_EQ(doc["sources"].back(), triton_peers());
+  const auto p4096 = std::find_if(
+      measured["problems"].begin(), measured["problems"].end(),
+      [](const nlohmann::json& p) { return p["m"] == 4096 && p["k"] == 4096 && p["n"] == 4096; });
+  ASSERT_NE(p4096, measured["problems"].end());
+  ASSERT_EQ((*p4096)["peers"].size(), 1u);
+  const auto& peer_run = (*p4096)["peers"][0];
+  EXPECT_EQ(peer_run["status"], "passed");
+  EXPECT_EQ(peer_run["name"], t4096.entry["tuned"]["name"]);
+  EXPECT_NEAR(peer_run["ratio_vs_baseline"].get<double>(), t4096.entry["ratio_vs_cublas"].get<double>(),
+              1e-12);
+  EXPECT_NEAR(peer_run["tflops"].get<double>(), t4096.entry["tuned"]["tflops"].get<double>(), 1e-12);
+  EXPECT_NEAR(peer_run["baseline_tflops"].get<double>(), t4096.entry["cublas"]["tflops"].get<double>(),
+              1e-12);
+  EXPECT_NEAR((*p4096)["winners"][0]["ratio_vs_cublas"].get<double>(),
+              shipped_h100_row(4096).entry["ratio_vs_cublas"].get<double>(), 1e-12);
+  // Without a peers file, the JSON has no peers at all.
+  EXPECT_FALSE(
+      nlohmann::json::parse(compare_report({{h100_results(), derived_h200()}, "json", ""}))["measured"]
+          .contains("peers"));
+
+  const auto cli =
+      testing_paths::run_command(testing_paths::cli() + " compare " + h100_results() + " " + triton_peers());
+  EXPECT_EQ(cli.exit_code, 0) << cli.output;
+  EXPECT_NE(cli.output.find(ratio_header), std::string::npos) << cli.output;
+}
+
+TEST_F(Compare, PeerShapesWithoutOursAndPeerRunsThatFailedAreShown) {
+  auto peers = nlohmann::json::parse(read_text(triton_peers()));
+  auto extra = peers["entries"][0];
+  extra["m"] = extra["n"] = extra["k"] = 777;
+  extra["ratio_vs_cublas"] = 1.2345;
+  peers["entries"].push_back(extra);
+  for (auto& e : peers["entries"])
+    if (e["m"] == 4096 && e["n"] == 4096 && e["k"] == 4096) {
+      e["status"] = "incorrect";
+      e.erase("ratio_vs_cublas");
+    }
+  const auto tables = comparison_tables(comparison_of({h100_results(), write("peers.json", peers.dump())}));
+  const ReportTable& winners = table_titled(tables, "Measured winners");
+  const std::size_t ratio = column_of(winners, shipped_triton_row(512).peer + " vs torch.mm");
+  std::size_t seen = 0;
+  for (const auto& row : winners.rows) {
+    if (row[0] == "777") {
+      EXPECT_EQ(row[2], "(not tuned)");
+      EXPECT_EQ(row[ratio], "1.23");
+      ++seen;
+    } else if (row[0] == "4096") {
+      EXPECT_EQ(row[ratio], "incorrect");
+      EXPECT_EQ(row[ratio - 1], "-");
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2u);
+}
+
+TEST_F(Compare, RefusedPeersFiles) {
+  const auto edited = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+    auto doc = nlohmann::json::parse(read_text(triton_peers()));
+    edit(doc);
+    return write(name, doc.dump());
+  };
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {edited("string-ratio.json", [](nlohmann::json& d) { d["entries"][3]["ratio_vs_cublas"] = "fast"; }),
+       "'entries[3].ratio_vs_cublas' must be a number"},
+      {edited("no-baseline.json", [](nlohmann::json& d) { d["entries"][0].erase("cublas"); }),
+       "'entries[0]' lacks 'cublas'"},
+      {edited("two-peers.json", [](nlohmann::json& d) { d["entries"][2]["implementation"] = "cutlass"; }),
+       "'entries[2].implementation' differs from the first entry's ('triton')"},
+      {edited("repeated.json", [](nlohmann::json& d) { d["entries"].push_back(d["entries"][0]); }),
+       "repeats problem 512"},
+      {edited("no-entries.json", [](nlohmann::json& d) { d["entries"] = nlohmann::json::array(); }),
+       "'entries' must hold at least one entry"},
+      {edited("wrong-kind.json", [](nlohmann::json& d) { d["kind"] = "prediction"; }),
+       "'kind' must be \"measured\" in a gemmtune.peers/1 file"},
+      {edited("other-gpu.json", [](nlohmann::json& d) { d["device"]["slug"] = "nvidia-a100-sxm4-40gb"; }),
+       "holds triton"},
+      {triton_peers(), "both hold triton"},
+  };
+  for (const auto& [path, message] : cases) {
+    SCOPED_TRACE(path);
+    const auto r = testing_paths::run_command(testing_paths::cli() + " compare " + h100_results() + " " +
+                                              triton_peers() + " " + path);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+  // A peers file beside no results file of its GPU has no column to sit beside.
+  const auto alone =
+      testing_paths::run_command(testing_paths::cli() + " compare " + derived_h200() + " " + triton_peers());
+  EXPECT_EQ(alone.exit_code, 2) << alone.output;
+  EXPECT_NE(alone.output.find("but no results file for nvidia-h100-80gb-hbm3 was given"), std::string::npos)
+      << alone.output;
 }
 
 // Chromium from the distribution (scripts/setup.sh installs it), found on PATH.

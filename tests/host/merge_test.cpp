@@ -293,6 +293,7 @@ TEST_F(Merge, RefusesMixedKindsGpusAndBadFiles) {
   expect_refused({h100, testing_paths::data("malformed.json")}, "malformed JSON");
   expect_refused({h100, (dir_ / "missing.json").string()}, "no such file");
   expect_refused({testing_paths::data("synthetic-cross.json")}, "a cross file");
+  expect_refused({shipped("peers-triton-nvidia-h100-80gb-hbm3.json")}, "a peers file");
 }
 
 TEST_F(Merge, CliWritesTheFileOrRefusesInOneLine) {

@@ -42,11 +42,12 @@ int run_compare(const CompareOptions& options) {
 
 Command add_compare_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "compare", "Set GPUs' winners side by side: results, plan (predictions) and cross files");
+      "compare", "Set GPUs' winners side by side: results, plan (predictions), cross and peers files");
   const auto options = std::make_shared<CompareOptions>();
-  cmd->add_option(
-         "files", options->files,
-         "Two or more files: results (gemmtune.results/2 or /1), plans (gemmtune.plan/1), cross (gemmtune.cross/1)")
+  cmd->add_option("files", options->files,
+                  "Two or more files: results (gemmtune.results/2 or /1), plans (gemmtune.plan/1), cross "
+                  "(gemmtune.cross/1), "
+                  "peers (gemmtune.peers/1: Triton and torch.mm, beside the same GPU's results)")
       ->required();
   cmd->add_option("--format", options->format, "table (terminal), md, json or html (self-contained page)")
       ->check(CLI::IsMember({"table", "md", "json", "html"}))

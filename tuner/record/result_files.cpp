@@ -1,4 +1,4 @@
-// Validation of results, plan and cross files. Each reader walks the JSON through Field, which
+// Validation of results, plan, cross and peers files. Each reader walks the JSON through Field, which
 // carries the path to the value ("entries[2].best.tflops") so that any complaint names the exact
 // spot; the whole-file error adds the file name in front.
 #include "record/result_files.hpp"
@@ -117,7 +117,7 @@ MeasuredResults read_results(const Field& top, const std::filesystem::path& path
                      entry["cublas"]["tflops"].number(0, kMaxTflops),
                      entry["ratio_vs_cublas"].number(0, kMaxTflops)};
     w.cublas_won = top["schema"].text() == kResultsSchemaV1 ? w.ratio_vs_cublas < 1.0
-                                                             : entry["winner"].text() == "cublas";
+                                                            : entry["winner"].text() == "cublas";
     if (!seen.insert(w.shape).second) entry.fail(fmt::format("repeats problem {}", w.shape.label()));
     out.winners.push_back(std::move(w));
   }
@@ -160,6 +160,42 @@ CrossMeasurements read_cross(const Field& top, const std::filesystem::path& path
   return out;
 }
 
+PeerMeasurements read_peers(const Field& top, const std::filesystem::path& path) {
+  require_kind(top, kPeersSchema, "measured");
+  const Field device = top["device"];
+  PeerMeasurements out{path,
+                       device["name"].text(),
+                       slugify(device["slug"].text()),
+                       device.has("fp32_tflops") ? device["fp32_tflops"].number(0, kMaxTflops) : 0.0,
+                       "",  // the peer's name, from the entries below
+                       top["cublas_via"].text(),
+                       top["updated"].text(),
+                       {}};
+  std::set<GemmShape> seen;
+  std::string implementation;  // of the first entry
+  for (const Field& entry : top["entries"].elements()) {
+    // One peer per file (scripts/peers/ names the file after it), so every entry names the same one.
+    const std::string this_one = entry["implementation"].text();
+    if (implementation.empty()) implementation = this_one;
+    if (this_one != implementation)
+      entry["implementation"].fail(fmt::format("differs from the first entry's ('{}')", implementation));
+    PeerRun run{read_shape(entry), entry["status"].text(), "", 0, 0, 0};
+    if (!seen.insert(run.shape).second) entry.fail(fmt::format("repeats problem {}", run.shape.label()));
+    if (entry.has("tuned") && entry["tuned"].has("name")) run.name = entry["tuned"]["name"].text();
+    if (run.passed()) {
+      run.tflops = entry["tuned"]["tflops"].number(0, kMaxTflops);
+      run.baseline_tflops = entry["cublas"]["tflops"].number(0, kMaxTflops);
+      run.ratio_vs_baseline = entry["ratio_vs_cublas"].number(0, kMaxTflops);
+    }
+    out.runs.push_back(std::move(run));
+  }
+  if (out.runs.empty()) top["entries"].fail("must hold at least one entry");
+  const std::string version_key = implementation + "_version";
+  out.peer =
+      top.has(version_key.c_str()) ? implementation + " " + top[version_key.c_str()].text() : implementation;
+  return out;
+}
+
 ResultFile read_document(const nlohmann::json& document, const std::filesystem::path& path) {
   const Field top(document, "");
   if (!document.is_object()) top.fail("must be a JSON object");
@@ -167,8 +203,9 @@ ResultFile read_document(const nlohmann::json& document, const std::filesystem::
   if (is_results_schema(schema)) return read_results(top, path);
   if (schema == kPlanSchema) return read_plan(top, path);
   if (schema == kCrossSchema) return read_cross(top, path);
-  throw std::invalid_argument(fmt::format("unknown schema '{}' (expected {}, {} or {})", schema,
-                                          kResultsSchema, kPlanSchema, kCrossSchema));
+  if (schema == kPeersSchema) return read_peers(top, path);
+  throw std::invalid_argument(fmt::format("unknown schema '{}' (expected {}, {}, {} or {})", schema,
+                                          kResultsSchema, kPlanSchema, kCrossSchema, kPeersSchema));
 }
 
 }  // namespace
@@ -186,7 +223,8 @@ LoadedResultFile load_result_document(const std::filesystem::path& path, const s
   if (!std::filesystem::is_regular_file(path, ec)) throw fail("not a regular file");
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxFileBytes)
-    throw fail(fmt::format("larger than {} MiB, not a results, plan or cross file", kMaxFileBytes >> 20));
+    throw fail(
+        fmt::format("larger than {} MiB, not a results, plan, cross or peers file", kMaxFileBytes >> 20));
   const std::optional<std::string> text = read_whole_file(path);
   if (!text) throw fail("cannot be read");
   nlohmann::json document;

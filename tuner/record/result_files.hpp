@@ -1,8 +1,9 @@
-// The three kinds of file `gemm-tune compare` reads, as typed structs: results caches
-// (gemmtune.results/1, measured), plans (gemmtune.plan/1, predictions) and cross measurements
-// (gemmtune.cross/1, one GPU's winners run on another GPU). The files come from other machines and
-// other people, so every field used is checked here, once, and the rest of the compare code works
-// with values it can trust. A file that fails a check is refused whole with one line naming it.
+// The four kinds of file `gemm-tune compare` reads, as typed structs: results caches
+// (gemmtune.results/2 or /1, measured), plans (gemmtune.plan/1, predictions), cross measurements
+// (gemmtune.cross/1, one GPU's winners run on another GPU) and peers (gemmtune.peers/1, another
+// implementation such as Triton raced against cuBLAS by scripts/peers/). The files come from other machines
+// and other people, so every field used is checked here, once, and the rest of the compare code works with
+// values it can trust. A file that fails a check is refused whole with one line naming it.
 #pragma once
 
 #include <filesystem>
@@ -71,9 +72,34 @@ struct CrossMeasurements {
   std::vector<CrossRun> runs;
 };
 
-using ResultFile = std::variant<MeasuredResults, PlanPredictions, CrossMeasurements>;
+inline constexpr const char* kPeersSchema = "gemmtune.peers/1";
 
-// Reads and validates a file of any of the three schemas, chosen by its "schema" field. Throws
+// One shape of a peers file: the peer's autotuned winner raced against the file's baseline (torch.mm,
+// which is cuBLAS SGEMM underneath) in the peer's own run. The numbers are set only when it passed.
+struct PeerRun {
+  GemmShape shape;
+  std::string status;  // "passed", or why not: "incorrect", "failed"
+  std::string name;    // the peer's winning configuration; empty when it failed before choosing one
+  double tflops = 0;
+  double baseline_tflops = 0;
+  double ratio_vs_baseline = 0;  // baseline median / peer median, same race
+  bool passed() const { return status == "passed"; }
+};
+
+struct PeerMeasurements {
+  std::filesystem::path path;
+  std::string gpu_name;  // the device block of a peers file is not a full profile: name, slug, peak
+  std::string gpu_slug;
+  double fp32_tflops = 0;  // 0 when the file gives no peak
+  std::string peer;        // implementation and version, e.g. "triton 3.6.0"
+  std::string baseline;    // what the ratios are against, e.g. "torch.mm"
+  std::string updated;
+  std::vector<PeerRun> runs;
+};
+
+using ResultFile = std::variant<MeasuredResults, PlanPredictions, CrossMeasurements, PeerMeasurements>;
+
+// Reads and validates a file of any of the four schemas, chosen by its "schema" field. Throws
 // std::invalid_argument with one line naming the file and the first problem found: unreadable,
 // malformed JSON, unknown schema, a kind that contradicts the schema, a missing field, a wrong type,
 // a value out of range, or a problem listed twice.

@@ -36,8 +36,9 @@ Input load(const std::filesystem::path& path) {
     in.kind = "plan";
     in.gpu = plan->device.slug;
   } else {
+    const char* kind = std::holds_alternative<CrossMeasurements>(loaded.content) ? "cross" : "peers";
     throw std::invalid_argument(
-        fmt::format("cannot merge '{}': a cross file ({}); merge takes results or plan files", in.file,
+        fmt::format("cannot merge '{}': a {} file ({}); merge takes results or plan files", in.file, kind,
                     in.document.value("schema", "")));
   }
   return in;

@@ -67,10 +67,40 @@ void add_column(ComparisonSection& section, ComparedGpu gpu,
                            [&, s = shape](const ComparedProblem& p) { return p.shape == s; });
     if (it == section.problems.end()) {
       section.problems.push_back(
-          {shape, std::vector<std::optional<ComparedWinner>>(section.gpus.size()), {}});
+          {shape, std::vector<std::optional<ComparedWinner>>(section.gpus.size()), {}, {}});
       it = std::prev(section.problems.end());
     }
     it->winners.back() = winner;
+  }
+}
+
+// Adds a peer's runs beside the results column of the same GPU; shapes only the peer covers get a
+// problem of their own, with no winner.
+void add_peer(ComparisonSection& section, const PeerMeasurements& peers) {
+  const auto gpu = std::find_if(section.gpus.begin(), section.gpus.end(),
+                                [&](const ComparedGpu& g) { return g.slug == peers.gpu_slug; });
+  if (gpu == section.gpus.end())
+    throw std::invalid_argument(fmt::format("'{}' holds {} runs on {}, but no results file for {} was given",
+                                            peers.path.string(), peers.peer, peers.gpu_slug, peers.gpu_slug));
+  for (const ComparedPeer& other : section.peers)
+    if (other.peer == peers.peer && section.gpus[other.gpu].slug == peers.gpu_slug)
+      throw std::invalid_argument(fmt::format("'{}' and '{}' both hold {} runs on {}; give one of them",
+                                              other.source_file, peers.path.string(), peers.peer,
+                                              peers.gpu_slug));
+  section.peers.push_back({peers.peer, peers.baseline, std::size_t(gpu - section.gpus.begin()),
+                           peers.path.string(), peers.updated});
+  for (auto& problem : section.problems) problem.peer_runs.emplace_back();
+  for (const PeerRun& run : peers.runs) {
+    auto it = std::find_if(section.problems.begin(), section.problems.end(),
+                           [&](const ComparedProblem& p) { return p.shape == run.shape; });
+    if (it == section.problems.end()) {
+      section.problems.push_back({run.shape,
+                                  std::vector<std::optional<ComparedWinner>>(section.gpus.size()),
+                                  {},
+                                  std::vector<std::optional<PeerRun>>(section.peers.size())});
+      it = std::prev(section.problems.end());
+    }
+    it->peer_runs.back() = run;
   }
 }
 
@@ -124,6 +154,7 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
   Comparison out;
   out.predicted.predicted = true;
   std::vector<const CrossMeasurements*> crosses;
+  std::vector<const PeerMeasurements*> peers;           // added once every results column is known
   std::map<std::string, std::string> name_of_measured;  // slug -> device name, from results files
   for (const ResultFile& file : files) {
     if (const auto* results = std::get_if<MeasuredResults>(&file)) {
@@ -131,9 +162,12 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
       name_of_measured[results->device.slug] = results->device.name;
       std::map<GemmShape, ComparedWinner> winners;
       for (const MeasuredWinner& w : results->winners)
-        winners[w.shape] = {w.name,          w.config,
-                            w.tflops,        percent_of_peak(w.tflops, results->device),
-                            w.cublas_tflops, w.ratio_vs_cublas,
+        winners[w.shape] = {w.name,
+                            w.config,
+                            w.tflops,
+                            percent_of_peak(w.tflops, results->device),
+                            w.cublas_tflops,
+                            w.ratio_vs_cublas,
                             w.delivered_ratio()};
       add_column(out.measured, describe(results->device, results->path, results->updated), winners);
     } else if (const auto* plan = std::get_if<PlanPredictions>(&file)) {
@@ -144,6 +178,9 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
             w.name,       w.config,     w.predicted_tflops, percent_of_peak(w.predicted_tflops, plan->device),
             std::nullopt, std::nullopt, std::nullopt};
       add_column(out.predicted, describe(plan->device, plan->path, plan->date), winners);
+    } else if (const auto* peer = std::get_if<PeerMeasurements>(&file)) {
+      out.sources.push_back(peer->path.string());
+      peers.push_back(peer);
     } else {
       const auto& cross = std::get<CrossMeasurements>(file);
       out.sources.push_back(cross.path.string());
@@ -156,6 +193,7 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
       out.cross_gpus.push_back(describe(cross.device, cross.path, cross.date));
     }
   }
+  for (const PeerMeasurements* peer : peers) add_peer(out.measured, *peer);
   finish_section(out.measured);
   finish_section(out.predicted);
   if (!crosses.empty()) out.portability = portability_of(crosses, name_of_measured);

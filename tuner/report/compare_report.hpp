@@ -2,7 +2,8 @@
 // each GPU's winner with its TFLOP/s, share of that GPU's FP32 peak and ratio to cuBLAS, and which
 // kernel parameters differ between the winners; predictions from plans in a section of their own
 // (a static-model estimate must never sit in the same column as a measurement); and, from cross
-// files, how much of each GPU's own best another GPU's winners reach on it.
+// files, how much of each GPU's own best another GPU's winners reach on it; from peers files (Triton
+// and the like, scripts/peers/), the peer's ratio against cuBLAS beside our kernel's, on the same GPU.
 #pragma once
 
 #include <optional>
@@ -38,15 +39,27 @@ struct ParameterDifference {
   std::vector<std::optional<std::string>> values;
 };
 
+// Another implementation measured on one of the section's GPUs, from a peers file. Its ratios come
+// from its own race against its baseline (torch.mm: cuBLAS SGEMM underneath), not from ours.
+struct ComparedPeer {
+  std::string peer;      // implementation and version, untrusted text
+  std::string baseline;  // untrusted text
+  std::size_t gpu = 0;   // index into the section's gpus
+  std::string source_file;
+  std::string date;
+};
+
 struct ComparedProblem {
   GemmShape shape;
   std::vector<std::optional<ComparedWinner>> winners;  // one per GPU of the section
   std::vector<ParameterDifference> differences;        // empty when all winners agree
+  std::vector<std::optional<PeerRun>> peer_runs;       // one per peer of the section
 };
 
 struct ComparisonSection {
   bool predicted = false;
   std::vector<ComparedGpu> gpus;
+  std::vector<ComparedPeer> peers;        // measured section only
   std::vector<ComparedProblem> problems;  // sorted by shape
 };
 
@@ -72,7 +85,8 @@ struct Comparison {
 };
 
 // Throws std::invalid_argument when two files of the same kind describe the same GPU (which one
-// should be shown would be a guess).
+// should be shown would be a guess; for peers files, the same peer on the same GPU), or when a peers
+// file's GPU has no results file among the files (its column sits beside our kernel's).
 Comparison build_comparison(const std::vector<ResultFile>& files);
 
 }  // namespace gemmtune

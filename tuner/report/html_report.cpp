@@ -52,6 +52,14 @@ std::string tflops_chart(const ComparisonSection& section) {
                                                  : std::nullopt);
     chart.series.push_back(std::move(series));
   }
+  for (std::size_t p = 0; p < section.peers.size(); ++p) {
+    BarSeries series{section.peers[p].peer + " on " + section.gpus[section.peers[p].gpu].name, {}};
+    for (const auto& problem : section.problems) {
+      const auto& run = problem.peer_runs[p];
+      series.values.push_back(run && run->passed() ? std::optional<double>(run->tflops) : std::nullopt);
+    }
+    chart.series.push_back(std::move(series));
+  }
   return grouped_bar_chart_svg(chart);
 }
 

@@ -1,5 +1,6 @@
 // JSON writer for the comparison. Absent values (a GPU with no winner for a problem, a file with no
-// peak) are left out rather than written as null or zero.
+// peak, a peer that did not run a problem or did not pass it) are left out rather than written as
+// null or zero; "peers" appears only where peers files were given.
 #include "report/json_report.hpp"
 
 namespace gemmtune {
@@ -40,12 +41,40 @@ nlohmann::json section_json(const ComparisonSection& section) {
         if (d.values[g]) values[section.gpus[g].slug] = *d.values[g];
       differences.push_back({{"parameter", d.parameter}, {"values", values}});
     }
-    nlohmann::json entry = {{"winners", winners}, {"differences", differences}};
-    shape_to_json(entry, problem.shape);
-    problems.push_back(entry);
+    nlohmann::json problem_json{{"winners", winners}, {"differences", differences}};
+    shape_to_json(problem_json, problem.shape);
+    if (!section.peers.empty()) {
+      nlohmann::json peer_runs = nlohmann::json::array();
+      for (std::size_t p = 0; p < section.peers.size(); ++p) {
+        const auto& run = problem.peer_runs[p];
+        if (!run) continue;
+        nlohmann::json entry{{"peer", section.peers[p].peer},
+                             {"gpu", section.gpus[section.peers[p].gpu].slug},
+                             {"status", run->status}};
+        if (!run->name.empty()) entry["name"] = run->name;
+        if (run->passed()) {
+          entry["tflops"] = run->tflops;
+          entry["baseline_tflops"] = run->baseline_tflops;
+          entry["ratio_vs_baseline"] = run->ratio_vs_baseline;
+        }
+        peer_runs.push_back(std::move(entry));
+      }
+      problem_json["peers"] = std::move(peer_runs);
+    }
+    problems.push_back(std::move(problem_json));
   }
   nlohmann::json out{
       {"kind", section.predicted ? "prediction" : "measured"}, {"gpus", gpus}, {"problems", problems}};
+  if (!section.peers.empty()) {
+    nlohmann::json peers = nlohmann::json::array();
+    for (const ComparedPeer& peer : section.peers)
+      peers.push_back({{"peer", peer.peer},
+                       {"baseline", peer.baseline},
+                       {"gpu", section.gpus[peer.gpu].slug},
+                       {"file", peer.source_file},
+                       {"date", peer.date}});
+    out["peers"] = std::move(peers);
+  }
   if (section.predicted)
     out["notice"] = "PREDICTION from a static model: no kernel was run. Never compare with measured TFLOP/s.";
   return out;

@@ -31,6 +31,11 @@ ReportTable gpu_table(const Comparison& comparison) {
   for (const ComparedGpu& gpu : comparison.measured.gpus) add(gpu, "measured");
   for (const ComparedGpu& gpu : comparison.predicted.gpus) add(gpu, "PREDICTED");
   for (const ComparedGpu& gpu : comparison.cross_gpus) add(gpu, "measured: cross runs");
+  for (const ComparedPeer& peer : comparison.measured.peers) {
+    const ComparedGpu& gpu = comparison.measured.gpus[peer.gpu];
+    t.rows.push_back({gpu.name, gpu.slug, "measured: peer " + peer.peer + " vs " + peer.baseline,
+                      format_tflops(gpu.fp32_peak_tflops), peer.source_file, peer.date});
+  }
   return t;
 }
 
@@ -55,7 +60,16 @@ ReportTable winner_table(const ComparisonSection& section) {
     t.headers = {"problem",        "GPU",       "best configuration", "TFLOP/s", "% of peak",
                  "cuBLAS TFLOP/s", "vs cuBLAS", "delivered"};
     t.right_aligned = {false, false, false, true, true, true, true, true};
+    for (const ComparedPeer& peer : section.peers) {
+      t.note += " " + peer.peer + " columns: its autotuned winner on that GPU, from its peers file; vs " +
+                peer.baseline + " = " + peer.baseline + " time / " + peer.peer +
+                " time in its own race (cuBLAS underneath, TF32 off).";
+      t.headers.push_back(peer.peer + " TFLOP/s");
+      t.headers.push_back(peer.peer + " vs " + peer.baseline);
+      t.right_aligned.insert(t.right_aligned.end(), {true, true});
+    }
   }
+  const std::size_t own_columns = t.headers.size() - 2 * section.peers.size();
   for (const ComparedProblem& problem : section.problems) {
     bool first = true;
     for (std::size_t g = 0; g < section.gpus.size(); ++g) {
@@ -64,7 +78,7 @@ ReportTable winner_table(const ComparisonSection& section) {
       first = false;
       if (!w) {
         row.push_back(section.predicted ? "(not in the plan)" : "(not tuned)");
-        row.resize(t.headers.size(), kNone);
+        row.resize(own_columns, kNone);
       } else {
         row.push_back(w->name);
         row.push_back(format_tflops(w->tflops));
@@ -73,6 +87,17 @@ ReportTable winner_table(const ComparisonSection& section) {
           row.push_back(format_optional(w->cublas_tflops, format_tflops));
           row.push_back(format_optional(w->ratio_vs_cublas, format_ratio));
           row.push_back(format_optional(w->delivered_ratio, format_ratio));
+        }
+      }
+      for (std::size_t p = 0; p < section.peers.size(); ++p) {
+        const auto& run = problem.peer_runs[p];
+        if (section.peers[p].gpu != g || !run) {
+          row.insert(row.end(), {kNone, kNone});
+        } else if (!run->passed()) {
+          row.insert(row.end(), {kNone, run->status});
+        } else {
+          row.push_back(format_tflops(run->tflops));
+          row.push_back(format_ratio(run->ratio_vs_baseline));
         }
       }
       t.rows.push_back(std::move(row));
