@@ -18,13 +18,14 @@
 //   3. a portfolio (kernels raced against cuBLAS over a log-spaced grid of shapes, one results file
 //      per GPU) encloses the call: the kernel that beat cuBLAS by 3% at every grid point around it;
 //   4. otherwise cuBLAS. Steps 1 to 3 use another GPU of the same compute capability where this
-//      model has nothing to offer. Kernels serve only row-major nn problems so far (in
-//      column-major terms: nn calls, which are nn with A and B swapped); every other layout and
-//      every batched call runs cuBLAS.
-// The distance between a call and a tuned shape:
-//   sqrt(ln(m/m')^2 + ln(n/n')^2 + ln(k/k')^2)
-//   + |ln(wave efficiency at the call / wave efficiency at m', n')|, tiles of the tuned config over
-//     this GPU's SM count (an estimate of the resident blocks per SM from threads and shared memory)
+//      model has nothing to offer. Kernels serve every layout and strided batch, each compiled for
+//      its layout: only results of the call's layout apply (a column-major call is the row-major
+//      problem with A and B swapped); the portfolio covers unbatched nn problems.
+// The distance between a call and a tuned shape of its layout:
+//   sqrt(ln(m/m')^2 + ln(n/n')^2 + ln(k/k')^2 + ln(batch/batch')^2)
+//   + |ln(wave efficiency at the call / wave efficiency at m', n', batch')|, tiles of the tuned
+//     config over this GPU's SM count (an estimate of the resident blocks per SM from threads and
+//     shared memory)
 // A call whose rows are less aligned than a kernel's vector loads (lda, ldb or the pointers of A and
 // B not aligned to its vector width) may cost that kernel up to sqrt(vector width / alignment) of
 // its speed: its margin over cuBLAS is divided by that before it is trusted.
