@@ -114,9 +114,9 @@ int run_portfolio(const PortfolioOptions& options) {
   const std::filesystem::path cache_dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
   {
     const KernelCompiler compiler(cache_dir);
-    CompileService compile(compiler, device.arch(), default_parallelism());
+    CompileService compile(compiler, default_parallelism());
     std::vector<std::shared_future<CompileOutcome>> compiled;
-    for (const KernelConfig& c : menu) compiled.push_back(compile.submit(c));
+    for (const KernelConfig& c : menu) compiled.push_back(compile.submit(c, device.arch()));
     for (std::size_t i = 0; i < menu.size(); ++i)
       if (!compiled[i].get().kernel) spdlog::warn("{} does not compile: {}", menu[i].name(), compiled[i].get().error);
   }

@@ -18,7 +18,6 @@
 #include "measure/statistics.hpp"
 #include "record/results_store.hpp"
 #include "record/timestamp.hpp"
-#include "report/progress_bar.hpp"
 #include "search/occupancy.hpp"
 #include "search/seed_configs.hpp"
 #include "search/static_model.hpp"
@@ -109,20 +108,51 @@ struct ShapeTuner::FinalRace {
   nlohmann::json ranked = nlohmann::json::array();
 };
 
-ShapeTuner::ShapeTuner(const TuneOptions& o, int device_index, DeviceProfile device)
-    : options_(o),
-      device_(std::move(device)),
-      space_(load_search_space(o.space_path)),
-      template_source_(o.template_path.empty() ? std::string(embedded_file("kernel_templates/sgemm.cuh"))
-                                               : read_whole_file(o.template_path).value_or("")),
-      compiler_(
+namespace {
+
+std::string template_of(const TuneOptions& o) {
+  std::string source = o.template_path.empty() ? std::string(embedded_file("kernel_templates/sgemm.cuh"))
+                                               : read_whole_file(o.template_path).value_or("");
+  if (source.empty()) throw std::invalid_argument("cannot read template " + o.template_path);
+  return source;
+}
+
+}  // namespace
+
+TuningRun::TuningRun(const TuneOptions& o, std::vector<std::string> gpu_labels)
+    : options(o),
+      space(load_search_space(o.space_path)),
+      template_source(template_of(o)),
+      compiler(
           o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
-          template_source_),
-      service_(compiler_, device_.arch(), o.jobs),
-      log_(std::filesystem::path(o.results_dir) / "logs" / (device_.slug + ".jsonl"), device_.slug,
-           stable_hash_hex(template_source_)),
-      gpu_(device_index, compiler_.cache_dir(), o.template_path, o.eval_timeout_seconds) {
-  if (template_source_.empty()) throw std::invalid_argument("cannot read template " + o.template_path);
+          template_source),
+      compile(compiler, o.jobs),
+      progress(std::move(gpu_labels)) {}
+
+TuningLog& TuningRun::log_of(const DeviceProfile& device) {
+  const std::lock_guard<std::mutex> lock(logs_mutex_);
+  std::unique_ptr<TuningLog>& log = logs_[device.slug];
+  if (!log)
+    log = std::make_unique<TuningLog>(
+        std::filesystem::path(options.results_dir) / "logs" / (device.slug + ".jsonl"), device.slug,
+        stable_hash_hex(template_source));
+  return *log;
+}
+
+ShapeTuner::ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int device_index,
+                       DeviceProfile device)
+    : run_(run),
+      options_(run.options),
+      space_(run.space),
+      slot_(slot),
+      label_(std::move(label)),
+      device_(std::move(device)),
+      log_(run.log_of(device_)),
+      gpu_(device_index, run.compiler.cache_dir(), run.options.template_path,
+           run.options.eval_timeout_seconds) {}
+
+std::string ShapeTuner::label() const {
+  return label_;
 }
 
 ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
@@ -131,7 +161,10 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
   search.outcome.shape = shape;
   const Candidates candidates = gather_candidates(shape);
   search.rejected = candidates.enumeration.removed;
+  const double gathered = seconds_since(search.started);
   const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
+  spdlog::debug("{}: {} candidates gathered in {:.1f} s, GPU prepared {:.1f} s later", shape.label(),
+                candidates.enumeration.candidates.size(), gathered, seconds_since(search.started) - gathered);
   evaluation_loop(candidates, prepared.cublas_ms, search);
   ShapeOutcome& out = search.outcome;
   if (g_interrupted) {  // everything measured is in the log; a rerun resumes from it
@@ -205,9 +238,14 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ctx.prior = predicted_tflops_before_compile(configs, device_, shape, space_.settings.register_overhead);
   // Keep every core busy: what the strategy has not asked for yet compiles in the background,
   // most promising first, behind whatever the GPU is waiting for.
-  for (std::size_t i : order_by_prior(ctx)) service_.submit(configs[i], /*urgent=*/false);
+  const auto submitting = Clock::now();
+  for (std::size_t i : order_by_prior(ctx))
+    run_.compile.submit(configs[i], device_.arch(), CompileService::Need::later);
+  spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(), configs.size(),
+                seconds_since(submitting));
   auto strategy = make_strategy(options_.strategy, ctx);
-  ProgressBar bar(fmt::format("tune {:>14}", shape.label()), strategy->planned());
+  ProgressBoard::Problem progress(run_.progress, slot_, fmt::format("tune {:>14}", shape.label()),
+                                  strategy->planned());
 
   std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>> pending;
   const std::size_t lookahead = std::max<std::size_t>(8, 2 * options_.jobs);
@@ -215,7 +253,7 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
     if (pending.size() < lookahead) {
       for (std::size_t i : strategy->propose(lookahead - pending.size()))
-        pending.emplace_back(i, service_.submit(configs[i]));
+        pending.emplace_back(i, run_.compile.submit(configs[i], device_.arch()));
     }
     if (pending.empty()) break;
     const auto [index, future] = pending.front();
@@ -224,10 +262,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     const nlohmann::json record = evaluate(shape, configs[index], name, future, search);
     strategy->observe(index, book(index, name, record, search));
     ++search.outcome.evaluated;
-    bar.advance(1, fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
-                               tflops_of(shape.flops(), cublas_ms)));
+    progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
+                                 tflops_of(shape.flops(), cublas_ms)));
   }
-  bar.finish();
 }
 
 // One candidate's record. Taken from the log when an earlier, interrupted run measured it;
@@ -239,6 +276,9 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
                                     Search& search) {
   if (const nlohmann::json* prior = log_.find(shape, name)) return *prior;
   const auto tc = Clock::now();
+  // This GPU waits for the binary: ahead of the other GPUs' look-ahead in the shared pool.
+  if (compiled_future.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    run_.compile.submit(config, device_.arch(), CompileService::Need::now);
   const CompileOutcome& compiled = compiled_future.get();
   search.compile_wait += seconds_since(tc);
   nlohmann::json record = {{"name", name}, {"config", config}};

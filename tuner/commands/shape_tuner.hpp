@@ -1,17 +1,23 @@
 // The search for one problem shape on one device, in stages: gather the candidates (the space
 // enumerated, plus seeds), the evaluation loop (compile outcome -> resource screen -> GPU ->
 // tuning log, for each candidate the strategy proposes), the final race of the best few against
-// cuBLAS, and the results entry merged into results/<gpu-slug>.json. One ShapeTuner serves every
-// shape of a run, so the compiler, the compile service, the log and the GPU worker are shared.
+// cuBLAS, and the results entry merged into results/<gpu-slug>.json. A ShapeTuner per GPU of the
+// run (one GPU worker each) tunes whatever shapes the scheduler (gpu_scheduler.hpp) hands it; the
+// TuningRun they share holds the space, the compiler and its one compile pool, the tuning log of
+// each GPU model and the progress display.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <future>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "commands/gpu_scheduler.hpp"
 #include "commands/tune_command.hpp"
 #include "compile/compile_service.hpp"
 #include "device_profile.hpp"
@@ -19,6 +25,7 @@
 #include "kernel_config.hpp"
 #include "measure/gpu_session.hpp"
 #include "record/tuning_log.hpp"
+#include "report/progress_board.hpp"
 #include "search/problem.hpp"
 #include "search/search_space.hpp"
 
@@ -29,23 +36,37 @@ namespace gemmtune {
 void stop_on_interrupt();
 bool interrupted();
 
-struct ShapeOutcome {
-  GemmShape shape;
-  std::string best_name;
-  double best_tflops = 0;
-  double ratio = 0;
-  std::size_t evaluated = 0;
-  double seconds = 0;
-  bool complete = false;
+// What every GPU of a tune run shares. Compilation is the bottleneck, so there is one pool for all
+// GPUs (on --jobs threads) over one compile cache.
+class TuningRun {
+ public:
+  TuningRun(const TuneOptions& o, std::vector<std::string> gpu_labels);
+
+  // The log of this GPU model, opened on first use; GPUs of one model share it.
+  TuningLog& log_of(const DeviceProfile& device);
+
+  const TuneOptions& options;
+  const SearchSpace space;
+  const std::string template_source;
+  const KernelCompiler compiler;
+  CompileService compile;
+  ProgressBoard progress;
+
+ private:
+  std::mutex logs_mutex_;
+  std::map<std::string, std::unique_ptr<TuningLog>> logs_;  // by GPU slug
 };
 
-class ShapeTuner {
+class ShapeTuner : public ProblemTuner {
  public:
-  ShapeTuner(const TuneOptions& o, int device_index, DeviceProfile device);
+  // slot: this GPU's place in run.progress (and in the GPU list); label: "GPU 2".
+  ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int device_index, DeviceProfile device);
 
-  // Throws when no candidate passes the constraints; a shape where every candidate failed is an
-  // outcome with no winner, and nothing is merged into the results.
-  ShapeOutcome tune(const GemmShape& shape);
+  std::string label() const override;
+
+  // Throws when no candidate passes the constraints or the GPU worker cannot prepare; a shape where
+  // every candidate failed is an outcome with no winner, and nothing is merged into the results.
+  ShapeOutcome tune(const GemmShape& shape) override;
 
   std::filesystem::path results_path() const;
 
@@ -64,13 +85,13 @@ class ShapeTuner {
   nlohmann::json results_entry(const Candidates& candidates, const PreparedShape& prepared,
                                const FinalRace& race, const Search& search) const;
 
+  TuningRun& run_;
   const TuneOptions& options_;
+  const SearchSpace& space_;
+  std::size_t slot_;
+  std::string label_;
   DeviceProfile device_;
-  SearchSpace space_;
-  std::string template_source_;
-  KernelCompiler compiler_;
-  CompileService service_;
-  TuningLog log_;
+  TuningLog& log_;
   GpuSession gpu_;
 };
 

@@ -1,6 +1,7 @@
-// The tune command: picks the device, runs a ShapeTuner (commands/shape_tuner.hpp) over the
-// sizes, and prints the summary table. Ctrl-C ends the run after the evaluation in flight, with
-// exit code 130 and everything measured already in the tuning log.
+// The tune command: picks the GPUs, runs a ShapeTuner (commands/shape_tuner.hpp) per GPU over the
+// sizes, handed out by the scheduler (commands/gpu_scheduler.hpp), and prints the summary table.
+// Ctrl-C ends the run after the evaluations in flight, with exit code 130 and everything measured
+// already in the tuning log.
 #include "commands/tune_command.hpp"
 
 #include <fmt/format.h>
@@ -8,83 +9,89 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "commands/common_options.hpp"
 #include "atomic_file.hpp"
+#include "commands/common_options.hpp"
+#include "commands/gpu_scheduler.hpp"
 #include "commands/shape_tuner.hpp"
 #include "device_profile.hpp"
+#include "measure/gpu_list.hpp"
 #include "record_file.hpp"
 #include "search/shard.hpp"
 
 namespace gemmtune {
-namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
-
-int select_device(const std::string& gpu) {
+std::vector<int> select_devices(const std::string& gpu) {
+  const GpuRequest request =
+      parse_gpu_request(gpu, repeated_gpus_allowed());  // before CUDA: a bad list is exit 2
   const DeviceCount devices = count_devices();
   if (devices.count == 0) throw NoDeviceError(devices.reason);
-  if (gpu == "auto") return 0;
-  if (!gpu.empty() && std::all_of(gpu.begin(), gpu.end(),
-                                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-    const int index = gpu.size() > 4 ? devices.count : std::stoi(gpu);
-    if (index >= devices.count)
-      throw std::invalid_argument(fmt::format("--gpu {}: only {} device(s) visible", gpu, devices.count));
-    return index;
-  }
-  std::vector<int> matches;
-  std::vector<std::string> names;
-  for (int i = 0; i < devices.count; ++i) {
+  return resolve_gpus(request, devices.count, [](int i) {
     const DeviceProfile p = query_device(i);
-    names.push_back(p.name);
-    if (lower(p.name).find(lower(gpu)) != std::string::npos || p.slug == lower(gpu)) matches.push_back(i);
-  }
-  if (matches.empty())
-    throw std::invalid_argument(
-        fmt::format("--gpu '{}' matches no visible device (visible: {})", gpu, fmt::join(names, "; ")));
-  return matches.front();
+    return VisibleGpu{p.name, p.slug};
+  });
+}
+
+int select_device(const std::string& gpu) {
+  const std::vector<int> indices = select_devices(gpu);
+  if (indices.size() != 1)
+    throw std::invalid_argument(fmt::format("--gpu {}: this command measures on one GPU; give one", gpu));
+  return indices.front();
 }
 
 int run_tune(const TuneOptions& options) {
-  const int index = select_device(options.gpu);
-  const DeviceProfile device = query_device(index);
-  spdlog::info("tuning on {} ({}, {} SMs), {} sizes, strategy {}", device.name, device.arch(),
-               device.sm_count, options.shapes.size(), options.strategy);
-  stop_on_interrupt();
-  ShapeTuner tuner(options, index, device);
-  std::vector<ShapeOutcome> outcomes;
-  for (const auto& shape : options.shapes) {
-    if (interrupted()) break;
-    outcomes.push_back(tuner.tune(shape));
+  const std::vector<int> indices = select_devices(options.gpu);
+  std::vector<DeviceProfile> devices;
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    devices.push_back(query_device(indices[i]));
+    // A GPU listed again (GEMMTUNE_TEST_SHARE_GPU) gets a worker of its own, told apart by number.
+    const auto again = std::count(indices.begin(), indices.begin() + static_cast<long>(i), indices[i]);
+    labels.push_back(again == 0 ? fmt::format("GPU {}", indices[i])
+                                : fmt::format("GPU {} worker {}", indices[i], again + 1));
   }
-  std::printf("\n%-16s %-52s %9s %9s %7s %8s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS", "evals",
-              "time");
-  for (const auto& o : outcomes)
-    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %7.1fs\n", o.shape.label().c_str(), o.best_name.c_str(),
-                o.best_tflops, o.ratio, o.evaluated, o.seconds);
-  std::printf("results: %s\n", tuner.results_path().c_str());
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    spdlog::info("tuning on {}{} ({}, {} SMs), {} sizes, strategy {}",
+                 devices.size() > 1 ? labels[i] + ": " : "", devices[i].name, devices[i].arch(),
+                 devices[i].sm_count, options.shapes.size(), options.strategy);
+  stop_on_interrupt();
+  TuningRun run(options, labels);
+  std::vector<std::unique_ptr<ShapeTuner>> tuners;
+  std::vector<ProblemTuner*> gpus;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    tuners.push_back(std::make_unique<ShapeTuner>(run, i, labels[i], indices[i], devices[i]));
+    gpus.push_back(tuners.back().get());
+  }
+  const Schedule schedule = tune_on_gpus(gpus, options.shapes, interrupted);
+  std::printf("\n%-16s %-52s %9s %9s %7s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS", "evals",
+              "time", gpus.size() > 1 ? "  GPU" : "");
+  for (const auto& o : schedule.outcomes)
+    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %7.1fs%s\n", o.shape.label().c_str(), o.best_name.c_str(),
+                o.best_tflops, o.ratio, o.evaluated, o.seconds,
+                gpus.size() > 1 ? ("  " + o.gpu).c_str() : "");
+  std::vector<std::string> files;  // one per GPU model
+  for (const auto& tuner : tuners)
+    if (std::find(files.begin(), files.end(), tuner->results_path().string()) == files.end())
+      files.push_back(tuner->results_path().string());
+  std::printf("results: %s\n", fmt::format("{}", fmt::join(files, ", ")).c_str());
   if (interrupted()) {
     std::fprintf(stderr,
                  "gemm-tune: interrupted; everything measured is in the tuning log. Run the same command to "
                  "resume.\n");
     return 130;
   }
+  if (schedule.error) std::rethrow_exception(schedule.error);
   return 0;
 }
 
 Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune) {
   const auto common = std::make_shared<CommonOptions>();
   add_common(app, *common);
-  app.add_option("--gpu", tune->gpu, "GPU to tune on: auto (first visible), an index, or a name")
+  app.add_option("--gpu", tune->gpu,
+                 "GPUs to tune on: auto (first visible), all, an index, a list of indices (0,2,3), or a name")
       ->capture_default_str();
   app.add_option("--strategy", tune->strategy, "exhaustive, random or genetic")
       ->check(CLI::IsMember({"exhaustive", "random", "genetic"}))

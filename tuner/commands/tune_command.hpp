@@ -40,8 +40,13 @@ struct TuneOptions {
   std::optional<std::string> shard;    // --shard I/N; without it a Slurm array job's variables decide
 };
 
-// Picks the device for --gpu: "auto", an index, or a name (case-insensitive substring match that
-// must be unambiguous). Throws NoDeviceError or std::invalid_argument.
+// The devices for --gpu (measure/gpu_list.hpp): "auto", "all", an index, a list of indices, or a
+// name (case-insensitive substring or slug; the first visible match). Throws NoDeviceError or
+// std::invalid_argument.
+std::vector<int> select_devices(const std::string& gpu);
+
+// The same for the commands that measure on one GPU (bench, cross, portfolio): a list of several
+// is refused.
 int select_device(const std::string& gpu);
 
 int run_tune(const TuneOptions& options);

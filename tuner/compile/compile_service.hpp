@@ -1,6 +1,8 @@
-// Background NVRTC compilation on all CPU cores. Callers submit configs (duplicates of one binary
-// are compiled once) and get a future; the tuner keeps submitting ahead of the GPU so compilation
-// and measurement overlap, and the planner simply waits for everything.
+// Background NVRTC compilation on all CPU cores. Callers submit configs for an architecture
+// (duplicates of one binary are compiled once) and get a future; the tuner keeps submitting ahead
+// of the GPU so compilation and measurement overlap, and the planner simply waits for everything.
+// One pool serves every GPU of a run: GPUs of one model share each binary, and the jobs the GPUs
+// are waiting for go first, in the order they were asked for.
 #pragma once
 
 #include <condition_variable>
@@ -26,24 +28,39 @@ struct CompileOutcome {
 
 class CompileService {
  public:
-  CompileService(const KernelCompiler& compiler, std::string arch, unsigned threads);
+  CompileService(const KernelCompiler& compiler, unsigned threads);
   ~CompileService();
   CompileService(const CompileService&) = delete;
   CompileService& operator=(const CompileService&) = delete;
 
-  // Urgent jobs (the ones the GPU is about to need) go ahead of background ones (speculative
-  // compiles of candidates a search may reach later); an urgent resubmission promotes a queued job.
-  std::shared_future<CompileOutcome> submit(const KernelConfig& config, bool urgent = true);
+  // How soon a GPU needs a binary. The queue runs now, then soon, then later jobs, each in the
+  // order submitted: `now` is a job a GPU is waiting for this moment, `soon` the candidates a search
+  // has picked to measure next (the GPUs' look-ahead), `later` speculative compiles of candidates a
+  // search may reach. A resubmission with a more pressing need moves a queued job up.
+  enum class Need { now = 0, soon = 1, later = 2 };
+  std::shared_future<CompileOutcome> submit(const KernelConfig& config, const std::string& arch,
+                                            Need need = Need::soon);
 
  private:
   void work();
 
+  struct Job {
+    KernelConfig config;
+    std::string arch;
+    std::string key;  // arch and name expression
+    std::promise<CompileOutcome> promise;
+  };
+
   const KernelCompiler& compiler_;
-  std::string arch_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::pair<KernelConfig, std::promise<CompileOutcome>>> queue_;
-  std::size_t urgent_count_ = 0;  // urgent jobs sit at the front of queue_
+  std::deque<Job> queue_;
+  // queue_ holds the now jobs, then the soon ones, then the later ones: section_end(need) is where
+  // a job of that need goes.
+  std::size_t section_end(Need need) const;
+  Need need_at(std::size_t position) const;
+  std::size_t now_count_ = 0;
+  std::size_t soon_count_ = 0;
   std::map<std::string, std::shared_future<CompileOutcome>> submitted_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;

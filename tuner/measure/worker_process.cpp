@@ -33,16 +33,17 @@ void WorkerProcess::start() {
   int in_pipe[2], out_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create pipes for the worker: ") + std::strerror(errno));
+  // Built before fork: with several GPUs other threads run, and the child only execs.
+  std::string exe = "gemm-tune";
+  std::vector<char*> argv;
+  argv.push_back(exe.data());
+  for (auto& a : arguments_) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot start the worker: ") + std::strerror(errno));
   if (pid == 0) {
     dup2(in_pipe[0], STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);
-    std::vector<char*> argv;
-    std::string exe = "gemm-tune";
-    argv.push_back(exe.data());
-    for (auto& a : arguments_) argv.push_back(a.data());
-    argv.push_back(nullptr);
     execv("/proc/self/exe", argv.data());
     _exit(127);
   }

@@ -103,6 +103,7 @@ TuningLog::~TuningLog() {
 }
 
 const nlohmann::json* TuningLog::find(const GemmShape& shape, const std::string& name) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
   const auto it = entries_.find(key(shape, name));
   return it == entries_.end() ? nullptr : &it->second;
 }
@@ -113,6 +114,7 @@ void TuningLog::append(const GemmShape& shape, nlohmann::json record) {
   record["template"] = template_hash_;
   record["time"] = utc_timestamp();
   const std::string line = "\n" + record.dump() + "\n";  // leading newline: never glued to a torn line
+  const std::lock_guard<std::mutex> lock(mutex_);
   if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0 || fsync(fileno(file_)) != 0)
     throw std::runtime_error("cannot write the tuning log (disk full?)");
   const std::string entry_key = key(shape, record["name"].get<std::string>());

@@ -3,12 +3,14 @@
 // kill -9) loses at most the line being written; a torn last line is skipped on reading. A
 // re-run finds its earlier measurements here and does not repeat them. Entries carry the kernel
 // template's hash: measurements of an older template are never reused. The first line names the
-// device; a log of another device is refused.
+// device; a log of another device is refused. The GPUs of one model in a multi-GPU run share one
+// log, so find and append may be called from several threads.
 #pragma once
 
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -25,7 +27,8 @@ class TuningLog {
   TuningLog(const TuningLog&) = delete;
   TuningLog& operator=(const TuningLog&) = delete;
 
-  // Earlier evaluation of this config name at this shape with the current template, or null.
+  // Earlier evaluation of this config name at this shape with the current template, or null. The
+  // record stays where it is while the log lives (a map keeps its nodes in place).
   const nlohmann::json* find(const GemmShape& shape, const std::string& config_name) const;
 
   // Appends one evaluation record (adds shape, template hash and time).
@@ -36,6 +39,7 @@ class TuningLog {
  private:
   static std::string key(const GemmShape& s, const std::string& name);
   std::string template_hash_;
+  mutable std::mutex mutex_;  // entries_ and file_
   std::FILE* file_ = nullptr;
   std::map<std::string, nlohmann::json> entries_;
 };

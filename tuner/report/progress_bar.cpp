@@ -4,9 +4,22 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace gemmtune {
+
+std::string progress_line(const std::string& label, std::size_t done, std::size_t total, double elapsed,
+                          const std::string& note, bool final_line) {
+  const std::size_t percent = total ? done * 100 / total : 100;
+  const double rate = elapsed > 0 ? done / elapsed : 0;
+  const double eta = rate > 0 && total > done ? (total - done) / rate : 0;
+  constexpr int kWidth = 28;
+  const int filled = total ? static_cast<int>(kWidth * std::min(done, total) / total) : kWidth;
+  const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
+  return fmt::format("{} [{}] {}/{} {:3d}% {:.1f}/s {} {:.0f}s{}{}", label, bar, done, total, percent, rate,
+                     final_line ? "took" : "ETA", final_line ? elapsed : eta, note.empty() ? "" : "  ", note);
+}
 
 ProgressBar::ProgressBar(std::string label, std::size_t total)
     : label_(std::move(label)),
@@ -50,15 +63,8 @@ void ProgressBar::draw(bool final_line) {
   }
   last_draw_ = now;
   last_logged_percent_ = percent;
-  const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double rate = elapsed > 0 ? done_ / elapsed : 0;
-  const double eta = rate > 0 && total_ > done_ ? (total_ - done_) / rate : 0;
-  constexpr int kWidth = 28;
-  const int filled = total_ ? static_cast<int>(kWidth * done_ / total_) : kWidth;
-  const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
-  const std::string line =
-      fmt::format("{} [{}] {}/{} {:3d}% {:.1f}/s {} {:.0f}s{}{}", label_, bar, done_, total_, percent, rate,
-                  final_line ? "took" : "ETA", final_line ? elapsed : eta, note_.empty() ? "" : "  ", note_);
+  const std::string line = progress_line(
+      label_, done_, total_, std::chrono::duration<double>(now - start_).count(), note_, final_line);
   if (tty_) {
     std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
   } else {

@@ -10,6 +10,10 @@
 
 namespace gemmtune {
 
+// One progress line: "label [####....] done/total pct% rate/s ETA|took seconds  note".
+std::string progress_line(const std::string& label, std::size_t done, std::size_t total, double elapsed,
+                          const std::string& note, bool final_line);
+
 class ProgressBar {
  public:
   ProgressBar(std::string label, std::size_t total);

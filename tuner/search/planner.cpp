@@ -30,9 +30,10 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
   std::map<std::string, CompileOutcome> compiled;
   std::size_t from_cache = 0, failed = 0;
   {
-    CompileService service(compiler, device.arch(), options.threads);
+    CompileService service(compiler, options.threads);
     std::vector<std::pair<std::string, std::shared_future<CompileOutcome>>> futures;
-    for (const auto& [expr, config] : binaries) futures.emplace_back(expr, service.submit(config));
+    for (const auto& [expr, config] : binaries)
+      futures.emplace_back(expr, service.submit(config, device.arch()));
     std::unique_ptr<ProgressBar> bar;
     if (options.progress) bar = std::make_unique<ProgressBar>("compile " + device.arch(), futures.size());
     for (auto& [expr, future] : futures) {

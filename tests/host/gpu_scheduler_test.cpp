@@ -1,0 +1,198 @@
+// The scheduler that hands problems to GPUs, with fake GPUs: of different speeds (the fast one
+// takes more problems: handed out as GPUs free up, not split in advance), one that dies part-way
+// (its problem moves to another GPU), a problem that kills every GPU it meets (given up after
+// kGpusPerProblem), and a stop. Every fake writes its winner into one shared results file through
+// the real results store, as ShapeTuner does: nothing may be lost and no problem tuned twice.
+#include "commands/gpu_scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "../temp_dir_test.hpp"
+#include "atomic_file.hpp"
+#include "record/results_store.hpp"
+
+namespace gemmtune {
+namespace {
+
+// What all fake GPUs saw, shared like the results file.
+struct Ledger {
+  std::mutex mutex;
+  std::map<int, int> tuned_times;  // by m
+  std::map<std::string, int> per_gpu;
+};
+
+class FakeGpu : public ProblemTuner {
+ public:
+  FakeGpu(std::string label, int ms_per_problem, Ledger& ledger, std::filesystem::path results,
+          int dies_on_problem = -1, int poison_m = -1)
+      : label_(std::move(label)),
+        ms_(ms_per_problem),
+        ledger_(ledger),
+        results_(std::move(results)),
+        dies_on_problem_(dies_on_problem),
+        poison_m_(poison_m) {}
+
+  std::string label() const override { return label_; }
+
+  ShapeOutcome tune(const GemmShape& shape) override {
+    ++started_;
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    if (started_ == dies_on_problem_) throw std::runtime_error("the GPU worker could not prepare (fake)");
+    if (shape.m == poison_m_) throw std::runtime_error("poison " + shape.label());
+    merge_results(results_, {{"device", "fake"}},
+                  nlohmann::json::array({{{"m", shape.m},
+                                          {"n", shape.n},
+                                          {"k", shape.k},
+                                          {"dtype", "f32"},
+                                          {"layout", "nn"},
+                                          {"batch", 1},
+                                          {"best", {{"tflops", 1.0}, {"gpu", label_}}}}}));
+    {
+      std::lock_guard<std::mutex> lock(ledger_.mutex);
+      ++ledger_.tuned_times[shape.m];
+      ++ledger_.per_gpu[label_];
+    }
+    ShapeOutcome o;
+    o.shape = shape;
+    o.best_name = "fake";
+    o.complete = true;
+    return o;
+  }
+
+ private:
+  std::string label_;
+  int ms_;
+  Ledger& ledger_;
+  std::filesystem::path results_;
+  int started_ = 0;
+  int dies_on_problem_;
+  int poison_m_;
+};
+
+std::vector<GemmShape> problems(int count) {
+  std::vector<GemmShape> p;
+  for (int i = 1; i <= count; ++i) p.push_back({i, 64, 64});
+  return p;
+}
+
+std::set<int> ms_in_results(const std::filesystem::path& path) {
+  std::set<int> ms;
+  const nlohmann::json doc = nlohmann::json::parse(*read_whole_file(path));
+  for (const auto& e : doc.at("entries")) ms.insert(e.at("m").get<int>());
+  return ms;
+}
+
+const std::function<bool()> kNeverStop = [] { return false; };
+
+class GpuScheduler : public testing_paths::TempDirTest {
+ protected:
+  std::filesystem::path results() const { return dir_ / "fake.json"; }
+  Ledger ledger_;
+};
+
+TEST_F(GpuScheduler, OneGpuTunesEveryProblemInOrder) {
+  FakeGpu gpu("GPU 0", 0, ledger_, results());
+  const Schedule s = tune_on_gpus({&gpu}, problems(5), kNeverStop);
+  ASSERT_EQ(s.outcomes.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(s.outcomes[static_cast<std::size_t>(i)].shape.m, i + 1);
+  EXPECT_EQ(s.outcomes[0].gpu, "GPU 0");
+  EXPECT_TRUE(s.untuned.empty());
+  EXPECT_FALSE(s.error);
+  EXPECT_EQ(ms_in_results(results()).size(), 5u);
+}
+
+TEST_F(GpuScheduler, FasterGpusTakeMoreProblemsAndEachIsTunedOnce) {
+  FakeGpu fast("GPU 0", 2, ledger_, results()), medium("GPU 1", 8, ledger_, results()),
+      slow("GPU 2", 30, ledger_, results());
+  const Schedule s = tune_on_gpus({&fast, &medium, &slow}, problems(40), kNeverStop);
+  ASSERT_EQ(s.outcomes.size(), 40u);
+  for (int i = 0; i < 40; ++i)
+    EXPECT_EQ(s.outcomes[static_cast<std::size_t>(i)].shape.m, i + 1);  // input order
+  EXPECT_TRUE(s.untuned.empty());
+  EXPECT_TRUE(s.retired.empty());
+  EXPECT_FALSE(s.error);
+  for (int m = 1; m <= 40; ++m) EXPECT_EQ(ledger_.tuned_times[m], 1) << m;
+  EXPECT_GT(ledger_.per_gpu["GPU 0"], ledger_.per_gpu["GPU 2"]);
+  EXPECT_GT(ledger_.per_gpu["GPU 0"], 40 / 3);  // more than a static third
+  EXPECT_GE(ledger_.per_gpu["GPU 2"], 1);
+  EXPECT_EQ(ms_in_results(results()).size(), 40u);  // every winner merged into the one file
+}
+
+TEST_F(GpuScheduler, ADyingGpuLosesNothing) {
+  FakeGpu healthy("GPU 0", 5, ledger_, results()),
+      dying("GPU 1", 5, ledger_, results(), /*dies_on_problem=*/3);
+  const Schedule s = tune_on_gpus({&healthy, &dying}, problems(12), kNeverStop);
+  EXPECT_EQ(s.outcomes.size(), 12u);
+  EXPECT_TRUE(s.untuned.empty());
+  ASSERT_EQ(s.retired.size(), 1u);
+  EXPECT_EQ(s.retired[0], "GPU 1: the GPU worker could not prepare (fake)");
+  EXPECT_FALSE(s.error);  // the problem it held was tuned elsewhere
+  EXPECT_EQ(ledger_.per_gpu["GPU 1"], 2);
+  for (int m = 1; m <= 12; ++m) EXPECT_EQ(ledger_.tuned_times[m], 1) << m;
+  EXPECT_EQ(ms_in_results(results()).size(), 12u);
+}
+
+TEST_F(GpuScheduler, AProblemThatKillsEveryGpuIsGivenUpAfterTwo) {
+  FakeGpu a("GPU 0", 3, ledger_, results(), -1, /*poison_m=*/2), b("GPU 1", 3, ledger_, results(), -1, 2),
+      c("GPU 2", 3, ledger_, results(), -1, 2);
+  const Schedule s = tune_on_gpus({&a, &b, &c}, problems(9), kNeverStop);
+  EXPECT_EQ(s.retired.size(), static_cast<std::size_t>(kGpusPerProblem));
+  ASSERT_EQ(s.untuned.size(), 1u);
+  EXPECT_EQ(s.untuned[0].m, 2);
+  EXPECT_EQ(s.outcomes.size(), 8u);  // the third GPU tuned the rest
+  ASSERT_TRUE(s.error);
+  EXPECT_THROW(std::rethrow_exception(s.error), std::runtime_error);
+  for (int m = 1; m <= 9; ++m) EXPECT_EQ(ledger_.tuned_times[m], m == 2 ? 0 : 1) << m;
+}
+
+TEST_F(GpuScheduler, WhenTheOnlyGpuDiesTheRestIsUntunedWithItsError) {
+  FakeGpu gpu("GPU 0", 0, ledger_, results(), /*dies_on_problem=*/2);
+  const Schedule s = tune_on_gpus({&gpu}, problems(4), kNeverStop);
+  EXPECT_EQ(s.outcomes.size(), 1u);
+  EXPECT_EQ(s.untuned.size(), 3u);
+  ASSERT_TRUE(s.error);
+  try {
+    std::rethrow_exception(s.error);
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "the GPU worker could not prepare (fake)");
+  }
+}
+
+TEST_F(GpuScheduler, EightGpusTwoOfWhichDieTuneTwoHundredProblemsOnceEach) {
+  std::vector<std::unique_ptr<FakeGpu>> fakes;
+  std::vector<ProblemTuner*> gpus;
+  for (int i = 0; i < 8; ++i) {
+    fakes.push_back(std::make_unique<FakeGpu>("GPU " + std::to_string(i), i % 3, ledger_, results(),
+                                              /*dies_on_problem=*/i == 2 || i == 5 ? 4 + i : -1));
+    gpus.push_back(fakes.back().get());
+  }
+  const Schedule s = tune_on_gpus(gpus, problems(200), kNeverStop);
+  EXPECT_EQ(s.outcomes.size(), 200u);
+  EXPECT_TRUE(s.untuned.empty());
+  EXPECT_EQ(s.retired.size(), 2u);
+  EXPECT_FALSE(s.error);
+  for (int m = 1; m <= 200; ++m) EXPECT_EQ(ledger_.tuned_times[m], 1) << m;
+  EXPECT_EQ(ms_in_results(results()).size(), 200u);
+}
+
+TEST_F(GpuScheduler, AStopHandsOutNothingMore) {
+  std::atomic<int> asked{0};
+  FakeGpu a("GPU 0", 5, ledger_, results()), b("GPU 1", 5, ledger_, results());
+  const Schedule s = tune_on_gpus({&a, &b}, problems(10), [&] { return ++asked > 4; });
+  EXPECT_EQ(s.outcomes.size(), 4u);
+  EXPECT_EQ(s.untuned.size(), 6u);
+  EXPECT_FALSE(s.error);
+  for (const auto& [m, times] : ledger_.tuned_times) EXPECT_EQ(times, 1) << m;
+}
+
+}  // namespace
+}  // namespace gemmtune

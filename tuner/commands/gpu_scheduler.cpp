@@ -1,0 +1,112 @@
+// A thread per GPU drawing from one queue under one lock. The threads spend their time in tune()
+// (GPU work in a worker process, compiles in the shared pool), so the lock is never contended for
+// long.
+#include "commands/gpu_scheduler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace gemmtune {
+namespace {
+
+struct Queued {
+  std::size_t index;  // into the problems given
+  int failures = 0;
+  std::exception_ptr last_error;
+};
+
+class Dispatcher {
+ public:
+  Dispatcher(std::size_t gpus, const std::vector<GemmShape>& problems, const std::function<bool()>& stop)
+      : problems_(problems), stop_(stop), active_(gpus), done_(problems.size()) {
+    for (std::size_t i = 0; i < problems.size(); ++i) queue_.push_back({i, 0, nullptr});
+  }
+
+  void serve(ProblemTuner& gpu) {
+    while (const std::optional<Queued> job = next()) {
+      try {
+        ShapeOutcome outcome = gpu.tune(problems_[job->index]);
+        outcome.gpu = gpu.label();
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_[job->index] = std::move(outcome);
+      } catch (const std::exception& e) {
+        retire(gpu, *job, e.what(), std::current_exception());
+        return;
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    --active_;
+  }
+
+  Schedule result() {
+    Schedule s;
+    s.retired = std::move(retired_);
+    s.error = first_error_;
+    for (std::size_t i = 0; i < problems_.size(); ++i) {
+      if (done_[i]) {
+        s.outcomes.push_back(std::move(*done_[i]));
+      } else {
+        s.untuned.push_back(problems_[i]);
+      }
+    }
+    // Problems left in the queue because no GPU was left carry the error that retired the last.
+    if (!s.error && !queue_.empty()) s.error = queue_.front().last_error;
+    return s;
+  }
+
+ private:
+  std::optional<Queued> next() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (queue_.empty() || stop_()) return std::nullopt;
+    Queued job = queue_.front();
+    queue_.pop_front();
+    return job;
+  }
+
+  void retire(ProblemTuner& gpu, Queued job, const std::string& why, std::exception_ptr error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --active_;
+    retired_.push_back(gpu.label() + ": " + why);
+    job.last_error = error;
+    if (++job.failures < kGpusPerProblem) {
+      if (active_ > 0)
+        spdlog::warn("{} is out of the run ({}); {} goes to another GPU", gpu.label(), why,
+                     problems_[job.index].label());
+      queue_.push_front(job);
+    } else {
+      spdlog::error("{} is out of the run ({}); {} is given up after failing on {} GPUs", gpu.label(), why,
+                    problems_[job.index].label(), job.failures);
+      if (!first_error_) first_error_ = error;
+    }
+  }
+
+  const std::vector<GemmShape>& problems_;
+  const std::function<bool()>& stop_;
+  std::mutex mutex_;
+  std::deque<Queued> queue_;
+  std::size_t active_;
+  std::vector<std::optional<ShapeOutcome>> done_;
+  std::vector<std::string> retired_;
+  std::exception_ptr first_error_;
+};
+
+}  // namespace
+
+Schedule tune_on_gpus(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
+                      const std::function<bool()>& stop) {
+  Dispatcher dispatcher(gpus.size(), problems, stop);
+  if (gpus.size() == 1) {
+    dispatcher.serve(*gpus.front());  // on this thread: one GPU needs no other
+  } else {
+    std::vector<std::thread> threads;
+    for (ProblemTuner* gpu : gpus) threads.emplace_back([&dispatcher, gpu] { dispatcher.serve(*gpu); });
+    for (std::thread& t : threads) t.join();
+  }
+  return dispatcher.result();
+}
+
+}  // namespace gemmtune

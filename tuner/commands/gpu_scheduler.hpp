@@ -1,0 +1,55 @@
+// Hands a run's problems to its GPUs as they free up: every GPU takes the next problem when it
+// finishes one, so a GPU that draws the quick shapes simply tunes more of them (no static split).
+// A GPU is reached through ProblemTuner, so the host tests drive the scheduler with fake GPUs of
+// different speeds and one that dies. One GPU is the case N = 1 of the same loop.
+//
+// A GPU whose tune() throws is retired (its worker may be broken); the problem it held goes back
+// to the front of the queue for another GPU. A problem that has retired kGpusPerProblem GPUs is
+// given up. The run's error, if any, is the first exception that left a problem untuned.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "search/problem.hpp"
+
+namespace gemmtune {
+
+struct ShapeOutcome {
+  GemmShape shape;
+  std::string best_name;
+  double best_tflops = 0;
+  double ratio = 0;
+  std::size_t evaluated = 0;
+  double seconds = 0;
+  bool complete = false;
+  std::string gpu;  // which GPU tuned it, e.g. "GPU 1"
+};
+
+// One GPU's tuner as the scheduler sees it. tune() is called from one thread per GPU.
+class ProblemTuner {
+ public:
+  virtual ~ProblemTuner() = default;
+  virtual std::string label() const = 0;  // "GPU 1"
+  // Returns early (complete false) once the run is interrupted; throws when this GPU cannot go on.
+  virtual ShapeOutcome tune(const GemmShape& shape) = 0;
+};
+
+inline constexpr int kGpusPerProblem = 2;
+
+struct Schedule {
+  std::vector<ShapeOutcome> outcomes;  // in the order of the problems given; untuned ones missing
+  std::vector<GemmShape> untuned;      // given up, or left when every GPU was retired or on stop
+  std::vector<std::string> retired;    // "GPU 1: <why>"
+  std::exception_ptr error;            // the first error behind an untuned problem, else null
+};
+
+// Runs until every problem is tuned, every GPU is retired, or stop() says so (it is asked before
+// each problem is handed out; a problem in flight ends as its tuner decides).
+Schedule tune_on_gpus(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
+                      const std::function<bool()>& stop);
+
+}  // namespace gemmtune
