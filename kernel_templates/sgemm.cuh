@@ -10,8 +10,10 @@
 // The template is split into parts, included below in the order they depend on each other: the
 // PTX wrappers, the block's geometry, the two copy stages (global -> shared, shared -> registers),
 // the main loop and the split-K epilogue; this file is the kernel that joins them and stores the
-// accumulators. The parts hold references to the kernel's variables (see GlobalToShared). NVRTC
-// gets one program: the build inlines each `#include` line (cmake/JoinTemplate.cmake) and embeds
+// accumulators. The fragment loader, the main loop and the split-K scaling hold references to the
+// kernel's variables, as the lambdas they replaced captured them: that kept every kernel's PTX
+// byte for byte the same when the template was split; the copies (OperandCopy) own their values,
+// having been rewritten for transposed operands anyway. NVRTC gets one program: the build inlines each `#include` line (cmake/JoinTemplate.cmake) and embeds
 // the result, so the compile cache key, a hash of the program, covers every part. The tuner's
 // --template takes such a whole program; join a changed tree with
 //   cmake -DIN=kernel_templates/sgemm.cuh -DOUT=joined.cuh -P cmake/JoinTemplate.cmake

@@ -15,7 +15,7 @@ struct Fragments {
 };
 
 // Reads one step's fragments. Holds references to the kernel's variables, as the lambda it once
-// was captured them (see GlobalToShared for why).
+// was captured them (sgemm.cuh says why).
 template <class S>
 struct FragmentLoader {
   float*& smem;

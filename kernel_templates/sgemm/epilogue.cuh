@@ -82,7 +82,7 @@ __device__ __forceinline__ void wait_for_scaled_tile(const unsigned long long* c
 // C over the tile, then, after a barrier that follows it, every slice's count. Called once the
 // pipeline's first tiles are in flight and have arrived, so the stores hide behind the loads and
 // the fence finds them long done. Does nothing unless SPLIT_ATOMIC. Holds references to the
-// kernel's variables, as the lambdas it once was captured them (see GlobalToShared for why).
+// kernel's variables, as the lambdas it once was captured them (sgemm.cuh says why).
 template <class S, int SPLIT_ATOMIC>
 struct AtomicSplitKScaling {
   enum : int { BM = S::kBM, BN = S::kBN, kEnabled = SPLIT_ATOMIC };  // not static data: see SgemmShape

@@ -1,7 +1,7 @@
 // The main loop: the software pipeline that streams the A and B tiles of the block's share of K
 // through shared memory (copy_global_to_shared.cuh) and registers (copy_shared_to_registers.cuh)
-// into the FMAs on the accumulators. Like the copies, its pieces hold references to the kernel's
-// variables, as the lambdas they once were captured them (see GlobalToShared for why).
+// into the FMAs on the accumulators. Its pieces hold references to the kernel's variables, as the
+// lambdas they once were captured them (sgemm.cuh says why).
 
 namespace gemmtune {
 namespace detail {
