@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_path.hpp"
 #include "device_profile.hpp"
 #include "kernel_compiler.hpp"
 #include "kernel_config.hpp"
@@ -86,7 +87,9 @@ int main(int argc, char** argv) {
   // Warm the disk cache the handle will use (it is the tuner's).
   const gemmtune::KernelCompiler compiler(gemmtune::default_cache_dir());
   auto start = Clock::now();
-  const gemmtune::CompiledKernel compiled = compiler.compile(config, device.arch());
+  // The binary the handle runs for this call (cudaMalloc'd operands: aligned).
+  const gemmtune::CompiledKernel compiled =
+      compiler.compile(config, device.arch(), gemmtune::copy_path_for(config, m, n, k, 4));
   std::printf("disk cache %s: %.1f ms (%s)\n", compiled.from_cache ? "was warm" : "was cold, compiled",
               seconds_since(start) * 1e3, compiler.cache_dir().c_str());
 
@@ -118,7 +121,7 @@ int main(int argc, char** argv) {
   cudaKernel_t kernel = nullptr;
   if (!ok(cudaLibraryLoadData(&library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
           "cudaLibraryLoadData") ||
-      !ok(cudaLibraryGetKernel(&kernel, library, compiled.gemm_symbol.c_str()), "cudaLibraryGetKernel"))
+      !ok(cudaLibraryGetKernel(&kernel, library, compiled.symbol.c_str()), "cudaLibraryGetKernel"))
     return 1;
   int mm = m, nn = n, kk = k, lda = k, ldb = n, ldc = n, swizzle = config.swizzle;
   float alpha = 1.0f, beta = 0.0f;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "copy_path.hpp"
 #include "device_profile.hpp"
 #include "kernel_config.hpp"
 #include "results_catalog.hpp"
@@ -28,15 +29,6 @@ struct CallShape {
   }
 };
 
-// The widest vector (4, 2 or 1 floats) that every row of A and B starts aligned to, as the kernel's
-// own test decides it: leading dimension a multiple of the width, pointer aligned to its bytes.
-inline int aligned_width(int lda, int ldb, const void* a, const void* b) {
-  const auto addresses = reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b);
-  for (const int width : {4, 2})
-    if (lda % width == 0 && ldb % width == 0 && addresses % (4u * width) == 0) return width;
-  return 1;
-}
-
 // How much faster than cuBLAS a kernel must have been, where the call was not itself measured, to
 // be chosen over cuBLAS: measurements move by about 1% between runs, and a call between measured
 // points can sit lower than all of them.
@@ -45,9 +37,8 @@ inline constexpr double kKernelMargin = 1.03;
 // The lookup key of a call; a and b only for their alignment (nullptr: aligned, as from cudaMalloc).
 // In a batch, every entry's rows must start aligned: the strides count too.
 inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b) {
-  int width = aligned_width(p.lda, p.ldb, a, b);
-  while (p.batch > 1 && width > 1 && (p.stride_a % width != 0 || p.stride_b % width != 0)) width /= 2;
-  return {p.m, p.n, p.k, width, layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch};
+  return {p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b, p.batch, p.stride_a, p.stride_b),
+          layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch};
 }
 
 struct ShapeDistance {

@@ -13,14 +13,14 @@ DeviceKernels::DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalo
                              const KernelCompiler& compiler, bool deterministic)
     : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler), deterministic_(deterministic) {}
 
-const LoadedKernel& DeviceKernels::load(const KernelConfig& config) {
-  const std::string name = config.name();
+const LoadedKernel& DeviceKernels::load(const KernelConfig& config, CopyPath path) {
+  const std::string name = config.name() + (path == CopyPath::whole_vectors ? " (whole vectors)" : "");
   if (const auto failed = failures_.find(name); failed != failures_.end())
     std::rethrow_exception(failed->second);
   auto& slot = kernels_[name];
   if (!slot) {
     try {
-      const CompiledKernel compiled = compiler_.compile(config, profile_.arch());
+      const CompiledKernel compiled = compiler_.compile(config, profile_.arch(), path);
       runtime_logger().debug("{} on {}: {} ({:.2f} s, {} registers)", name, profile_.arch(),
                              compiled.from_cache ? "from the disk cache" : "compiled",
                              compiled.compile_seconds, compiled.resources.registers);
@@ -44,7 +44,8 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
     if (deterministic_) make_deterministic(resolved.selection);
     if (resolved.selection.implementation == Implementation::tuned_kernel) {
       try {
-        resolved.kernel = &load(resolved.selection.config);
+        const KernelConfig& config = resolved.selection.config;
+        resolved.kernel = &load(config, copy_path_for(config, shape.m, shape.n, shape.k, shape.aligned_width));
       } catch (const std::exception& e) {
         runtime_logger().warn("{} cannot run on {}: {}; using cuBLAS", resolved.selection.config.name(),
                               profile_.slug, printable(e.what()));

@@ -8,6 +8,7 @@
 #include "gemm_launch.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cuda_check.hpp"
 
@@ -46,12 +47,24 @@ bool workspace_holds_counters(const KernelConfig& config) {
   return config.split_k > 1 && config.split_k_atomic;
 }
 
-LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& config) : config_(config) {
+CopyPath copy_path_for(const KernelConfig& config, const GemmArguments& args) {
+  return copy_path_for(config, args.m, args.n, args.k,
+                       aligned_width(args.lda, args.ldb, args.a, args.b, args.batch, args.stride_a, args.stride_b));
+}
+
+LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& config)
+    : config_(config), path_(compiled.path) {
+  if (config.split_k > 1 && !compiled.reduce)
+    throw std::invalid_argument(config.name() + " splits K but its binary came without the reduction kernel");
   GEMMTUNE_CUDA_CHECK(
       cudaLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   try {
-    GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&gemm_, library_, compiled.gemm_symbol.c_str()));
-    GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&reduce_, library_, compiled.reduce_symbol.c_str()));
+    GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&gemm_, library_, compiled.symbol.c_str()));
+    if (config.split_k > 1) {
+      GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&reduce_library_, compiled.reduce->cubin.data(), nullptr, nullptr,
+                                              0, nullptr, nullptr, 0));
+      GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&reduce_, reduce_library_, compiled.reduce->symbol.c_str()));
+    }
     GEMMTUNE_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(config.shared_bytes())));
@@ -61,12 +74,14 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     programmatic_launch_ = major >= 9;
   } catch (...) {
+    if (reduce_library_) cudaLibraryUnload(reduce_library_);
     cudaLibraryUnload(library_);
     throw;
   }
 }
 
 LoadedKernel::~LoadedKernel() {
+  if (reduce_library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(reduce_library_));
   if (library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(library_));
 }
 
@@ -100,6 +115,8 @@ bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspa
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   if (gemm_arguments_error(args, config_.layout)) return cudaErrorInvalidValue;
   if (args.m == 0 || args.n == 0 || args.batch == 0) return cudaSuccess;
+  if (path_ == CopyPath::whole_vectors && copy_path_for(config_, args) != CopyPath::whole_vectors)
+    return cudaErrorInvalidValue;
   // gridDim.y holds the batch entries of one launch; more than it can hold go in several launches,
   // which reuse the workspace in stream order.
   for (int first = 0; first < args.batch; first += kMaxBatchPerLaunch) {

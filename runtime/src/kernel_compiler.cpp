@@ -40,6 +40,13 @@ void check_arch(const std::string& arch) {
   if (!std::regex_match(arch, pattern)) throw std::invalid_argument("invalid GPU architecture '" + arch + "'");
 }
 
+// Config errors before any source reaches NVRTC.
+void check_copy_path(const KernelConfig& config, CopyPath path) {
+  if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
+  if (path == CopyPath::whole_vectors && config.vector_width == 1)
+    throw std::invalid_argument("whole-vector copies need vector_width > 1 (" + config.name() + ")");
+}
+
 std::optional<CompiledKernel> load_cached(const std::filesystem::path& dir, const std::string& key) {
   const auto meta_text = read_whole_file(dir / (key + ".json"));
   if (!meta_text) return std::nullopt;
@@ -51,8 +58,7 @@ void store_cached(const std::filesystem::path& dir, const std::string& key, cons
   std::filesystem::create_directories(dir, ec);
   const nlohmann::json meta = {{"cubin_bytes", k.cubin.size()},
                                {"cubin_hash", stable_hash_hex(k.cubin)},
-                               {"gemm_symbol", k.gemm_symbol},
-                               {"reduce_symbol", k.reduce_symbol},
+                               {"symbol", k.symbol},
                                {"registers", k.resources.registers},
                                {"spill_store_bytes", k.resources.spill_store_bytes},
                                {"spill_load_bytes", k.resources.spill_load_bytes},
@@ -92,8 +98,7 @@ std::optional<CompiledKernel> decode_cache_entry(const std::string& metadata, st
       spdlog::warn("compile cache entry {} is corrupted; rebuilding it", key);
       return std::nullopt;
     }
-    k.gemm_symbol = meta.at("gemm_symbol").get<std::string>();
-    k.reduce_symbol = meta.at("reduce_symbol").get<std::string>();
+    k.symbol = meta.at("symbol").get<std::string>();
     k.resources.registers = count("registers");
     k.resources.spill_store_bytes = count("spill_store_bytes");
     k.resources.spill_load_bytes = count("spill_load_bytes");
@@ -183,47 +188,65 @@ KernelCompiler::KernelCompiler(std::filesystem::path cache_dir, std::string temp
     : cache_dir_(std::move(cache_dir)),
       template_source_(template_source.empty() ? embedded_template() : std::move(template_source)) {}
 
-std::string KernelCompiler::cache_key(const KernelConfig& config, const std::string& arch) const {
+std::string KernelCompiler::cache_key(const std::string& name_expression, const std::string& arch) const {
   std::string material = template_source_;
-  material += '\0' + config.name_expression() + '\0' + reduce_expression() + '\0' + arch + '\0' + nvrtc_version();
+  material += '\0' + name_expression + '\0' + arch + '\0' + nvrtc_version();
   for (const auto& opt : nvrtc_options(arch)) material += '\0' + opt;
   return arch + "-" + stable_hash_hex(material);
 }
 
-CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch) const {
-  if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
+CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, CopyPath path) const {
+  check_copy_path(config, path);
+  CompiledKernel k = compile_expression(config.name_expression(path), arch, config.name());
+  k.path = path;
+  if (config.split_k > 1) k.reduce = reduce_kernel(arch);
+  return k;
+}
+
+std::shared_ptr<const CompiledKernel> KernelCompiler::reduce_kernel(const std::string& arch) const {
+  std::lock_guard<std::mutex> lock(reduce_kernels_->mutex);
+  auto& slot = reduce_kernels_->by_arch[arch];
+  if (!slot) slot = std::make_shared<const CompiledKernel>(compile_expression(reduce_expression(), arch, "splitk_reduce"));
+  return slot;
+}
+
+CompiledKernel KernelCompiler::compile_expression(const std::string& expression, const std::string& arch,
+                                                  const std::string& label) const {
   check_arch(arch);
-  const std::string key = cache_key(config, arch);
+  const std::string key = cache_key(expression, arch);
   if (!cache_dir_.empty()) {
     if (auto cached = load_cached(cache_dir_, key)) return *cached;
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  NvrtcOutput out = run_nvrtc(config, arch, false);
+  NvrtcOutput out;
+  try {
+    out = nvrtc_compile(template_source_, {expression}, arch);
+  } catch (const CompileError& e) {
+    throw CompileError(fmt::format("{} ({})", e.what(), label), e.log(), e.options());
+  }
   CompiledKernel k;
   k.cubin = std::move(out.cubin);
-  k.gemm_symbol = out.lowered_names[0];
-  k.reduce_symbol = out.lowered_names[1];
-  const std::string& log = out.log;
-  const auto options = nvrtc_options(arch);
-  k.resources = parse_ptxas_resources(log, k.gemm_symbol);
-  if (k.resources.registers == 0) throw CompileError("could not read register usage from the NVRTC log", log, options);
+  k.symbol = out.lowered_names[0];
+  k.resources = parse_ptxas_resources(out.log, k.symbol);
+  if (k.resources.registers == 0)
+    throw CompileError("could not read register usage from the NVRTC log", out.log, nvrtc_options(arch));
   k.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!cache_dir_.empty()) store_cached(cache_dir_, key, k);
   return k;
 }
 
-std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch) const {
-  if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
-  return run_nvrtc(config, arch, true).ptx;
-}
-
-NvrtcOutput KernelCompiler::run_nvrtc(const KernelConfig& config, const std::string& arch, bool with_ptx) const {
+std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch, CopyPath path) const {
+  check_copy_path(config, path);
   try {
-    return nvrtc_compile(template_source_, {config.name_expression(), reduce_expression()}, arch, with_ptx);
+    return nvrtc_compile(template_source_, {config.name_expression(path)}, arch, true).ptx;
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
   }
+}
+
+int expected_stack_bytes(const KernelConfig& config) {
+  return config.thread_m * config.thread_n * static_cast<int>(sizeof(float));
 }
 
 }  // namespace gemmtune

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,12 +25,16 @@ struct KernelResources {
 };
 
 struct CompiledKernel {
-  std::string cubin;          // the binary, loadable with cudaLibraryLoadData
-  std::string gemm_symbol;    // lowered (mangled) name of the GEMM kernel
-  std::string reduce_symbol;  // lowered name of the split-K reduction kernel
+  std::string cubin;   // the binary, loadable with cudaLibraryLoadData
+  std::string symbol;  // lowered (mangled) name of its kernel
   KernelResources resources;
+  CopyPath path = CopyPath::general;  // a GEMM's copy path
   bool from_cache = false;
   double compile_seconds = 0;
+  // A GEMM that splits K: the kernel over C that reduces the slices (or scales C before atomic
+  // split-K). It does not depend on the config, so it is a program of its own, compiled once per
+  // architecture; in every GEMM's program it cost a sixth of each compile.
+  std::shared_ptr<const CompiledKernel> reduce;
 };
 
 // A failed compile, with the NVRTC log and options kept for the report.
@@ -62,25 +69,43 @@ class KernelCompiler {
   explicit KernelCompiler(std::filesystem::path cache_dir, std::string template_source = {});
 
   // arch: "sm_75", "sm_80", "sm_90", ... Throws CompileError, or std::invalid_argument for an
-  // invalid config (checked before any source reaches NVRTC).
-  CompiledKernel compile(const KernelConfig& config, const std::string& arch) const;
+  // invalid config (checked before any source reaches NVRTC). The general copy path serves every
+  // call; whole vectors only the calls copy_path_for (gemm_launch.hpp) gives it. A config that
+  // splits K gets the reduction kernel too (CompiledKernel::reduce).
+  CompiledKernel compile(const KernelConfig& config, const std::string& arch,
+                         CopyPath path = CopyPath::general) const;
+
+  // The split-K kernel over C for arch: compiled (or read from the disk cache) once per compiler.
+  std::shared_ptr<const CompiledKernel> reduce_kernel(const std::string& arch) const;
 
   // The PTX of the same compile, never cached: scripts/check-template-ptx.sh compares it between
   // template revisions.
-  std::string ptx(const KernelConfig& config, const std::string& arch) const;
+  std::string ptx(const KernelConfig& config, const std::string& arch, CopyPath path = CopyPath::general) const;
 
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
 
-  // The key a compile is cached under: hash of template source, name expressions, options,
-  // NVRTC version and architecture.
-  std::string cache_key(const KernelConfig& config, const std::string& arch) const;
+  // The key a compile is cached under: hash of template source, name expression, options, NVRTC
+  // version and architecture.
+  std::string cache_key(const std::string& name_expression, const std::string& arch) const;
 
  private:
-  NvrtcOutput run_nvrtc(const KernelConfig& config, const std::string& arch, bool with_ptx) const;
+  // Compiles one instantiation of the template, through the disk cache; label names it in errors.
+  CompiledKernel compile_expression(const std::string& expression, const std::string& arch,
+                                    const std::string& label) const;
 
   std::filesystem::path cache_dir_;
   std::string template_source_;
+  struct ReduceKernels {
+    std::mutex mutex;
+    std::map<std::string, std::shared_ptr<const CompiledKernel>> by_arch;
+  };
+  std::shared_ptr<ReduceKernels> reduce_kernels_ = std::make_shared<ReduceKernels>();
 };
+
+// Stack a kernel may use without losing speed: the epilogue's copy of the accumulators, indexed
+// at run time and touched only in edge tiles (kernel_templates/sgemm.cuh). Anything beyond it, and
+// any spill, is local memory in the main loop.
+int expected_stack_bytes(const KernelConfig& config);
 
 // One NVRTC compile of any source to CUBIN for arch, with the project's options (and the PTX where
 // asked for: only the template-change check reads it). Throws CompileError (log and options kept)

@@ -60,11 +60,11 @@ struct Shape {
   int m, n, k, lda_pad, ldb_pad, ldc_pad;
 };
 
-// The kernel has two main loops: whole-vector mode (K, N and the leading dimensions of A and B
-// multiples of the vector width) and the general path. Both run with partial tiles in M, N and K:
-// for the float4 variants the first seven shapes take the general path, the last five whole-vector
-// mode, one of them (65x72x40) with ldc > N, so split-K's partials (dense, N wide) and C differ in
-// row stride there.
+// The template has two copy paths, each a binary of its own: whole vectors (K, N and the leading
+// dimensions of A and B multiples of the vector width, in nn) and general. Both run with partial
+// tiles in M, N and K: for the float4 variants in nn the first seven shapes need the general path
+// (a whole-vector binary must refuse them), the last five take either, one of them (65x72x40) with
+// ldc > N, so split-K's partials (dense, N wide) and C differ in row stride there.
 const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},     {63, 65, 129, 1, 3, 2},
                          {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},    {97, 101, 7, 2, 0, 1},
                          {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0}, {256, 256, 1000, 0, 0, 0},
@@ -89,6 +89,17 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " " << layout_name(config.layout) << " ld "
                                   << lda << "," << ldb << "," << ldc << " batch " << batch
                                   << (shared_b ? " (B shared)" : ""));
+  if (kernel.copy_path() == CopyPath::whole_vectors) {
+    const GemmArguments aligned{s.m, s.n, s.k, 1.0f, nullptr, lda, nullptr, ldb, 0.0f, nullptr, ldc,
+                                batch, stride_a, stride_b, stride_c};
+    if (copy_path_for(config, aligned) != CopyPath::whole_vectors) {
+      DeviceBuffer c(16);
+      const GemmArguments args{s.m, s.n, s.k, 1.0f, c.get(), lda, c.get(), ldb, 0.0f, c.get(), ldc,
+                               batch, stride_a, stride_b, stride_c};
+      EXPECT_EQ(kernel.launch(args, nullptr, nullptr), cudaErrorInvalidValue) << "a whole-vector binary ran a general call";
+      return 0;
+    }
+  }
   const std::size_t a_count = std::size_t(stride_a) * (batch - 1) + std::size_t(a_rows) * lda;
   const std::size_t b_count = std::size_t(stride_b) * (batch - 1) + std::size_t(b_rows) * ldb;
   const std::size_t c_count = std::size_t(stride_c) * (batch - 1) + std::size_t(s.m) * ldc;
@@ -181,19 +192,26 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   return launches_scaling_in_gemm;
 }
 
-// Compiles every config on all cores (a test of many layouts compiles dozens of kernels).
+// Compiles every config with each copy path it has on all cores (a test of many layouts compiles
+// dozens of kernels).
 std::vector<std::unique_ptr<LoadedKernel>> load_all(const std::vector<KernelConfig>& configs,
                                                     const DeviceProfile& device) {
   const KernelCompiler compiler{default_cache_dir()};
-  std::vector<std::future<CompiledKernel>> compiled;
+  std::vector<std::pair<KernelConfig, std::future<CompiledKernel>>> compiled;
   for (const KernelConfig& config : configs)
-    compiled.push_back(std::async(std::launch::async, [&compiler, &device, config] {
-      return compiler.compile(config, device.arch());
-    }));
+    for (const CopyPath path : {CopyPath::general, CopyPath::whole_vectors}) {
+      if (path == CopyPath::whole_vectors && config.vector_width == 1) continue;
+      compiled.emplace_back(config, std::async(std::launch::async, [&compiler, &device, config, path] {
+                              return compiler.compile(config, device.arch(), path);
+                            }));
+    }
   std::vector<std::unique_ptr<LoadedKernel>> kernels;
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    kernels.push_back(std::make_unique<LoadedKernel>(compiled[i].get(), configs[i]));
+  for (auto& [config, binary] : compiled) kernels.push_back(std::make_unique<LoadedKernel>(binary.get(), config));
   return kernels;
+}
+
+std::string name_of(const LoadedKernel& kernel) {
+  return kernel.config().name() + (kernel.copy_path() == CopyPath::whole_vectors ? " whole vectors" : " general");
 }
 
 std::vector<KernelConfig> runnable(std::vector<KernelConfig> configs, const DeviceProfile& device) {
@@ -208,7 +226,7 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
   const DeviceProfile device = query_device(0);
   std::mt19937 rng(42);
   for (const auto& kernel : load_all(runnable(variants(), device), device)) {
-    SCOPED_TRACE(kernel->config().name());
+    SCOPED_TRACE(name_of(*kernel));
     int launches_scaling_in_gemm = 0;
     for (const Shape& s : kShapes) launches_scaling_in_gemm += check_problem(*kernel, s, 1, false, rng);
     if (workspace_holds_counters(kernel->config())) {
@@ -241,7 +259,7 @@ TEST(GemmCorrectness, EveryLayoutAndBatchAtEdgeSizes) {
   const Shape batched_shapes[] = {{17, 33, 9, 0, 0, 0}, {63, 65, 129, 1, 3, 2}, {128, 128, 128, 0, 0, 0},
                                   {97, 68, 44, 4, 8, 1}};
   for (const auto& kernel : load_all(runnable(configs, device), device)) {
-    SCOPED_TRACE(kernel->config().name());
+    SCOPED_TRACE(name_of(*kernel));
     if (kernel->config().layout != Layout::nn)
       for (const Shape& s : kShapes) check_problem(*kernel, s, 1, false, rng);
     for (const Shape& s : batched_shapes)

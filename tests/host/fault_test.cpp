@@ -252,8 +252,7 @@ class CacheEntry : public ::testing::Test {
                              std::string(60, '\x01');
   nlohmann::json metadata_ = {{"cubin_bytes", cubin_.size()},
                               {"cubin_hash", stable_hash_hex(cubin_)},
-                              {"gemm_symbol", "g"},
-                              {"reduce_symbol", "r"},
+                              {"symbol", "g"},
                               {"registers", 96},
                               {"spill_store_bytes", 0},
                               {"spill_load_bytes", 0},
@@ -286,7 +285,7 @@ TEST_F(CacheEntry, MistypedOrOutOfRangeFieldsAreRejected) {
                                                            {"registers", 1e300},
                                                            {"registers", -4},
                                                            {"stack_bytes", 3e9},
-                                                           {"gemm_symbol", 7},
+                                                           {"symbol", 7},
                                                            {"cubin_hash", nullptr}}) {
     nlohmann::json meta = metadata_;
     meta[field] = value;

@@ -13,6 +13,8 @@
 namespace gemmtune {
 namespace {
 
+const std::string default_expression = default_config().name_expression(CopyPath::general);
+
 // A deterministic sample of the valid space for the device, always including the extremes that
 // stress the compiler most (largest tiles, deepest pipelines).
 std::vector<KernelConfig> sample_space(const std::string& device, std::size_t count) {
@@ -35,15 +37,20 @@ TEST_P(CompilesFor, SampleOfTheSpace) {
   const KernelCompiler compiler{""};  // no cache: really compile
   for (const KernelConfig& c : sample_space(GetParam().first, 6)) {
     SCOPED_TRACE(c.name());
-    try {
-      const CompiledKernel k = compiler.compile(c, GetParam().second);
-      EXPECT_GT(k.cubin.size(), 1000u);
-      EXPECT_GT(k.resources.registers, 16);
-      EXPECT_LE(k.resources.registers, 255);
-      EXPECT_NE(k.gemm_symbol.find("sgemm"), std::string::npos);
-      EXPECT_NE(k.reduce_symbol.find("splitk_reduce"), std::string::npos);
-    } catch (const CompileError& e) {
-      FAIL() << e.what() << "\n" << e.log();
+    for (const CopyPath path : {CopyPath::general, CopyPath::whole_vectors}) {
+      if (path == CopyPath::whole_vectors && c.vector_width == 1) continue;
+      try {
+        const CompiledKernel k = compiler.compile(c, GetParam().second, path);
+        EXPECT_GT(k.cubin.size(), 1000u);
+        EXPECT_GT(k.resources.registers, 16);
+        EXPECT_LE(k.resources.registers, 255);
+        EXPECT_NE(k.symbol.find("sgemm"), std::string::npos);
+        EXPECT_EQ(k.path, path);
+        // The only stack a kernel that does not spill has is the epilogue's copy of the accumulators.
+        if (k.resources.spill_bytes() == 0) EXPECT_LE(k.resources.stack_bytes, expected_stack_bytes(c));
+      } catch (const CompileError& e) {
+        FAIL() << e.what() << "\n" << e.log();
+      }
     }
   }
 }
@@ -104,8 +111,13 @@ TEST(Compile, AtomicSplitKOnEveryArchitecture) {
     try {
       const CompiledKernel plain = compiler.compile(default_config(), arch);
       const CompiledKernel k = compiler.compile(atomic, arch);
-      EXPECT_NE(k.gemm_symbol, plain.gemm_symbol);
+      EXPECT_NE(k.symbol, plain.symbol);
       EXPECT_NE(k.cubin, plain.cubin);
+      // Split-K brings the kernel over C along, compiled once per architecture.
+      EXPECT_EQ(plain.reduce, nullptr);
+      ASSERT_NE(k.reduce, nullptr);
+      EXPECT_NE(k.reduce->symbol.find("splitk_reduce"), std::string::npos);
+      EXPECT_EQ(compiler.compile(atomic, arch, CopyPath::whole_vectors).reduce, k.reduce);
     } catch (const CompileError& e) {
       FAIL() << e.what() << "\n" << e.log();
     }
@@ -119,6 +131,9 @@ TEST(Compile, InvalidInputNeverReachesNvrtc) {
   EXPECT_THROW(compiler.compile(bad, "sm_90"), std::invalid_argument);
   EXPECT_THROW(compiler.compile(default_config(), "sm_90; rm -rf /"), std::invalid_argument);
   EXPECT_THROW(compiler.compile(default_config(), "compute_90"), std::invalid_argument);
+  KernelConfig scalar = default_config();
+  scalar.vector_width = 1;
+  EXPECT_THROW(compiler.compile(scalar, "sm_90", CopyPath::whole_vectors), std::invalid_argument);
 }
 
 TEST(Compile, BrokenTemplateKeepsLogAndOptions) {
@@ -160,9 +175,9 @@ TEST(CompileCache, SecondCompileIsCachedAndCorruptionIsRebuilt) {
   EXPECT_EQ(second.cubin, first.cubin);
   EXPECT_EQ(second.resources.registers, first.resources.registers);
   // Different architecture, different key.
-  EXPECT_NE(compiler.cache_key(default_config(), "sm_80"), compiler.cache_key(default_config(), "sm_90"));
+  EXPECT_NE(compiler.cache_key(default_expression, "sm_80"), compiler.cache_key(default_expression, "sm_90"));
   // Corrupt the cubin: detected, recompiled, and the entry repaired.
-  const auto cubin = dir / (compiler.cache_key(default_config(), "sm_80") + ".cubin");
+  const auto cubin = dir / (compiler.cache_key(default_expression, "sm_80") + ".cubin");
   { std::ofstream(cubin, std::ios::binary | std::ios::trunc) << "garbage"; }
   const CompiledKernel third = compiler.compile(default_config(), "sm_80");
   EXPECT_FALSE(third.from_cache);
@@ -179,7 +194,7 @@ TEST(CompileCache, TruncatedMetadataAndSameSizeGarbageAreRebuilt) {
   std::filesystem::remove_all(dir);
   const KernelCompiler compiler{dir};
   const CompiledKernel first = compiler.compile(default_config(), "sm_75");
-  const std::string key = compiler.cache_key(default_config(), "sm_75");
+  const std::string key = compiler.cache_key(default_expression, "sm_75");
   const auto metadata = dir / (key + ".json"), cubin = dir / (key + ".cubin");
   const auto metadata_size = std::filesystem::file_size(metadata);
   std::filesystem::resize_file(metadata, metadata_size / 2);

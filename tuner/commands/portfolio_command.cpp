@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
@@ -115,10 +116,14 @@ int run_portfolio(const PortfolioOptions& options) {
   {
     const KernelCompiler compiler(cache_dir);
     CompileService compile(compiler, default_parallelism());
-    std::vector<std::shared_future<CompileOutcome>> compiled;
-    for (const KernelConfig& c : menu) compiled.push_back(compile.submit(c, device.arch()));
-    for (std::size_t i = 0; i < menu.size(); ++i)
-      if (!compiled[i].get().kernel) spdlog::warn("{} does not compile: {}", menu[i].name(), compiled[i].get().error);
+    std::vector<std::pair<std::string, std::shared_future<CompileOutcome>>> compiled;
+    for (const KernelConfig& c : menu) {
+      std::set<CopyPath> paths;  // the ones the grid's points run
+      for (const GemmShape& point : points) paths.insert(copy_path_for(c, point));
+      for (const CopyPath path : paths) compiled.emplace_back(c.name(), compile.submit(c, device.arch(), path));
+    }
+    for (const auto& [name, outcome] : compiled)
+      if (!outcome.get().kernel) spdlog::warn("{} does not compile: {}", name, outcome.get().error);
   }
   GpuSession gpu(index, cache_dir, "", 0);
   ProgressBar bar("portfolio", points.size());

@@ -37,9 +37,9 @@ CompileService::Need CompileService::need_at(std::size_t position) const {
 }
 
 std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, const std::string& arch,
-                                                          Need need) {
+                                                          CopyPath path, Need need) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::string key = arch + " " + config.name_expression();
+  const std::string key = arch + " " + config.name_expression(path);
   auto count_of = [this](Need n) -> std::size_t* {
     return n == Need::now ? &now_count_ : n == Need::soon ? &soon_count_ : nullptr;
   };
@@ -68,7 +68,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
   std::promise<CompileOutcome> promise;
   auto future = promise.get_future().share();
   submitted_.emplace(key, future);
-  enqueue(Job{config, arch, key, std::move(promise)});
+  enqueue(Job{config, arch, path, key, std::move(promise)});
   wake_.notify_one();
   return future;
 }
@@ -90,7 +90,7 @@ void CompileService::work() {
     }
     CompileOutcome outcome;
     try {
-      outcome.kernel = compiler_.compile(job.config, job.arch);
+      outcome.kernel = compiler_.compile(job.config, job.arch, job.path);
     } catch (const CompileError& e) {
       outcome.error = e.what();
       outcome.log = e.log();

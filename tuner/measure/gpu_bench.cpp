@@ -26,6 +26,16 @@ int awkward_dimension(int x) {
   return std::max(1, y);
 }
 
+// For the whole-vector path: a multiple of 4 floats (every vector width) but of no tile (4 mod 8).
+int awkward_whole_dimension(int x) {
+  const int y = std::max(4, (x > 8 ? x - 3 : x + 3) / 4 * 4);
+  return y % 8 == 0 ? y + 4 : y;
+}
+
+GemmShape awkward_shape_of(const GemmShape& s, int (*dimension)(int)) {
+  return {dimension(s.m), dimension(s.n), dimension(s.k), s.layout, s.batch};
+}
+
 std::vector<float> random_matrix(std::size_t count, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -83,8 +93,7 @@ struct GpuBench::Operands {
 GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceComparator& comparator)
     : comparator_(comparator),
       shape_(shape),
-      awkward_{awkward_dimension(shape.m), awkward_dimension(shape.n), awkward_dimension(shape.k), shape.layout,
-               shape.batch},
+      awkward_{awkward_shape_of(shape, awkward_dimension), awkward_shape_of(shape, awkward_whole_dimension)},
       seed_(seed) {
   GEMMTUNE_CUBLAS_CHECK(cublasCreate(&cublas_));
   GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -121,7 +130,8 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
 }
 
 GpuBench::~GpuBench() {
-  checks_.clear();
+  tuned_check_.reset();
+  for (auto& check : awkward_checks_) check.reset();
   if (start_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(start_));
   if (stop_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(stop_));
   if (cublas_) cublasDestroy(cublas_);
@@ -230,15 +240,15 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
 }
 
 Verification GpuBench::verify(const LoadedKernel& kernel) {
-  if (checks_.empty()) {
-    // The tuned shape with beta != 0 (C is read), the awkward shape with beta == 0 over NaN (C must
-    // not be read and every element must be written).
-    checks_.push_back(make_operands(shape_, 0.75f, 0.5f, false, seed_ + 100));
-    checks_.push_back(make_operands(awkward_, 1.25f, 0.0f, true, seed_ + 200));
-  }
+  // The tuned shape with beta != 0 (C is read), the awkward shape of the kernel's copy path with
+  // beta == 0 over NaN (C must not be read and every element must be written). Made when first needed.
+  const int path = int(kernel.copy_path());
+  if (!tuned_check_) tuned_check_ = make_operands(shape_, 0.75f, 0.5f, false, seed_ + 100);
+  if (!awkward_checks_[path])
+    awkward_checks_[path] = make_operands(awkward_[path], 1.25f, 0.0f, true, seed_ + 200 + path);
   Verification worst;
   worst.passed = true;
-  for (auto& op : checks_) {
+  for (Operands* op : {tuned_check_.get(), awkward_checks_[path].get()}) {
     Verification v = check(kernel, *op);
     if (!v.passed) return v;
     worst.worst_error_ratio = std::max(worst.worst_error_ratio, v.worst_error_ratio);

@@ -48,11 +48,13 @@ class GpuBench {
   GpuBench& operator=(const GpuBench&) = delete;
 
   const GemmShape& shape() const { return shape_; }
-  const GemmShape& awkward_shape() const { return awkward_; }
+  // The edge-case shape kernels of that copy path are checked at: odd sizes for the general path,
+  // sizes that are whole vectors but no whole tiles for the whole-vector path.
+  const GemmShape& awkward_shape(CopyPath path) const { return awkward_[int(path)]; }
   int launches_per_sample() const { return reps_; }
 
-  // Runs kernel at the tuned shape and at the awkward shape with alpha/beta != 0 and compares both
-  // with cuBLAS. Throws CudaError on launch failures.
+  // Runs kernel at the tuned shape and at the awkward shape of its copy path with alpha/beta != 0
+  // and compares both with cuBLAS. Throws CudaError on launch failures.
   Verification verify(const LoadedKernel& kernel);
 
   // Median-ready samples in milliseconds per launch; `samples` batches of launches_per_sample().
@@ -72,7 +74,7 @@ class GpuBench {
 
   const DeviceComparator& comparator_;
   GemmShape shape_;
-  GemmShape awkward_;
+  GemmShape awkward_[2];  // by CopyPath
   unsigned seed_;
   cublasHandle_t cublas_ = nullptr;
   cudaStream_t stream_ = nullptr;
@@ -80,7 +82,8 @@ class GpuBench {
   std::vector<DeviceBuffer> a_sets_, b_sets_, c_sets_;
   DeviceBuffer workspace_;  // split-K partial sums
   DeviceBuffer counters_;   // atomic split-K's counters: zeroed once, then only counted up
-  std::vector<std::unique_ptr<Operands>> checks_;
+  std::unique_ptr<Operands> tuned_check_;
+  std::unique_ptr<Operands> awkward_checks_[2];  // by CopyPath
   int reps_ = 1;
 };
 

@@ -21,10 +21,13 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
                          const KernelCompiler& compiler, const PlanOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Enumeration> per_shape;
-  std::map<std::string, KernelConfig> binaries;  // name expression -> one config using it
+  std::map<std::string, std::pair<KernelConfig, CopyPath>> binaries;  // name expression -> one config using it
   for (const auto& shape : options.shapes) {
     per_shape.push_back(enumerate(space, device, &shape));
-    for (const auto& c : per_shape.back().candidates) binaries.emplace(c.name_expression(), c);
+    for (const auto& c : per_shape.back().candidates) {
+      const CopyPath path = copy_path_for(c, shape);
+      binaries.emplace(c.name_expression(path), std::pair(c, path));
+    }
   }
 
   std::map<std::string, CompileOutcome> compiled;
@@ -32,8 +35,8 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
   {
     CompileService service(compiler, options.threads);
     std::vector<std::pair<std::string, std::shared_future<CompileOutcome>>> futures;
-    for (const auto& [expr, config] : binaries)
-      futures.emplace_back(expr, service.submit(config, device.arch()));
+    for (const auto& [expr, binary] : binaries)
+      futures.emplace_back(expr, service.submit(binary.first, device.arch(), binary.second));
     std::unique_ptr<ProgressBar> bar;
     if (options.progress) bar = std::make_unique<ProgressBar>("compile " + device.arch(), futures.size());
     for (auto& [expr, future] : futures) {
@@ -61,13 +64,13 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
     };
     std::vector<Ranked> ranked;
     for (const auto& c : e.candidates) {
-      const CompileOutcome& outcome = compiled.at(c.name_expression());
+      const CompileOutcome& outcome = compiled.at(c.name_expression(copy_path_for(c, shape)));
       if (!outcome.kernel) {
         ++rejected["compile"];
         continue;
       }
       const KernelResources& r = outcome.kernel->resources;
-      if (r.spill_bytes() > 0 || r.stack_bytes > 0) {
+      if (r.spill_bytes() > 0 || r.stack_bytes > expected_stack_bytes(c)) {
         ++rejected["spills"];
         continue;
       }

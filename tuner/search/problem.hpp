@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "copy_path.hpp"
 #include "layout.hpp"
 
 namespace gemmtune {
@@ -45,6 +46,9 @@ inline constexpr int kMaxDimension = 65536;
 // GPU must hold several times over to time it).
 inline constexpr int kMaxBatch = 1 << 20;
 inline constexpr long long kMaxBatchedElements = 1LL << 31;
+
+// The copy path the tuner's densely packed operands (cudaMalloc'd, so aligned) run config with.
+CopyPath copy_path_for(const KernelConfig& config, const GemmShape& shape);
 
 // Parses "512,1024,MxNxK:nt:b8"; throws std::invalid_argument with a message naming the bad entry.
 std::vector<GemmShape> parse_sizes(const std::string& text);
