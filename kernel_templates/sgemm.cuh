@@ -178,10 +178,11 @@ __global__ void __launch_bounds__(
       }
     }
   } else {
-    // The right edge, or rows not 16-byte aligned: float by float, each checked. Loops over a copy
-    // of the accumulators, not unrolled, keep this rare path small: unrolled over the micro-tile it
-    // was half of every kernel's compile time. The copy is indexed at run time, so it lives in local
-    // memory (TM * TN floats of stack, touched only here; kernel_stack_is_expected in
+    // The right edge, or rows not 16-byte aligned: the same run by run, a run that lies inside and
+    // aligned as one vector access (4x fewer atomics under split-K), the others float by float.
+    // Loops over a copy of the accumulators, not unrolled, keep this rare path small: unrolled over
+    // the micro-tile it was half of every kernel's compile time. The copy is indexed at run time, so
+    // it lives in local memory (TM * TN floats of stack, touched only here; expected_stack_bytes in
     // runtime/src/kernel_compiler.hpp allows exactly that much).
     float values[TM][TN];
 #pragma unroll
@@ -194,13 +195,29 @@ __global__ void __launch_bounds__(
       if (gm >= M) continue;
       float* row = out + static_cast<long long>(gm) * ldo;
 #pragma unroll 1
-      for (int j = 0; j < TN; ++j) {
-        const int gn = n0 + col_base + (j / S::kRunN) * S::kStrideRunN + j % S::kRunN;
-        if (gn >= N) continue;
-        if (atomic) {
-          detail::atomic_add_f32(row + gn, values[i][j]);
+      for (int run = 0; run < TN / S::kRunN; ++run) {
+        const int gn = n0 + col_base + run * S::kStrideRunN;
+        const float* v = &values[i][run * S::kRunN];
+        if (S::kRunN == 4 && out_vec_ok && gn + 4 <= N) {
+          float4 r = make_float4(v[0], v[1], v[2], v[3]);
+          if (read_c) {
+            const float4 c = *reinterpret_cast<const float4*>(row + gn);
+            r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
+          }
+          if (atomic) {
+            detail::atomic_add_f32x4(row + gn, r);
+          } else {
+            *reinterpret_cast<float4*>(row + gn) = r;
+          }
         } else {
-          row[gn] = read_c ? values[i][j] + beta * row[gn] : values[i][j];
+#pragma unroll 1
+          for (int j = 0; j < S::kRunN && gn + j < N; ++j) {
+            if (atomic) {
+              detail::atomic_add_f32(row + gn + j, v[j]);
+            } else {
+              row[gn + j] = read_c ? v[j] + beta * row[gn + j] : v[j];
+            }
+          }
         }
       }
     }

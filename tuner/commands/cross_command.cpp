@@ -76,8 +76,12 @@ int run_cross(const CrossOptions& options) {
   std::size_t untuned = 0;
   for (const auto& path : options.from) {
     const nlohmann::json other = load_results_file(path);
-    const std::string from = other["device"].value("slug", path);
-    if (from == device.slug) continue;
+    // Another file of this GPU model (a fresh run's, say) races too, named by its path; this GPU's
+    // own results file is what they race against.
+    std::error_code same_error;
+    if (std::filesystem::equivalent(path, own_path, same_error)) continue;
+    const std::string slug = other["device"].value("slug", path);
+    const std::string from = slug == device.slug ? path : slug;
     for (const auto& e : other["entries"]) {
       const GemmShape s = shape_from_json(e);
       const KernelConfig config = e.at("best").at("config").get<KernelConfig>();
@@ -109,7 +113,8 @@ int run_cross(const CrossOptions& options) {
     if (foreign.empty()) continue;
     std::vector<KernelConfig> racers = {own_best};
     for (const auto& p : foreign) racers.push_back(p.config);
-    for (const auto& c : racers) compiler.compile(c, device.arch());  // the worker then loads from the cache
+    for (const auto& c : racers)  // the worker then loads from the cache
+      compiler.compile(c, device.arch(), copy_path_for(c, shape));
     gpu.prepare(shape, options.seed);
     const RaceResult race = gpu.race(racers);
     const double own_ms = median(race.configs_ms[0]);
