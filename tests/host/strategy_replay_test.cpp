@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -155,6 +156,38 @@ TEST(StrategyReplay, GeneticReachesTheLargeTileSpike) {
   }
   EXPECT_GE(within1, 60) << "of 300 seeds within 1%";
   EXPECT_GE(within3, 210) << "of 300 seeds within 3%";
+}
+
+// Shortfall from the optimum over seeds 1..count: 1 - best found / recorded best, sorted.
+std::vector<double> gaps(const std::string& name, const Recorded& r, int count) {
+  std::vector<double> out;
+  for (std::uint64_t seed = 1; seed <= std::uint64_t(count); ++seed) out.push_back(1.0 - run(name, r, seed).first / r.best);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()); }
+
+// The surrogate search at its default budget (120): its median over 100 seeds is within 1% of the
+// optimum at every size, and its mean shortfall is below the genetic search's. Measured: medians
+// 0.00% at all three sizes, 98 to 100 seeds within 1% (genetic: 100, 63 and 100; its 1024 median
+// is 0.23%, mean 1.6%).
+TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
+  for (const auto& [m, r] : replay()) {
+    const std::vector<double> surrogate = gaps("surrogate", r, 100), genetic = gaps("genetic", r, 100);
+    EXPECT_LE(surrogate[50], 0.01) << "size " << m << ": median shortfall";
+    EXPECT_LE(mean(surrogate), mean(genetic)) << "size " << m;
+  }
+}
+
+// The large-tile recording's single spike defeats a model of additive effects: the surrogate's
+// median stops 1.9% short (genetic's 2.1%) and never reaches the spike itself (genetic: 29 of 100
+// seeds within 1%), but it is within 3% for 97 of 100 seeds (genetic: 77); the mean shortfalls are
+// alike (1.97% and 1.93%).
+TEST(StrategyReplay, SurrogateNearTheLargeTileSpike) {
+  const std::vector<double> surrogate = gaps("surrogate", large_tiles_4096(), 100);
+  EXPECT_LE(surrogate[50], 0.025);
+  EXPECT_GE(std::count_if(surrogate.begin(), surrogate.end(), [](double g) { return g <= 0.03; }), 85);
 }
 
 TEST(StrategyReplay, UnknownStrategyIsRefused) {

@@ -8,7 +8,7 @@
 namespace gemmtune {
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = {"exhaustive", "random", "genetic"};
+  static const std::vector<std::string> names = {"exhaustive", "random", "genetic", "surrogate"};
   return names;
 }
 
@@ -16,7 +16,8 @@ std::unique_ptr<SearchStrategy> make_strategy(const std::string& name, StrategyC
   if (name == "exhaustive") return make_exhaustive(std::move(context));
   if (name == "random") return make_random_search(std::move(context));
   if (name == "genetic") return make_genetic(std::move(context));
-  throw std::invalid_argument("unknown strategy '" + name + "' (exhaustive, random, genetic)");
+  if (name == "surrogate") return make_surrogate(std::move(context));
+  throw std::invalid_argument("unknown strategy '" + name + "' (exhaustive, random, genetic, surrogate)");
 }
 
 std::vector<std::size_t> FixedOrderStrategy::propose(std::size_t max_count) {

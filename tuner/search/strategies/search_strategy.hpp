@@ -1,5 +1,5 @@
 // One interface for every search strategy (one file each: exhaustive.cpp, random_search.cpp,
-// genetic.cpp). A strategy sees candidates only by index; the driver compiles what it proposes
+// genetic.cpp, surrogate.cpp). A strategy sees candidates only by index; the driver compiles what it proposes
 // ahead of the GPU, evaluates in order and reports scores back. Scores are TFLOP/s, 0 for a
 // candidate that failed. Strategies never touch the GPU, so they are tested by replaying logs.
 #pragma once
@@ -40,6 +40,7 @@ std::unique_ptr<SearchStrategy> make_strategy(const std::string& name, StrategyC
 std::unique_ptr<SearchStrategy> make_exhaustive(StrategyContext context);
 std::unique_ptr<SearchStrategy> make_random_search(StrategyContext context);
 std::unique_ptr<SearchStrategy> make_genetic(StrategyContext context);
+std::unique_ptr<SearchStrategy> make_surrogate(StrategyContext context);
 
 // A strategy whose whole order is known up front (exhaustive, random): proposes it in sequence and
 // learns nothing from observations.
