@@ -3,7 +3,7 @@
 // (gridDim.y entries, entry i at A + i * stride_a, ...; a stride of 0 shares one matrix).
 //
 // Compiled at run time by NVRTC; one instantiation per tuning candidate, selected with an NVRTC
-// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1,0,0,1,1,1>`. The host side
+// name expression such as `gemmtune::sgemm<128,128,8,8,8,4,4,4,3,1,1,4,2,1,0,0,1,1,2>`. The host side
 // (runtime/src/kernel_config.cpp) owns the meaning and valid ranges of every parameter and the
 // shared-memory size formula; this file must agree with it.
 //
@@ -38,7 +38,7 @@ namespace gemmtune {
 // before its first access (griddepcontrol.wait).
 template <int BM, int BN, int BK, int TM, int TN, int WARP_ROWS, int PAD_A, int PAD_B, int STAGES,
           int ASYNC, int TRANSPOSE_A, int VEC, int MIN_BLOCKS, int FMA_ORDER, int SPLIT_ATOMIC, int OP_A, int OP_B,
-          int TRANSPOSE_B, int WHOLE_VECTORS>
+          int TRANSPOSE_B, int PATH>
 __global__ void __launch_bounds__(
     SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B,
                TRANSPOSE_B>::kThreads,
@@ -104,16 +104,18 @@ __global__ void __launch_bounds__(
   // Vector loads need the whole vector in bounds and 16-byte (or 8-byte) alignment; checked once.
   const bool a_vec_ok = VEC > 1 && lda % VEC == 0 && detail::aligned_to(A, 4 * VEC);
   const bool b_vec_ok = VEC > 1 && ldb % VEC == 0 && detail::aligned_to(B, 4 * VEC);
-  // WHOLE_VECTORS (the common case): both operands are aligned as above in every batch entry and
-  // the stored rows' lengths (K or M for A, N or K for B) are multiples of VEC too, so every
-  // VEC-float piece of a tile is entirely inside or entirely outside the matrix. Each load is then
-  // one predicated vector access, and the main loop has no branches: branches are walls the
+  // PATH (runtime/src/kernel_config.hpp, KernelPath), chosen by the host per call: 0 serves every
+  // call; 1, whole vectors (the common case): both operands are aligned as above in every batch
+  // entry and the stored rows' lengths (K or M for A, N or K for B) are multiples of VEC too, so
+  // every VEC-float piece of a tile is entirely inside or entirely outside the matrix. Each load is
+  // then one predicated vector access, and the main loop has no branches: branches are walls the
   // instruction scheduler cannot move loads across, and a block of loads that cannot be spread
   // among the FMAs stalls the few warps an SM holds. Otherwise the general path checks every
-  // element. The choice is compile-time, so a binary holds one main loop (two took a third more
-  // compile time); the host launches a WHOLE_VECTORS binary only where the condition holds
-  // (whole_vectors_fit, runtime/src/gemm_launch.cpp).
-  static_assert(!WHOLE_VECTORS || VEC > 1, "whole vectors need VEC > 1");
+  // element. 2, whole tiles: whole vectors, and C aligned with N a multiple of BN, so the epilogue
+  // stores every run as a vector without checks. A binary holds one main loop and one epilogue:
+  // all of them took twice the compile time (kernel_path_for, runtime/src/kernel_path.cpp, decides).
+  static_assert(PATH == 0 || VEC > 1, "whole vectors need VEC > 1");
+  static_assert(PATH < 2 || S::kRunN == 4, "whole tiles store runs of 4");
   // ---- global -> shared copies (sgemm/copy_global_to_shared.cuh) ---------------------------
   detail::OperandCopy<S, detail::OperandA<S>> copy_a(A, lda, m0, M, K, tid, a_vec_ok);
   detail::OperandCopy<S, detail::OperandB<S>> copy_b(B, ldb, n0, N, K, tid, b_vec_ok);
@@ -131,7 +133,7 @@ __global__ void __launch_bounds__(
   detail::AtomicSplitKScaling<S, SPLIT_ATOMIC> scaling{scales_c, C, ldc, M, N, m0, n0, beta, tid, ticket, counter};
   detail::MainLoop<S, detail::FragmentMultiplier<S, FMA_ORDER>, detail::AtomicSplitKScaling<S, SPLIT_ATOMIC>>
       main_loop{copy, load_fragments, multiply_fragments, scaling, frag, kt_begin, k_tiles};
-  main_loop(detail::Flag<WHOLE_VECTORS != 0>{});
+  main_loop(detail::Flag<PATH != 0>{});
   if constexpr (ASYNC) detail::cp_async_wait<0>();
 
   // ---- epilogue (split-K: sgemm/epilogue.cuh) ----------------------------------------------
@@ -152,18 +154,18 @@ __global__ void __launch_bounds__(
   const bool out_vec_ok = ldo % 4 == 0 && detail::aligned_to(out, 16);
   const float scale = partial ? 1.0f : alpha;
   const bool read_c = !partial && !atomic && beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
-  // Tiles whose columns all lie inside the matrix, with 16-byte-aligned rows (every tile of most
-  // calls): one vector access per run of 4, no per-element checks.
-  if (S::kRunN == 4 && out_vec_ok && n0 + BN <= N) {
+  // Run by run: a run of 4 that lies inside and aligned is one vector access, others float by float.
+  // Whole tiles (PATH 2) know every run is such a vector.
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      const int gm = m0 + row_base + (i / S::kRunM) * S::kStrideRunM + i % S::kRunM;
-      if (gm >= M) continue;
-      float* row = out + static_cast<long long>(gm) * ldo;
+  for (int i = 0; i < TM; ++i) {
+    const int gm = m0 + row_base + (i / S::kRunM) * S::kStrideRunM + i % S::kRunM;
+    if (gm >= M) continue;
+    float* row = out + static_cast<long long>(gm) * ldo;
 #pragma unroll
-      for (int run = 0; run < TN / S::kRunN; ++run) {
-        const int gn = n0 + col_base + run * S::kStrideRunN;
-        const int j0 = run * S::kRunN;
+    for (int run = 0; run < TN / S::kRunN; ++run) {
+      const int gn = n0 + col_base + run * S::kStrideRunN;
+      const int j0 = run * S::kRunN;
+      if (PATH == 2 || (S::kRunN == 4 && out_vec_ok && gn + 4 <= N)) {
         float4 r = make_float4(scale * acc[i][j0], scale * acc[i][j0 + 1], scale * acc[i][j0 + 2],
                                scale * acc[i][j0 + 3]);
         if (read_c) {
@@ -175,47 +177,15 @@ __global__ void __launch_bounds__(
         } else {
           *reinterpret_cast<float4*>(row + gn) = r;
         }
-      }
-    }
-  } else {
-    // The right edge, or rows not 16-byte aligned: the same run by run, a run that lies inside and
-    // aligned as one vector access (4x fewer atomics under split-K), the others float by float.
-    // Loops over a copy of the accumulators, not unrolled, keep this rare path small: unrolled over
-    // the micro-tile it was half of every kernel's compile time. The copy is indexed at run time, so
-    // it lives in local memory (TM * TN floats of stack, touched only here; expected_stack_bytes in
-    // runtime/src/kernel_compiler.hpp allows exactly that much).
-    float values[TM][TN];
+      } else {
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int j = 0; j < TN; ++j) values[i][j] = scale * acc[i][j];
-#pragma unroll 1
-    for (int i = 0; i < TM; ++i) {
-      const int gm = m0 + row_base + (i / S::kRunM) * S::kStrideRunM + i % S::kRunM;
-      if (gm >= M) continue;
-      float* row = out + static_cast<long long>(gm) * ldo;
-#pragma unroll 1
-      for (int run = 0; run < TN / S::kRunN; ++run) {
-        const int gn = n0 + col_base + run * S::kStrideRunN;
-        const float* v = &values[i][run * S::kRunN];
-        if (S::kRunN == 4 && out_vec_ok && gn + 4 <= N) {
-          float4 r = make_float4(v[0], v[1], v[2], v[3]);
-          if (read_c) {
-            const float4 c = *reinterpret_cast<const float4*>(row + gn);
-            r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
-          }
-          if (atomic) {
-            detail::atomic_add_f32x4(row + gn, r);
-          } else {
-            *reinterpret_cast<float4*>(row + gn) = r;
-          }
-        } else {
-#pragma unroll 1
-          for (int j = 0; j < S::kRunN && gn + j < N; ++j) {
+        for (int j = 0; j < S::kRunN; ++j) {
+          if (gn + j < N) {
+            const float r = scale * acc[i][j0 + j];
             if (atomic) {
-              detail::atomic_add_f32(row + gn + j, v[j]);
+              detail::atomic_add_f32(row + gn + j, r);
             } else {
-              row[gn + j] = read_c ? v[j] + beta * row[gn + j] : v[j];
+              row[gn + j] = read_c ? r + beta * row[gn + j] : r;
             }
           }
         }

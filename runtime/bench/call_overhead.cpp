@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "copy_path.hpp"
+#include "kernel_path.hpp"
 #include "device_profile.hpp"
 #include "kernel_compiler.hpp"
 #include "kernel_config.hpp"
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   auto start = Clock::now();
   // The binary the handle runs for this call (cudaMalloc'd operands: aligned).
   const gemmtune::CompiledKernel compiled =
-      compiler.compile(config, device.arch(), gemmtune::copy_path_for(config, m, n, k, 4));
+      compiler.compile(config, device.arch(), gemmtune::kernel_path_for(config, m, n, k, 4));
   std::printf("disk cache %s: %.1f ms (%s)\n", compiled.from_cache ? "was warm" : "was cold, compiled",
               seconds_since(start) * 1e3, compiler.cache_dir().c_str());
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "copy_path.hpp"
+#include "kernel_path.hpp"
 #include "device_profile.hpp"
 #include "kernel_config.hpp"
 #include "results_catalog.hpp"
@@ -19,7 +19,7 @@ namespace gemmtune {
 // What the decision depends on: the problem and how wide a vector load A and B allow.
 struct CallShape {
   int m = 0, n = 0, k = 0;
-  int aligned_width = 4;  // 4, 2 or 1 floats
+  int aligned_width = 4;  // 4, 2 or 1 floats: every row of A, B and C starts aligned to it
   Layout layout = Layout::nn;
   int batch = 1;
 
@@ -36,8 +36,8 @@ inline constexpr double kKernelMargin = 1.03;
 
 // The lookup key of a call; a and b only for their alignment (nullptr: aligned, as from cudaMalloc).
 // In a batch, every entry's rows must start aligned: the strides count too.
-inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b) {
-  return {p.m, p.n, p.k, aligned_width(p.lda, p.ldb, a, b, p.batch, p.stride_a, p.stride_b),
+inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b, const void* c) {
+  return {p.m, p.n, p.k, aligned_width(p.lda, p.ldb, p.ldc, a, b, c, p.batch, p.stride_a, p.stride_b, p.stride_c),
           layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch};
 }
 

@@ -13,8 +13,9 @@ DeviceKernels::DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalo
                              const KernelCompiler& compiler, bool deterministic)
     : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler), deterministic_(deterministic) {}
 
-const LoadedKernel& DeviceKernels::load(const KernelConfig& config, CopyPath path) {
-  const std::string name = config.name() + (path == CopyPath::whole_vectors ? " (whole vectors)" : "");
+const LoadedKernel& DeviceKernels::load(const KernelConfig& config, KernelPath path) {
+  const char* const paths[] = {"", " (whole vectors)", " (whole tiles)"};
+  const std::string name = config.name() + paths[int(path)];
   if (const auto failed = failures_.find(name); failed != failures_.end())
     std::rethrow_exception(failed->second);
   auto& slot = kernels_[name];
@@ -45,7 +46,7 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
     if (resolved.selection.implementation == Implementation::tuned_kernel) {
       try {
         const KernelConfig& config = resolved.selection.config;
-        resolved.kernel = &load(config, copy_path_for(config, shape.m, shape.n, shape.k, shape.aligned_width));
+        resolved.kernel = &load(config, kernel_path_for(config, shape.m, shape.n, shape.k, shape.aligned_width));
       } catch (const std::exception& e) {
         runtime_logger().warn("{} cannot run on {}: {}; using cuBLAS", resolved.selection.config.name(),
                               profile_.slug, printable(e.what()));

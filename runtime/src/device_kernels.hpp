@@ -73,9 +73,9 @@ class DeviceKernels {
   CublasCalls& cublas() { return cublas_; }
 
  private:
-  // The loaded kernel for config with that copy path; one that failed once throws again without a
+  // The loaded kernel for config with that path (KernelPath); one that failed once throws again without a
   // new attempt.
-  const LoadedKernel& load(const KernelConfig& config, CopyPath path);
+  const LoadedKernel& load(const KernelConfig& config, KernelPath path);
 
   DeviceProfile profile_;
   const ResultsCatalog& catalog_;
@@ -87,7 +87,7 @@ class DeviceKernels {
 
   std::mutex resolve_mutex_;            // guards resolved_ and kernels_, serialises compiles
   std::deque<ResolvedShape> resolved_;  // stable addresses for table_
-  std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;  // by config name and copy path
+  std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;  // by config name and path
   std::map<std::string, std::exception_ptr> failures_;  // config name -> why it cannot be compiled or loaded
 
   StreamWorkspaces workspaces_;

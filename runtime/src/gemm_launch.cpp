@@ -47,9 +47,10 @@ bool workspace_holds_counters(const KernelConfig& config) {
   return config.split_k > 1 && config.split_k_atomic;
 }
 
-CopyPath copy_path_for(const KernelConfig& config, const GemmArguments& args) {
-  return copy_path_for(config, args.m, args.n, args.k,
-                       aligned_width(args.lda, args.ldb, args.a, args.b, args.batch, args.stride_a, args.stride_b));
+KernelPath kernel_path_for(const KernelConfig& config, const GemmArguments& args) {
+  return kernel_path_for(config, args.m, args.n, args.k,
+                       aligned_width(args.lda, args.ldb, args.ldc, args.a, args.b, args.c, args.batch, args.stride_a,
+                                     args.stride_b, args.stride_c));
 }
 
 LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& config)
@@ -115,8 +116,7 @@ bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspa
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   if (gemm_arguments_error(args, config_.layout)) return cudaErrorInvalidValue;
   if (args.m == 0 || args.n == 0 || args.batch == 0) return cudaSuccess;
-  if (path_ == CopyPath::whole_vectors && copy_path_for(config_, args) != CopyPath::whole_vectors)
-    return cudaErrorInvalidValue;
+  if (kernel_path_for(config_, args) < path_) return cudaErrorInvalidValue;  // needs a less specialised binary
   // gridDim.y holds the batch entries of one launch; more than it can hold go in several launches,
   // which reuse the workspace in stream order.
   for (int first = 0; first < args.batch; first += kMaxBatchPerLaunch) {

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime.h>
 
-#include "copy_path.hpp"
+#include "kernel_path.hpp"
 #include "kernel_compiler.hpp"
 #include "kernel_config.hpp"
 
@@ -45,8 +45,9 @@ std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch 
 // (another kernel's partial sums would read as counts). Other workspaces are scratch.
 bool workspace_holds_counters(const KernelConfig& config);
 
-// The copy path these arguments allow (copy_path.hpp): pointers, leading dimensions and strides.
-CopyPath copy_path_for(const KernelConfig& config, const GemmArguments& args);
+// The most specialised binary these arguments allow (kernel_path.hpp): from the pointers, leading
+// dimensions and strides.
+KernelPath kernel_path_for(const KernelConfig& config, const GemmArguments& args);
 
 class LoadedKernel {
  public:
@@ -59,8 +60,8 @@ class LoadedKernel {
 
   // Enqueues the GEMM (and the split-K reduction) on stream. workspace must hold
   // workspace_bytes(config(), m, n, batch) bytes. Returns the launch status; never throws.
-  // cudaErrorInvalidValue for invalid arguments, and for a whole-vector binary (copy_path())
-  // given arguments that need the general path.
+  // cudaErrorInvalidValue for invalid arguments, and for arguments this binary's path() does not
+  // serve (a call that needs a less specialised binary).
   cudaError_t launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
   // Atomic split-K must scale C by beta before adding into it. True when this call's GEMM does it
@@ -69,13 +70,13 @@ class LoadedKernel {
   bool gemm_scales_c(const GemmArguments& args, const float* workspace) const;
 
   const KernelConfig& config() const { return config_; }
-  CopyPath copy_path() const { return path_; }
+  KernelPath path() const { return path_; }
 
  private:
   cudaError_t launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
   KernelConfig config_;
-  CopyPath path_ = CopyPath::general;
+  KernelPath path_ = KernelPath::general;
   cudaLibrary_t library_ = nullptr;
   cudaLibrary_t reduce_library_ = nullptr;  // split-K only
   cudaKernel_t gemm_ = nullptr;

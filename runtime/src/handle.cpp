@@ -236,7 +236,7 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
 
   const GemmProblem& p = call.problem;
-  const CallShape shape = call_shape_of(p, call.a, call.b);
+  const CallShape shape = call_shape_of(p, call.a, call.b, call.c);
   const ResolvedShape* resolved = kernels->find(shape);
   if (!resolved) resolved = &kernels->resolve(shape);
   if (!record_path_.empty()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
@@ -268,7 +268,7 @@ Status Handle::Impl::choose(const GemmProblem& p, const float* a, const float* b
   if (gemm_call_error(call)) return Status::invalid_argument;
   DeviceKernels* kernels = nullptr;
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
-  const ResolvedShape& resolved = kernels->resolve(call_shape_of(p, a, b));
+  const ResolvedShape& resolved = kernels->resolve(call_shape_of(p, a, b, nullptr));  // C as from cudaMalloc
   choice.implementation = resolved.kernel ? Implementation::tuned_kernel : Implementation::cublas;
   choice.source = resolved.selection.source;
   choice.config_name = resolved.kernel ? resolved.selection.config.name() : "cublas";

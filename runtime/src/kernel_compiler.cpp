@@ -41,10 +41,12 @@ void check_arch(const std::string& arch) {
 }
 
 // Config errors before any source reaches NVRTC.
-void check_copy_path(const KernelConfig& config, CopyPath path) {
+void check_path(const KernelConfig& config, KernelPath path) {
   if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
-  if (path == CopyPath::whole_vectors && config.vector_width == 1)
+  if (path != KernelPath::general && config.vector_width == 1)
     throw std::invalid_argument("whole-vector copies need vector_width > 1 (" + config.name() + ")");
+  if (path == KernelPath::whole_tiles && config.thread_n % 4 != 0)
+    throw std::invalid_argument("whole-tile stores need thread_n a multiple of 4 (" + config.name() + ")");
 }
 
 std::optional<CompiledKernel> load_cached(const std::filesystem::path& dir, const std::string& key) {
@@ -195,8 +197,8 @@ std::string KernelCompiler::cache_key(const std::string& name_expression, const 
   return arch + "-" + stable_hash_hex(material);
 }
 
-CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, CopyPath path) const {
-  check_copy_path(config, path);
+CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, KernelPath path) const {
+  check_path(config, path);
   CompiledKernel k = compile_expression(config.name_expression(path), arch, config.name());
   k.path = path;
   if (config.split_k > 1) k.reduce = reduce_kernel(arch);
@@ -236,17 +238,13 @@ CompiledKernel KernelCompiler::compile_expression(const std::string& expression,
   return k;
 }
 
-std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch, CopyPath path) const {
-  check_copy_path(config, path);
+std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch, KernelPath path) const {
+  check_path(config, path);
   try {
     return nvrtc_compile(template_source_, {config.name_expression(path)}, arch, true).ptx;
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
   }
-}
-
-int expected_stack_bytes(const KernelConfig& config) {
-  return config.thread_m * config.thread_n * static_cast<int>(sizeof(float));
 }
 
 }  // namespace gemmtune

@@ -28,7 +28,7 @@ struct CompiledKernel {
   std::string cubin;   // the binary, loadable with cudaLibraryLoadData
   std::string symbol;  // lowered (mangled) name of its kernel
   KernelResources resources;
-  CopyPath path = CopyPath::general;  // a GEMM's copy path
+  KernelPath path = KernelPath::general;  // the calls a GEMM binary serves
   bool from_cache = false;
   double compile_seconds = 0;
   // A GEMM that splits K: the kernel over C that reduces the slices (or scales C before atomic
@@ -70,17 +70,17 @@ class KernelCompiler {
 
   // arch: "sm_75", "sm_80", "sm_90", ... Throws CompileError, or std::invalid_argument for an
   // invalid config (checked before any source reaches NVRTC). The general copy path serves every
-  // call; whole vectors only the calls copy_path_for (gemm_launch.hpp) gives it. A config that
+  // call; whole vectors only the calls kernel_path_for (gemm_launch.hpp) gives it. A config that
   // splits K gets the reduction kernel too (CompiledKernel::reduce).
   CompiledKernel compile(const KernelConfig& config, const std::string& arch,
-                         CopyPath path = CopyPath::general) const;
+                         KernelPath path = KernelPath::general) const;
 
   // The split-K kernel over C for arch: compiled (or read from the disk cache) once per compiler.
   std::shared_ptr<const CompiledKernel> reduce_kernel(const std::string& arch) const;
 
   // The PTX of the same compile, never cached: scripts/check-template-ptx.sh compares it between
   // template revisions.
-  std::string ptx(const KernelConfig& config, const std::string& arch, CopyPath path = CopyPath::general) const;
+  std::string ptx(const KernelConfig& config, const std::string& arch, KernelPath path = KernelPath::general) const;
 
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
 
@@ -102,10 +102,6 @@ class KernelCompiler {
   std::shared_ptr<ReduceKernels> reduce_kernels_ = std::make_shared<ReduceKernels>();
 };
 
-// Stack a kernel may use without losing speed: the epilogue's copy of the accumulators, indexed
-// at run time and touched only in edge tiles (kernel_templates/sgemm.cuh). Anything beyond it, and
-// any spill, is local memory in the main loop.
-int expected_stack_bytes(const KernelConfig& config);
 
 // One NVRTC compile of any source to CUBIN for arch, with the project's options (and the PTX where
 // asked for: only the template-change check reads it). Throws CompileError (log and options kept)

@@ -49,7 +49,7 @@ std::string KernelConfig::name() const {
                      layout == Layout::nn ? "" : std::string("_") + layout_name(layout));
 }
 
-std::string KernelConfig::name_expression(CopyPath path) const {
+std::string KernelConfig::name_expression(KernelPath path) const {
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
                      vector_width, min_blocks, fma_order, int(split_k_atomic), int(op_a_transposed(layout)),

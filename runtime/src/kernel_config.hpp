@@ -21,12 +21,14 @@ inline constexpr int kFmaOrderRows = 0;               // row by row, each row le
 inline constexpr int kFmaOrderRowsSerpentine = 1;     // row by row, odd rows right to left
 inline constexpr int kFmaOrderColumnsSerpentine = 2;  // column by column, odd columns bottom to top
 
-// Which of the template's two global -> shared copy paths a binary holds (WHOLE_VECTORS in
-// kernel_templates/sgemm.cuh): general, correct for every call, or whole vectors, faster, for calls
-// whose operands are aligned to the vector width and whose rows are whole vectors
-// (copy_path_for in gemm_launch.hpp decides). A binary holds one of them: both took a third more
-// compile time. Not a tuning parameter: the call decides, as it does the layout.
-enum class CopyPath { general = 0, whole_vectors = 1 };
+// The calls a binary serves (PATH in kernel_templates/sgemm.cuh), each a specialisation of the one
+// before: general, every call; whole vectors, calls whose operands are aligned to the vector width
+// and whose rows are whole vectors (the copies skip per-element checks); whole tiles, those calls
+// whose C is aligned too and whose N is a multiple of block_n (the epilogue stores whole vectors
+// without checks). kernel_path_for (kernel_path.hpp) decides. Specialised binaries compile in half
+// the time of one that serves every call. Not a tuning parameter: the call decides, as it does the
+// layout.
+enum class KernelPath { general = 0, whole_vectors = 1, whole_tiles = 2 };
 
 struct KernelConfig {
   // Compile-time: each distinct combination is one NVRTC instantiation.
@@ -63,9 +65,9 @@ struct KernelConfig {
   // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1 (k4a: atomic;
   // B n-major in shared memory adds _bt; a layout other than nn ends it: ..._k1_bt_nt)
   std::string name() const;
-  // NVRTC name expression of the template instantiation with that copy path (launch-time fields
+  // NVRTC name expression of the template instantiation for that path (launch-time fields
   // excluded).
-  std::string name_expression(CopyPath path) const;
+  std::string name_expression(KernelPath path) const;
   // True when two configs compile to the same kernel binary.
   bool same_binary(const KernelConfig& other) const;
 

@@ -60,15 +60,18 @@ struct Shape {
   int m, n, k, lda_pad, ldb_pad, ldc_pad;
 };
 
-// The template has two copy paths, each a binary of its own: whole vectors (K, N and the leading
-// dimensions of A and B multiples of the vector width, in nn) and general. Both run with partial
-// tiles in M, N and K: for the float4 variants in nn the first seven shapes need the general path
-// (a whole-vector binary must refuse them), the last five take either, one of them (65x72x40) with
-// ldc > N, so split-K's partials (dense, N wide) and C differ in row stride there.
-const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},     {63, 65, 129, 1, 3, 2},
-                         {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},    {97, 101, 7, 2, 0, 1},
-                         {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0}, {256, 256, 1000, 0, 0, 0},
-                         {100, 36, 20, 0, 0, 0},   {97, 68, 44, 4, 8, 1},    {65, 72, 40, 0, 4, 8}};
+// The template has three paths (KernelPath), each a binary of its own: general; whole vectors (K,
+// N and the leading dimensions of A and B multiples of the vector width, in nn); whole tiles (also
+// C aligned and N a multiple of block_n). All run with partial tiles in M and K, the first two in N
+// too: for the float4 variants in nn the first seven shapes need the general path (a specialised
+// binary must refuse them), the next five take whole vectors, one of them (65x72x40) with ldc > N,
+// so split-K's partials (dense, N wide) and C differ in row stride there, and the last two whole
+// tiles for every block_n up to 256 (and 128x128x128 and 256x256x1000 for the smaller ones).
+const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},      {63, 65, 129, 1, 3, 2},
+                         {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},     {97, 101, 7, 2, 0, 1},
+                         {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0},  {256, 256, 1000, 0, 0, 0},
+                         {100, 36, 20, 0, 0, 0},   {97, 68, 44, 4, 8, 1},     {65, 72, 40, 0, 4, 8},
+                         {97, 256, 44, 0, 0, 0},   {33, 256, 20, 4, 0, 4}};
 
 // One problem: `batch` entries of op(A) (m x k) times op(B) (k x n) in config's layout, each operand
 // stored with its padded leading dimension, entries a stride apart (B's 0 when shared_b, one matrix
@@ -89,14 +92,14 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " " << layout_name(config.layout) << " ld "
                                   << lda << "," << ldb << "," << ldc << " batch " << batch
                                   << (shared_b ? " (B shared)" : ""));
-  if (kernel.copy_path() == CopyPath::whole_vectors) {
+  if (kernel.path() != KernelPath::general) {
     const GemmArguments aligned{s.m, s.n, s.k, 1.0f, nullptr, lda, nullptr, ldb, 0.0f, nullptr, ldc,
                                 batch, stride_a, stride_b, stride_c};
-    if (copy_path_for(config, aligned) != CopyPath::whole_vectors) {
+    if (kernel_path_for(config, aligned) < kernel.path()) {
       DeviceBuffer c(16);
       const GemmArguments args{s.m, s.n, s.k, 1.0f, c.get(), lda, c.get(), ldb, 0.0f, c.get(), ldc,
                                batch, stride_a, stride_b, stride_c};
-      EXPECT_EQ(kernel.launch(args, nullptr, nullptr), cudaErrorInvalidValue) << "a whole-vector binary ran a general call";
+      EXPECT_EQ(kernel.launch(args, nullptr, nullptr), cudaErrorInvalidValue) << "a specialised binary ran a call it cannot";
       return 0;
     }
   }
@@ -199,8 +202,9 @@ std::vector<std::unique_ptr<LoadedKernel>> load_all(const std::vector<KernelConf
   const KernelCompiler compiler{default_cache_dir()};
   std::vector<std::pair<KernelConfig, std::future<CompiledKernel>>> compiled;
   for (const KernelConfig& config : configs)
-    for (const CopyPath path : {CopyPath::general, CopyPath::whole_vectors}) {
-      if (path == CopyPath::whole_vectors && config.vector_width == 1) continue;
+    for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors, KernelPath::whole_tiles}) {
+      if (path != KernelPath::general && config.vector_width == 1) continue;
+      if (path == KernelPath::whole_tiles && config.thread_n % 4 != 0) continue;
       compiled.emplace_back(config, std::async(std::launch::async, [&compiler, &device, config, path] {
                               return compiler.compile(config, device.arch(), path);
                             }));
@@ -211,7 +215,8 @@ std::vector<std::unique_ptr<LoadedKernel>> load_all(const std::vector<KernelConf
 }
 
 std::string name_of(const LoadedKernel& kernel) {
-  return kernel.config().name() + (kernel.copy_path() == CopyPath::whole_vectors ? " whole vectors" : " general");
+  const char* paths[] = {" general", " whole vectors", " whole tiles"};
+  return kernel.config().name() + paths[int(kernel.path())];
 }
 
 std::vector<KernelConfig> runnable(std::vector<KernelConfig> configs, const DeviceProfile& device) {

@@ -12,15 +12,15 @@ TEST(KernelConfig, DefaultIsValidAndNamed) {
   EXPECT_FALSE(config_error(c).has_value());
   EXPECT_EQ(c.threads(), 256);
   EXPECT_EQ(c.name(), "sgemm_64x64x16_t4x4_w4_p0.0_s2_ta_v4_b1_z1_k1");
-  EXPECT_EQ(c.name_expression(CopyPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,0,0,0,0>");
-  EXPECT_EQ(c.name_expression(CopyPath::whole_vectors), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,0,0,0,1>");
+  EXPECT_EQ(c.name_expression(KernelPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,0,0,0,0>");
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,0,0,0,1>");
 }
 
 TEST(KernelConfig, FmaOrderIsNamedOnlyWhenNotTheDefault) {
   KernelConfig c = default_config();
   c.fma_order = kFmaOrderColumnsSerpentine;
   EXPECT_EQ(c.name(), "sgemm_64x64x16_t4x4_w4_p0.0_s2_ta_v4_b1_f2_z1_k1");
-  EXPECT_EQ(c.name_expression(CopyPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,2,0,0,0,0,0>");
+  EXPECT_EQ(c.name_expression(KernelPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,2,0,0,0,0,0>");
   EXPECT_FALSE(c.same_binary(default_config()));
 }
 
@@ -39,7 +39,7 @@ TEST(KernelConfig, AtomicSplitKIsNamedAfterTheSplit) {
   c.split_k = 4;
   c.split_k_atomic = true;
   EXPECT_EQ(c.name(), "sgemm_64x64x16_t4x4_w4_p0.0_s2_ta_v4_b1_z1_k4a");
-  EXPECT_EQ(c.name_expression(CopyPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,1,0,0,0,0>");
+  EXPECT_EQ(c.name_expression(KernelPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,1,0,0,0,0>");
   EXPECT_FALSE(c.same_binary(default_config()));
   nlohmann::json j = c;
   EXPECT_EQ(j.at("split_k_atomic"), true);
@@ -129,9 +129,9 @@ TEST(KernelConfig, LayoutIsNamedCompiledAndRoundTrips) {
   EXPECT_EQ(c.name(), default_config().name() + "_tn");
   EXPECT_NE(c, default_config());
   EXPECT_FALSE(c.same_binary(default_config()));
-  EXPECT_EQ(c.name_expression(CopyPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,1,0,0,0>");
+  EXPECT_EQ(c.name_expression(KernelPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,1,0,0,0>");
   c.layout = Layout::nt;
-  EXPECT_EQ(c.name_expression(CopyPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,0,1,0,0>");
+  EXPECT_EQ(c.name_expression(KernelPath::general), "gemmtune::sgemm<64,64,16,4,4,4,0,0,2,0,1,4,1,0,0,0,1,0,0>");
   const KernelConfig back = nlohmann::json(c).get<KernelConfig>();
   EXPECT_EQ(back, c);
   nlohmann::json old = default_config();  // written before layouts existed: nn

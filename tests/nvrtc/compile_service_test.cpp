@@ -29,10 +29,10 @@ TEST(CompileService, GpusOfOneArchitectureShareABinaryAndAnotherGetsItsOwn) {
   const KernelCompiler compiler{""};  // no cache: really compile
   CompileService pool(compiler, 2);
   const KernelConfig config = first_configs(1).front();
-  const auto first_gpu = pool.submit(config, "sm_90", CopyPath::general);
-  const auto second_gpu = pool.submit(config, "sm_90", CopyPath::general, Need::now);
-  const auto other_model = pool.submit(config, "sm_80", CopyPath::general);
-  const auto other_path = pool.submit(config, "sm_90", CopyPath::whole_vectors);
+  const auto first_gpu = pool.submit(config, "sm_90", KernelPath::general);
+  const auto second_gpu = pool.submit(config, "sm_90", KernelPath::general, Need::now);
+  const auto other_model = pool.submit(config, "sm_80", KernelPath::general);
+  const auto other_path = pool.submit(config, "sm_90", KernelPath::whole_vectors);
   ASSERT_TRUE(first_gpu.get().kernel) << first_gpu.get().error;
   EXPECT_EQ(&first_gpu.get(), &second_gpu.get());  // one compile, one outcome
   ASSERT_TRUE(other_model.get().kernel) << other_model.get().error;
@@ -47,9 +47,9 @@ TEST(CompileService, ABinaryAGpuWaitsForJumpsTheQueue) {
   const std::vector<KernelConfig> configs = first_configs(4);
   ASSERT_EQ(configs.size(), 4u);
   std::vector<std::shared_future<CompileOutcome>> futures;
-  for (const KernelConfig& c : configs) futures.push_back(pool.submit(c, "sm_90", CopyPath::general, Need::later));
+  for (const KernelConfig& c : configs) futures.push_back(pool.submit(c, "sm_90", KernelPath::general, Need::later));
   // The thread took the first; a GPU now waits for the last.
-  pool.submit(configs[3], "sm_90", CopyPath::general, Need::now);
+  pool.submit(configs[3], "sm_90", KernelPath::general, Need::now);
   futures[3].wait();
   EXPECT_FALSE(ready(futures[2])) << "the third was queued before the last but should run after it";
   for (const auto& f : futures) EXPECT_TRUE(f.get().kernel) << f.get().error;

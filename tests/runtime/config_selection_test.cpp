@@ -230,12 +230,15 @@ TEST(ConfigSelection, WaveQuantizationIsPenalised) {
 
 TEST(ConfigSelection, AlignedWidthFollowsTheKernelsTest) {
   alignas(16) static float buffer[8];
-  EXPECT_EQ(aligned_width(512, 512, buffer, buffer), 4);
-  EXPECT_EQ(aligned_width(514, 512, buffer, buffer), 2);
-  EXPECT_EQ(aligned_width(513, 512, buffer, buffer), 1);
-  EXPECT_EQ(aligned_width(512, 512, buffer + 2, buffer), 2);
-  EXPECT_EQ(aligned_width(512, 512, buffer, buffer + 1), 1);
-  EXPECT_EQ(aligned_width(512, 512, nullptr, nullptr), 4);
+  EXPECT_EQ(aligned_width(512, 512, 512, buffer, buffer, buffer), 4);
+  EXPECT_EQ(aligned_width(514, 512, 512, buffer, buffer, buffer), 2);
+  EXPECT_EQ(aligned_width(513, 512, 512, buffer, buffer, buffer), 1);
+  EXPECT_EQ(aligned_width(512, 512, 512, buffer + 2, buffer, buffer), 2);
+  EXPECT_EQ(aligned_width(512, 512, 512, buffer, buffer + 1, buffer), 1);
+  EXPECT_EQ(aligned_width(512, 512, 510, buffer, buffer, buffer), 2);
+  EXPECT_EQ(aligned_width(512, 512, 512, buffer, buffer, buffer + 1), 1);
+  EXPECT_EQ(aligned_width(512, 512, 512, buffer, buffer, buffer, 3, 512, 512, 2), 2);
+  EXPECT_EQ(aligned_width(512, 512, 512, nullptr, nullptr, nullptr), 4);
 }
 
 TEST(ConfigSelection, DeterministicTurnsAtomicSplitKIntoTheWorkspaceReduction) {

@@ -75,7 +75,7 @@ int run_bench(const TuneOptions& options) {
     const auto it = winners.find(shape);
     if (it == winners.end()) throw std::runtime_error("no tuned result for " + shape.label());
     const KernelConfig& config = it->second.config;
-    compiler.compile(config, device.arch(), copy_path_for(config, shape));  // into the cache the worker reads
+    compiler.compile(config, device.arch(), kernel_path_for(config, shape));  // into the cache the worker reads
     gpu.prepare(shape, options.seed);
     const RaceResult race = gpu.race({config});
     const double tuned = tflops_of(shape.flops(), median(race.configs_ms[0]));

@@ -114,7 +114,7 @@ int run_cross(const CrossOptions& options) {
     std::vector<KernelConfig> racers = {own_best};
     for (const auto& p : foreign) racers.push_back(p.config);
     for (const auto& c : racers)  // the worker then loads from the cache
-      compiler.compile(c, device.arch(), copy_path_for(c, shape));
+      compiler.compile(c, device.arch(), kernel_path_for(c, shape));
     gpu.prepare(shape, options.seed);
     const RaceResult race = gpu.race(racers);
     const double own_ms = median(race.configs_ms[0]);

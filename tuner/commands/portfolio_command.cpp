@@ -118,9 +118,9 @@ int run_portfolio(const PortfolioOptions& options) {
     CompileService compile(compiler, default_parallelism());
     std::vector<std::pair<std::string, std::shared_future<CompileOutcome>>> compiled;
     for (const KernelConfig& c : menu) {
-      std::set<CopyPath> paths;  // the ones the grid's points run
-      for (const GemmShape& point : points) paths.insert(copy_path_for(c, point));
-      for (const CopyPath path : paths) compiled.emplace_back(c.name(), compile.submit(c, device.arch(), path));
+      std::set<KernelPath> paths;  // the ones the grid's points run
+      for (const GemmShape& point : points) paths.insert(kernel_path_for(c, point));
+      for (const KernelPath path : paths) compiled.emplace_back(c.name(), compile.submit(c, device.arch(), path));
     }
     for (const auto& [name, outcome] : compiled)
       if (!outcome.get().kernel) spdlog::warn("{} does not compile: {}", name, outcome.get().error);

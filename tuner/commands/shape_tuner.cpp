@@ -65,7 +65,7 @@ struct Evaluated {
 // SM), or an empty string.
 std::string resource_rejection(const KernelConfig& config, const KernelResources& resources,
                                const DeviceProfile& device) {
-  if (resources.spill_bytes() > 0 || resources.stack_bytes > expected_stack_bytes(config))
+  if (resources.spill_bytes() > 0 || resources.stack_bytes > 0)
     return fmt::format("{} bytes spilled, {} bytes stack", resources.spill_bytes(), resources.stack_bytes);
   if (compute_occupancy(config, resources.registers, device).blocks_per_sm == 0)
     return fmt::format("{} registers x {} threads do not fit one SM", resources.registers, config.threads());
@@ -240,7 +240,7 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   // most promising first, behind whatever the GPU is waiting for.
   const auto submitting = Clock::now();
   for (std::size_t i : order_by_prior(ctx))
-    run_.compile.submit(configs[i], device_.arch(), copy_path_for(configs[i], shape), CompileService::Need::later);
+    run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later);
   spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(), configs.size(),
                 seconds_since(submitting));
   auto strategy = make_strategy(options_.strategy, ctx);
@@ -253,7 +253,7 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
     if (pending.size() < lookahead) {
       for (std::size_t i : strategy->propose(lookahead - pending.size()))
-        pending.emplace_back(i, run_.compile.submit(configs[i], device_.arch(), copy_path_for(configs[i], shape)));
+        pending.emplace_back(i, run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape)));
     }
     if (pending.empty()) break;
     const auto [index, future] = pending.front();
@@ -278,7 +278,7 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
   const auto tc = Clock::now();
   // This GPU waits for the binary: ahead of the other GPUs' look-ahead in the shared pool.
   if (compiled_future.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-    run_.compile.submit(config, device_.arch(), copy_path_for(config, shape), CompileService::Need::now);
+    run_.compile.submit(config, device_.arch(), kernel_path_for(config, shape), CompileService::Need::now);
   const CompileOutcome& compiled = compiled_future.get();
   search.compile_wait += seconds_since(tc);
   nlohmann::json record = {{"name", name}, {"config", config}};

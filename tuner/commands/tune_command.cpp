@@ -21,6 +21,7 @@
 #include "measure/gpu_list.hpp"
 #include "record_file.hpp"
 #include "search/shard.hpp"
+#include "search/strategies/search_strategy.hpp"
 
 namespace gemmtune {
 
@@ -93,8 +94,8 @@ Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune
   app.add_option("--gpu", tune->gpu,
                  "GPUs to tune on: auto (first visible), all, an index, a list of indices (0,2,3), or a name")
       ->capture_default_str();
-  app.add_option("--strategy", tune->strategy, "exhaustive, random or genetic")
-      ->check(CLI::IsMember({"exhaustive", "random", "genetic"}))
+  app.add_option("--strategy", tune->strategy, "exhaustive, random, genetic or surrogate")
+      ->check(CLI::IsMember(strategy_names()))
       ->capture_default_str();
   app.add_option("--budget", tune->budget_evaluations, "Evaluations per size (0: strategy default)")
       ->check(CLI::Range(0, 1000000));

@@ -37,7 +37,7 @@ CompileService::Need CompileService::need_at(std::size_t position) const {
 }
 
 std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, const std::string& arch,
-                                                          CopyPath path, Need need) {
+                                                          KernelPath path, Need need) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string key = arch + " " + config.name_expression(path);
   auto count_of = [this](Need n) -> std::size_t* {

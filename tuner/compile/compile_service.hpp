@@ -38,7 +38,7 @@ class CompileService {
   // has picked to measure next (the GPUs' look-ahead), `later` speculative compiles of candidates a
   // search may reach. A resubmission with a more pressing need moves a queued job up.
   enum class Need { now = 0, soon = 1, later = 2 };
-  std::shared_future<CompileOutcome> submit(const KernelConfig& config, const std::string& arch, CopyPath path,
+  std::shared_future<CompileOutcome> submit(const KernelConfig& config, const std::string& arch, KernelPath path,
                                             Need need = Need::soon);
 
  private:
@@ -47,8 +47,8 @@ class CompileService {
   struct Job {
     KernelConfig config;
     std::string arch;
-    CopyPath path;
-    std::string key;  // arch and name expression (with the copy path)
+    KernelPath path;
+    std::string key;  // arch and name expression (with the path)
     std::promise<CompileOutcome> promise;
   };
 

@@ -36,6 +36,11 @@ GemmShape awkward_shape_of(const GemmShape& s, int (*dimension)(int)) {
   return {dimension(s.m), dimension(s.n), dimension(s.k), s.layout, s.batch};
 }
 
+// For the whole-tile path: N stays a multiple of the tile (the tuned shape's), M and K do not.
+GemmShape awkward_tiles_shape_of(const GemmShape& s) {
+  return {awkward_whole_dimension(s.m), s.n, awkward_whole_dimension(s.k), s.layout, s.batch};
+}
+
 std::vector<float> random_matrix(std::size_t count, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -93,7 +98,8 @@ struct GpuBench::Operands {
 GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceComparator& comparator)
     : comparator_(comparator),
       shape_(shape),
-      awkward_{awkward_shape_of(shape, awkward_dimension), awkward_shape_of(shape, awkward_whole_dimension)},
+      awkward_{awkward_shape_of(shape, awkward_dimension), awkward_shape_of(shape, awkward_whole_dimension),
+               awkward_tiles_shape_of(shape)},
       seed_(seed) {
   GEMMTUNE_CUBLAS_CHECK(cublasCreate(&cublas_));
   GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -240,9 +246,9 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
 }
 
 Verification GpuBench::verify(const LoadedKernel& kernel) {
-  // The tuned shape with beta != 0 (C is read), the awkward shape of the kernel's copy path with
+  // The tuned shape with beta != 0 (C is read), the awkward shape of the kernel's path with
   // beta == 0 over NaN (C must not be read and every element must be written). Made when first needed.
-  const int path = int(kernel.copy_path());
+  const int path = int(kernel.path());
   if (!tuned_check_) tuned_check_ = make_operands(shape_, 0.75f, 0.5f, false, seed_ + 100);
   if (!awkward_checks_[path])
     awkward_checks_[path] = make_operands(awkward_[path], 1.25f, 0.0f, true, seed_ + 200 + path);

@@ -48,12 +48,13 @@ class GpuBench {
   GpuBench& operator=(const GpuBench&) = delete;
 
   const GemmShape& shape() const { return shape_; }
-  // The edge-case shape kernels of that copy path are checked at: odd sizes for the general path,
-  // sizes that are whole vectors but no whole tiles for the whole-vector path.
-  const GemmShape& awkward_shape(CopyPath path) const { return awkward_[int(path)]; }
+  // The edge-case shape kernels of that path are checked at: odd sizes for the general path, sizes
+  // that are whole vectors but no whole tiles for the whole-vector path, the tuned N with such M
+  // and K for the whole-tile path.
+  const GemmShape& awkward_shape(KernelPath path) const { return awkward_[int(path)]; }
   int launches_per_sample() const { return reps_; }
 
-  // Runs kernel at the tuned shape and at the awkward shape of its copy path with alpha/beta != 0
+  // Runs kernel at the tuned shape and at the awkward shape of its path with alpha/beta != 0
   // and compares both with cuBLAS. Throws CudaError on launch failures.
   Verification verify(const LoadedKernel& kernel);
 
@@ -74,7 +75,7 @@ class GpuBench {
 
   const DeviceComparator& comparator_;
   GemmShape shape_;
-  GemmShape awkward_[2];  // by CopyPath
+  GemmShape awkward_[3];  // by KernelPath
   unsigned seed_;
   cublasHandle_t cublas_ = nullptr;
   cudaStream_t stream_ = nullptr;
@@ -83,7 +84,7 @@ class GpuBench {
   DeviceBuffer workspace_;  // split-K partial sums
   DeviceBuffer counters_;   // atomic split-K's counters: zeroed once, then only counted up
   std::unique_ptr<Operands> tuned_check_;
-  std::unique_ptr<Operands> awkward_checks_[2];  // by CopyPath
+  std::unique_ptr<Operands> awkward_checks_[3];  // by KernelPath
   int reps_ = 1;
 };
 

@@ -57,7 +57,7 @@ class Worker {
                                         req.value("seed", 1234u), *comparator_);
     const auto cublas = bench_->time_cublas(req.value("samples", 10));
     nlohmann::json awkward;
-    shape_to_json(awkward, bench_->awkward_shape(CopyPath::general));
+    shape_to_json(awkward, bench_->awkward_shape(KernelPath::general));
     return {{"status", "ok"},
             {"cublas_ms", cublas},
             {"launches_per_sample", bench_->launches_per_sample()},
@@ -65,7 +65,7 @@ class Worker {
   }
 
   std::unique_ptr<LoadedKernel> load(const KernelConfig& config) {
-    const CompiledKernel compiled = compiler_.compile(config, device_.arch(), copy_path_for(config, bench_->shape()));
+    const CompiledKernel compiled = compiler_.compile(config, device_.arch(), kernel_path_for(config, bench_->shape()));
     return std::make_unique<LoadedKernel>(compiled, config);
   }
 

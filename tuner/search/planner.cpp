@@ -21,11 +21,11 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
                          const KernelCompiler& compiler, const PlanOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Enumeration> per_shape;
-  std::map<std::string, std::pair<KernelConfig, CopyPath>> binaries;  // name expression -> one config using it
+  std::map<std::string, std::pair<KernelConfig, KernelPath>> binaries;  // name expression -> one config using it
   for (const auto& shape : options.shapes) {
     per_shape.push_back(enumerate(space, device, &shape));
     for (const auto& c : per_shape.back().candidates) {
-      const CopyPath path = copy_path_for(c, shape);
+      const KernelPath path = kernel_path_for(c, shape);
       binaries.emplace(c.name_expression(path), std::pair(c, path));
     }
   }
@@ -64,13 +64,13 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
     };
     std::vector<Ranked> ranked;
     for (const auto& c : e.candidates) {
-      const CompileOutcome& outcome = compiled.at(c.name_expression(copy_path_for(c, shape)));
+      const CompileOutcome& outcome = compiled.at(c.name_expression(kernel_path_for(c, shape)));
       if (!outcome.kernel) {
         ++rejected["compile"];
         continue;
       }
       const KernelResources& r = outcome.kernel->resources;
-      if (r.spill_bytes() > 0 || r.stack_bytes > expected_stack_bytes(c)) {
+      if (r.spill_bytes() > 0 || r.stack_bytes > 0) {
         ++rejected["spills"];
         continue;
       }

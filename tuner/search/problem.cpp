@@ -141,10 +141,10 @@ GemmShape shape_from_json(const nlohmann::json& object) {
   return shape;
 }
 
-CopyPath copy_path_for(const KernelConfig& config, const GemmShape& shape) {
-  const int width = aligned_width(shape.lda(), shape.ldb(), nullptr, nullptr, shape.batch, shape.stride_a(),
-                                  shape.stride_b());
-  return copy_path_for(config, shape.m, shape.n, shape.k, width);
+KernelPath kernel_path_for(const KernelConfig& config, const GemmShape& shape) {
+  const int width = aligned_width(shape.lda(), shape.ldb(), shape.n, nullptr, nullptr, nullptr, shape.batch,
+                                  shape.stride_a(), shape.stride_b(), shape.stride_c());
+  return kernel_path_for(config, shape.m, shape.n, shape.k, width);
 }
 
 }  // namespace gemmtune

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "copy_path.hpp"
+#include "kernel_path.hpp"
 #include "layout.hpp"
 
 namespace gemmtune {
@@ -47,8 +47,8 @@ inline constexpr int kMaxDimension = 65536;
 inline constexpr int kMaxBatch = 1 << 20;
 inline constexpr long long kMaxBatchedElements = 1LL << 31;
 
-// The copy path the tuner's densely packed operands (cudaMalloc'd, so aligned) run config with.
-CopyPath copy_path_for(const KernelConfig& config, const GemmShape& shape);
+// The path (KernelPath) the tuner's densely packed operands (cudaMalloc'd, so aligned) run config with.
+KernelPath kernel_path_for(const KernelConfig& config, const GemmShape& shape);
 
 // Parses "512,1024,MxNxK:nt:b8"; throws std::invalid_argument with a message naming the bad entry.
 std::vector<GemmShape> parse_sizes(const std::string& text);

@@ -159,7 +159,7 @@ class GEMMTUNE_API Handle {
   cudaStream_t stream() const noexcept;
 
   // What sgemm runs for this problem and why, compiling it if needed (so it also warms up). a and b
-  // only decide the pointer alignment (nullptr: aligned, as from cudaMalloc).
+  // only decide the pointer alignment (nullptr: aligned, as from cudaMalloc); C counts as aligned.
   Status choose(const GemmProblem& problem, const float* a, const float* b,
                 KernelChoice& choice) const noexcept;
 

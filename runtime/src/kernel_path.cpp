@@ -1,0 +1,30 @@
+#include "kernel_path.hpp"
+
+#include <cstdint>
+
+namespace gemmtune {
+
+int aligned_width(int lda, int ldb, int ldc, const void* a, const void* b, const void* c, int batch,
+                  long long stride_a, long long stride_b, long long stride_c) {
+  const auto addresses = reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b) |
+                         reinterpret_cast<std::uintptr_t>(c);
+  for (const int width : {4, 2}) {
+    const bool strides_ok =
+        batch <= 1 || (stride_a % width == 0 && stride_b % width == 0 && stride_c % width == 0);
+    if (lda % width == 0 && ldb % width == 0 && ldc % width == 0 && addresses % (4u * width) == 0 && strides_ok)
+      return width;
+  }
+  return 1;
+}
+
+KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int aligned_width) {
+  const int vec = config.vector_width;
+  const int a_row = op_a_transposed(config.layout) ? m : k;
+  const int b_row = op_b_transposed(config.layout) ? k : n;
+  if (vec == 1 || aligned_width < vec || a_row % vec != 0 || b_row % vec != 0) return KernelPath::general;
+  // The epilogue's whole-tile stores are float4s of a thread's runs of 4 columns.
+  const bool whole_tiles = aligned_width >= 4 && config.thread_n % 4 == 0 && n % config.block_n == 0;
+  return whole_tiles ? KernelPath::whole_tiles : KernelPath::whole_vectors;
+}
+
+}  // namespace gemmtune
