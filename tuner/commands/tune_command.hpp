@@ -27,7 +27,7 @@ struct TuneOptions {
   std::string space_path;
   std::filesystem::path cache_dir;
   unsigned jobs = 1;
-  std::string strategy = "genetic";
+  std::string strategy = "surrogate";
   int budget_evaluations = 0;
   double budget_seconds = 0;
   std::uint64_t seed = 1;
