@@ -108,8 +108,9 @@ TEST(StrategyReplay, BudgetsAreRespected) {
   }
 }
 
-// The genetic search (the default until 2026-11-24) with its default budget (120 evaluations, about a fifteenth of the space)
-// lands within 3% of the exhaustive optimum for at least 80% of 300 seeds at every size, and never
+// The genetic search (the default until 2026-11-24) with its default budget (120 evaluations,
+// about a fifteenth of the space) lands within 3% of the exhaustive optimum for at least 80% of
+// 300 seeds at every size, and never
 // more than 6% short. Over 600 seeds the share is 100% at 512 and 4096 and 86% at 1024 (89% before
 // the genes covered fma_order, 86.5% once they covered transpose_b, which this recording does not
 // vary either: such a change only moves the random draws). 300 seeds, not 60: at 60 the count
