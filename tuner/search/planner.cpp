@@ -1,5 +1,6 @@
 // Plan construction. Compilation is shared across problem sizes (a binary serves every shape and
-// every launch-time variant), so the plan compiles each distinct instantiation once.
+// every launch-time variant), so the plan compiles each distinct instantiation once; and of the
+// candidates the model cannot rank apart (parameters_the_model_cannot_rank) only the first.
 #include "search/planner.hpp"
 
 #include <fmt/format.h>
@@ -22,8 +23,21 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Enumeration> per_shape;
   std::map<std::string, std::pair<KernelConfig, KernelPath>> binaries;  // name expression -> one config using it
+  // Per shape, how many candidates each representative stands for (the others are dropped).
+  std::vector<std::map<std::string, std::size_t>> stands_for;
+  std::vector<std::size_t> passed;  // per shape, candidates that passed the constraints
   for (const auto& shape : options.shapes) {
     per_shape.push_back(enumerate(space, device, &shape));
+    passed.push_back(per_shape.back().candidates.size());
+    std::map<std::string, std::size_t>& groups = stands_for.emplace_back();
+    std::map<std::string, std::size_t> first_of;  // model view -> its first candidate's name
+    std::vector<KernelConfig> representatives;
+    for (const auto& c : per_shape.back().candidates) {
+      const auto [it, fresh] = first_of.emplace(model_view(c).name(), representatives.size());
+      if (fresh) representatives.push_back(c);
+      ++groups[representatives[it->second].name()];
+    }
+    per_shape.back().candidates = std::move(representatives);
     for (const auto& c : per_shape.back().candidates) {
       const KernelPath path = kernel_path_for(c, shape);
       binaries.emplace(c.name_expression(path), std::pair(c, path));
@@ -89,6 +103,7 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
       const auto& x = ranked[r];
       top.push_back({{"rank", r + 1},
                      {"name", x.config.name()},
+                     {"stands_for", stands_for[i].at(x.config.name())},
                      {"config", x.config},
                      {"predicted_tflops", x.prediction.predicted_tflops},
                      {"predicted_fraction_of_peak", x.prediction.fraction_of_peak},
@@ -112,7 +127,8 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
                         {"dtype", "f32"},
                         {"enumerated", e.total},
                         {"removed_by_constraint", e.removed},
-                        {"passed_constraints", e.candidates.size()},
+                        {"passed_constraints", passed[i]},
+                        {"ranked_apart", e.candidates.size()},
                         {"rejected_after_compile", rejected},
                         {"ranked_count", ranked.size()},
                         {"ranked", top}};
@@ -136,6 +152,7 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
           {"arch", device.arch()},
           {"nvrtc_version", nvrtc_version()},
           {"search_space", space.source},
+          {"unranked_parameters", parameters_the_model_cannot_rank()},
           {"compile",
            {{"binaries", binaries.size()},
             {"from_cache", from_cache},
@@ -153,6 +170,12 @@ std::string plan_summary_table(const nlohmann::json& plan) {
   out += fmt::format("compiled {} binaries ({} from cache, {} failed) in {:.1f}s\n",
                      compile["binaries"].get<std::size_t>(), compile["from_cache"].get<std::size_t>(),
                      compile["failed"].get<std::size_t>(), compile["wall_seconds"].get<double>());
+  std::string unranked;
+  for (const auto& name : plan.value("unranked_parameters", nlohmann::json::array()))
+    unranked += (unranked.empty() ? "" : ", ") + name.get<std::string>();
+  if (!unranked.empty())
+    out += fmt::format("the model cannot rank {} apart: one candidate of each such group was compiled and ranked\n",
+                       unranked);
   out += fmt::format("{:<16} {:>9} {:>9} {:>7}  {:<44} {:>10}\n", "problem", "space", "valid", "ranked",
                      "predicted best", "pred TF/s");
   for (const auto& p : plan["problems"]) {

@@ -60,6 +60,18 @@ Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProf
   return p;
 }
 
+const std::vector<const char*>& parameters_the_model_cannot_rank() {
+  static const std::vector<const char*> names = {"fma_order", "warp_rows", "swizzle"};
+  return names;
+}
+
+KernelConfig model_view(KernelConfig config) {
+  config.fma_order = kFmaOrderRows;
+  config.warp_rows = 4;
+  config.swizzle = 1;
+  return config;
+}
+
 std::vector<double> predicted_tflops_before_compile(const std::vector<KernelConfig>& candidates,
                                                     const DeviceProfile& device, const GemmShape& shape,
                                                     int register_overhead) {

@@ -28,6 +28,14 @@ struct Prediction {
 Prediction predict(const KernelConfig& config, const Occupancy& occupancy, const DeviceProfile& device,
                    const GemmShape& shape);
 
+// The parameters no term of the model depends on: candidates that differ only in them get the same
+// prediction (give or take a register count), so the model cannot rank them apart and the plan
+// compiles one of each such group. A search on the GPU measures them.
+const std::vector<const char*>& parameters_the_model_cannot_rank();
+
+// config with those parameters set to one value: equal for candidates the model cannot tell apart.
+KernelConfig model_view(KernelConfig config);
+
 // Predicted TFLOP/s of each candidate before compiling it (registers estimated, see
 // search_space.hpp): the order in which searches try candidates.
 std::vector<double> predicted_tflops_before_compile(const std::vector<KernelConfig>& candidates,
