@@ -46,6 +46,37 @@ const char* kValidConfig =
 
 using SeedFrom = BadFiles;
 
+// Without --seed-from a search starts from the results of the GPUs most like this one: another
+// compute capability counts for more than any SM count or bandwidth, and nothing but other GPUs'
+// measured results counts (not this GPU's file, a plan, a bench file or a broken one).
+TEST_F(SeedFrom, RelativesAreRankedByArchitecture) {
+  const auto results = [](const std::string& slug, int cc, int sms, double gbps, const char* kind) {
+    return R"({"schema": "gemmtune.results/2", "kind": ")" + std::string(kind) + R"(", "device": {"slug": ")" + slug +
+           R"(", "compute_capability": )" + std::to_string(cc) + R"(, "sm_count": )" + std::to_string(sms) +
+           R"(, "memory_gbps": )" + std::to_string(gbps) + R"(}, "entries": []})";
+  };
+  write("a100.json", results("a100", 80, 108, 1555, "measured"));
+  write("h100.json", results("h100", 90, 132, 3350, "measured"));
+  write("gh200.json", results("gh200", 90, 132, 4000, "measured"));
+  write("t4.json", results("t4", 75, 40, 320, "measured"));
+  write("h200.json", results("h200", 90, 132, 4800, "measured"));  // this GPU's own file
+  write("plan-l4.json", results("l4", 89, 58, 300, "prediction"));
+  write("broken.json", "{");
+  DeviceProfile h200;
+  h200.slug = "h200";
+  h200.compute_capability = 90;
+  h200.sm_count = 132;
+  h200.memory_gbps = 4800;
+  const auto names = [](const std::vector<std::string>& paths) {
+    std::vector<std::string> out;
+    for (const auto& p : paths) out.push_back(std::filesystem::path(p).stem().string());
+    return out;
+  };
+  EXPECT_EQ(names(similar_gpu_results(dir_, h200, 3)), (std::vector<std::string>{"gh200", "h100", "a100"}));
+  EXPECT_EQ(names(similar_gpu_results(dir_, h200, 1)), (std::vector<std::string>{"gh200"}));
+  EXPECT_TRUE(similar_gpu_results(dir_ / "absent", h200, 2).empty());
+}
+
 TEST_F(SeedFrom, UnreadableFileIsNamed) {
   EXPECT_NE(seed_error((dir_ / "absent.json").string()).find("cannot read --seed-from file"),
             std::string::npos);

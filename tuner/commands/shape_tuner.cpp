@@ -202,14 +202,36 @@ ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) con
     }
   }
   // Warm start: this GPU's own winners at the nearest size tuned before go first, so re-tuning
-  // never starts below what is known, and a short search at a new size starts from good tiles.
-  // Only those inside this space: a narrowed space (an A/B of one configuration) stays narrow.
+  // never starts below what is known, and a short search at a new size starts from good tiles;
+  // then, without --seed-from, the winners of the most similar GPUs in the results directory (a new
+  // GPU starts from its nearest relative's tiles). Only those inside this space: a narrowed space
+  // (an A/B of one configuration) stays narrow. Seeds only order the search: each is measured here.
   for (const KernelConfig& config : own_winners(shape)) {
+    const auto it = std::find(configs.begin(), configs.end(), config);
+    if (it != configs.end()) c.seeds.push_back(static_cast<std::size_t>(it - configs.begin()));
+  }
+  for (const KernelConfig& config : relatives_winners(shape)) {
     const auto it = std::find(configs.begin(), configs.end(), config);
     if (it != configs.end()) c.seeds.push_back(static_cast<std::size_t>(it - configs.begin()));
   }
   if (configs.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
   return c;
+}
+
+// The winners of the entries nearest to shape in the results of the two GPUs most like this one
+// (similar_gpu_results); none with --seed-from (the user chose the seeds) or without warm start.
+std::vector<KernelConfig> ShapeTuner::relatives_winners(const GemmShape& shape) const {
+  if (!options_.warm_start || !options_.seed_from.empty()) return {};
+  const std::vector<std::string> files = similar_gpu_results(options_.results_dir, device_, 2);
+  std::vector<KernelConfig> out;
+  for (const auto& file : files) {
+    try {
+      for (KernelConfig& config : seed_configs({file}, shape)) out.push_back(std::move(config));
+    } catch (const std::exception& e) {
+      spdlog::debug("no seeds from {}: {}", file, e.what());
+    }
+  }
+  return out;
 }
 
 // The winners (best and alternatives) of the entry nearest to shape in this GPU's results file;

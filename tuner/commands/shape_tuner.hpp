@@ -77,6 +77,7 @@ class ShapeTuner : public ProblemTuner {
 
   Candidates gather_candidates(const GemmShape& shape) const;
   std::vector<KernelConfig> own_winners(const GemmShape& shape) const;
+  std::vector<KernelConfig> relatives_winners(const GemmShape& shape) const;
   void evaluation_loop(const Candidates& candidates, double cublas_ms, Search& search);
   nlohmann::json evaluate(const GemmShape& shape, const KernelConfig& config, const std::string& name,
                           const std::shared_future<CompileOutcome>& compiled, Search& search);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -65,6 +66,33 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
     }
   }
   return seeds;
+}
+
+std::vector<std::string> similar_gpu_results(const std::filesystem::path& dir, const DeviceProfile& device,
+                                             std::size_t count) {
+  std::vector<std::pair<double, std::string>> ranked;  // (unlikeness, path)
+  std::error_code ec;
+  for (const auto& file : std::filesystem::directory_iterator(dir, ec)) {
+    if (file.path().extension() != ".json" || file.path().stem() == device.slug) continue;
+    const auto text = read_whole_file(file.path().string());
+    if (!text) continue;
+    const auto doc = nlohmann::json::parse(*text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !is_results_schema(doc.value("schema", "")) ||
+        doc.value("kind", "") != "measured" || !doc.contains("device") || !doc["device"].is_object())
+      continue;
+    const auto& other = doc["device"];
+    if (other.value("slug", "") == device.slug) continue;
+    const auto log_ratio = [](double a, double b) { return a > 0 && b > 0 ? std::fabs(std::log(a / b)) : 1.0; };
+    // A compute capability apart outweighs any SM count or bandwidth: it changes the instruction set.
+    const double unlikeness = 10.0 * std::abs(other.value("compute_capability", 0) - device.compute_capability) +
+                              log_ratio(other.value("sm_count", 0), device.sm_count) +
+                              log_ratio(other.value("memory_gbps", 0.0), device.memory_gbps);
+    ranked.emplace_back(unlikeness, file.path().string());
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < ranked.size() && i < count; ++i) out.push_back(ranked[i].second);
+  return out;
 }
 
 }  // namespace gemmtune

@@ -1,10 +1,13 @@
 // --seed-from: the winners another GPU's results file holds for a shape (or for its nearest tuned
-// shape), used to start a search where that GPU's search ended.
+// shape), used to start a search where that GPU's search ended; and, without --seed-from, the
+// results of the GPUs most like this one that lie in the results directory.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "device_profile.hpp"
 #include "kernel_config.hpp"
 #include "search/problem.hpp"
 
@@ -14,5 +17,11 @@ namespace gemmtune {
 // distance of (M, N, K). Configs are validated like any untrusted input; a file that cannot be read
 // or is not a results file throws std::invalid_argument naming it.
 std::vector<KernelConfig> seed_configs(const std::vector<std::string>& results_files, const GemmShape& shape);
+
+// The measured results files of other GPU models in dir, most like device first (compute
+// capability, then SM count, then memory bandwidth), at most count. Files that are not such
+// results, or cannot be read, are skipped: these only order a search.
+std::vector<std::string> similar_gpu_results(const std::filesystem::path& dir, const DeviceProfile& device,
+                                             std::size_t count);
 
 }  // namespace gemmtune
