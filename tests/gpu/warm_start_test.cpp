@@ -41,7 +41,7 @@ TEST(WarmStart, RetuningStartsFromTheKnownWinner) {
   EXPECT_EQ(only_entry(dir / "results").at("search").at("seeds").get<int>(), 0);
 }
 
-// A candidate whose first two samples are both 10% behind the best so far is timed no further;
+// A candidate whose first two samples are both 25% behind the best so far is timed no further;
 // the others get all ten. In the scratch space (32x32 to 128x128 tiles at 1024) both kinds occur.
 TEST(EarlyStop, CandidatesFarBehindTheBestStopAfterTwoSamples) {
   GEMMTUNE_REQUIRE_GPU();
@@ -63,7 +63,7 @@ TEST(EarlyStop, CandidatesFarBehindTheBestStopAfterTwoSamples) {
     const auto samples = r.at("samples_ms").size();
     if (samples == 2) {
       ++stopped;
-      EXPECT_GT(r.at("median_ms").get<double>(), 1.10 * best) << r.at("name");
+      EXPECT_GT(r.at("median_ms").get<double>(), 1.25 * best) << r.at("name");
     } else {
       EXPECT_EQ(samples, 10u) << r.at("name");
       ++full;

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <deque>
 #include <map>
@@ -57,15 +56,7 @@ nlohmann::json time_to_fraction(const std::vector<Improvement>& improvements, do
   return nullptr;
 }
 
-constexpr double kStopBehind = 1.10;  // see evaluate()
-
-// Timing samples per evaluation: ten, or fewer where a sample is long (at least three): a kernel
-// that takes 20 ms (8192 on an H100) varies by well under 1% from sample to sample, and the
-// finalists' race re-times the leaders anyway. sample_ms: one sample's cuBLAS time.
-int samples_per_evaluation(double sample_ms) {
-  constexpr double kEvaluationMs = 60;
-  return std::clamp(static_cast<int>(std::ceil(kEvaluationMs / std::max(sample_ms, 1e-3))), 3, 10);
-}
+constexpr double kStopBehind = 1.25;  // see evaluate()
 
 struct Evaluated {
   std::size_t index;
@@ -110,7 +101,6 @@ struct ShapeTuner::Search {
   std::vector<Improvement> improvements;
   double compile_wait = 0;  // seconds the loop waited for NVRTC
   double gpu_seconds = 0;   // evaluations and the final race
-  int samples = 10;         // timing samples per evaluation (samples_per_evaluation)
 };
 
 // The finalists' race against cuBLAS, and the finalists fastest first, each with its timing
@@ -177,7 +167,6 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
   const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
   spdlog::debug("{}: {} candidates gathered in {:.1f} s, GPU prepared {:.1f} s later", shape.label(),
                 candidates.enumeration.candidates.size(), gathered, seconds_since(search.started) - gathered);
-  search.samples = samples_per_evaluation(prepared.cublas_ms * prepared.launches_per_sample);
   evaluation_loop(candidates, prepared.cublas_ms, search);
   ShapeOutcome& out = search.outcome;
   if (g_interrupted) {  // everything measured is in the log; a rerun resumes from it
@@ -326,11 +315,11 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
     record["detail"] = why;
   } else {
     const auto tg = Clock::now();
-    // A candidate 10% behind the best so far stops after two samples: two samples agree far closer
-    // than that, it cannot win, and the final race re-times the leaders anyway.
+    // A candidate 25% behind the best so far stops after two samples: it cannot win, and the final
+    // race re-times the leaders anyway.
     const double best = search.outcome.best_tflops;
     const double stop_above_ms = best > 0 ? kStopBehind * shape.flops() / (best * 1e9) : 0.0;
-    const auto reply = gpu_.evaluate(config, search.samples, stop_above_ms);
+    const auto reply = gpu_.evaluate(config, 10, stop_above_ms);
     search.gpu_seconds += seconds_since(tg);
     record["status"] = reply.value("status", "error");
     if (reply.contains("detail")) record["detail"] = reply["detail"];
