@@ -56,8 +56,6 @@ nlohmann::json time_to_fraction(const std::vector<Improvement>& improvements, do
   return nullptr;
 }
 
-constexpr double kStopBehind = 1.25;  // see evaluate()
-
 struct Evaluated {
   std::size_t index;
   double median_ms;
@@ -315,11 +313,7 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
     record["detail"] = why;
   } else {
     const auto tg = Clock::now();
-    // A candidate 25% behind the best so far stops after two samples: it cannot win, and the final
-    // race re-times the leaders anyway.
-    const double best = search.outcome.best_tflops;
-    const double stop_above_ms = best > 0 ? kStopBehind * shape.flops() / (best * 1e9) : 0.0;
-    const auto reply = gpu_.evaluate(config, 10, stop_above_ms);
+    const auto reply = gpu_.evaluate(config, 10);
     search.gpu_seconds += seconds_since(tg);
     record["status"] = reply.value("status", "error");
     if (reply.contains("detail")) record["detail"] = reply["detail"];

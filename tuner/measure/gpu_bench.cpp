@@ -292,20 +292,16 @@ std::vector<double> GpuBench::time_batches(Launch&& launch, int samples) {
   return out;
 }
 
-std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int samples, double stop_above_ms) {
+std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int samples) {
   float* workspace = workspace_for(kernel.config(), shape_);
   const GemmShape s = shape_;
-  const auto launch = [&](int set) {
-    const GemmArguments args =
-        dense_arguments(s, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);
-    GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
-  };
-  constexpr int kProbe = 2;
-  if (stop_above_ms > 0 && samples > kProbe) {
-    std::vector<double> probe = time_batches(launch, kProbe);
-    if (*std::min_element(probe.begin(), probe.end()) > stop_above_ms) return probe;
-  }
-  return time_batches(launch, samples);
+  return time_batches(
+      [&](int set) {
+        const GemmArguments args =
+            dense_arguments(s, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);
+        GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
+      },
+      samples);
 }
 
 std::vector<double> GpuBench::time_cublas(int samples) {

@@ -59,9 +59,7 @@ class GpuBench {
   Verification verify(const LoadedKernel& kernel);
 
   // Median-ready samples in milliseconds per launch; `samples` batches of launches_per_sample().
-  // stop_above_ms > 0: two samples first; if both are slower than that, they are all there is (a
-  // candidate far behind the best needs no precise time; at 4096 a sample is 2.7 ms).
-  std::vector<double> time_kernel(const LoadedKernel& kernel, int samples, double stop_above_ms = 0);
+  std::vector<double> time_kernel(const LoadedKernel& kernel, int samples);
   std::vector<double> time_cublas(int samples);
 
  private:

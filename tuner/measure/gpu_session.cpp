@@ -44,10 +44,8 @@ PreparedShape GpuSession::prepare(const GemmShape& shape, std::uint64_t seed) {
   return prepared_;
 }
 
-nlohmann::json GpuSession::evaluate(const KernelConfig& config, int samples, double stop_above_ms) {
-  nlohmann::json request = {{"op", "evaluate"}, {"config", config}, {"samples", samples}};
-  if (stop_above_ms > 0) request["stop_above_ms"] = stop_above_ms;
-  return worker_.call(request, prepared_.evaluation_timeout);
+nlohmann::json GpuSession::evaluate(const KernelConfig& config, int samples) {
+  return worker_.call({{"op", "evaluate"}, {"config", config}, {"samples", samples}}, prepared_.evaluation_timeout);
 }
 
 RaceResult GpuSession::race(const std::vector<KernelConfig>& configs, double budget_ms) {

@@ -39,9 +39,8 @@ class GpuSession {
   // std::runtime_error if the worker cannot.
   PreparedShape prepare(const GemmShape& shape, std::uint64_t seed);
 
-  // The worker's reply: status "ok" with samples_ms, or a failure status with detail. With
-  // stop_above_ms > 0, a kernel whose first two samples are both slower stops there.
-  nlohmann::json evaluate(const KernelConfig& config, int samples, double stop_above_ms = 0);
+  // The worker's reply: status "ok" with samples_ms, or a failure status with detail.
+  nlohmann::json evaluate(const KernelConfig& config, int samples);
 
   // Interleaved re-timing of configs and cuBLAS, enough rounds for about budget_ms of GPU time
   // (10 to 50). Throws std::runtime_error on failure.

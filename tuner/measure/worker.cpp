@@ -81,7 +81,7 @@ class Worker {
     const Verification v = bench_->verify(*kernel);
     if (!v.passed)
       return {{"status", "incorrect"}, {"detail", v.detail}, {"error_ratio", v.worst_error_ratio}};
-    const auto samples = bench_->time_kernel(*kernel, req.value("samples", 10), req.value("stop_above_ms", 0.0));
+    const auto samples = bench_->time_kernel(*kernel, req.value("samples", 10));
     return {{"status", "ok"}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}};
   }
 

@@ -2,9 +2,8 @@
 // corrupts the CUDA context or hangs costs one worker, not the tuning run. It reads one JSON
 // request per line on stdin and answers one JSON line on stdout:
 //   {"op":"prepare","m":..,"n":..,"k":..,"seed":..}          -> {"status":"ok","cublas_ms":[..],...}
-//   {"op":"evaluate","config":{..},"samples":10,              -> {"status":"ok"|"incorrect"|"compile"|
-//    "stop_above_ms":0.52}                                         "resources"|"launch", ...}
-//   (stop_above_ms, optional: two samples first, and no more when both are slower than that)
+//   {"op":"evaluate","config":{..},"samples":10}              -> {"status":"ok"|"incorrect"|"compile"|
+//                                                                 "resources"|"launch", ...}
 //   {"op":"race","configs":[..],"rounds":30}                  -> {"status":"ok","cublas_ms":[..],
 //                                                                 "configs_ms":[[..],..]}
 // After an error that poisons the context it answers with "sticky": true and exits.
