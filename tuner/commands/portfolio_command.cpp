@@ -120,7 +120,7 @@ int run_portfolio(const PortfolioOptions& options) {
     for (const KernelConfig& c : menu) {
       std::set<KernelPath> paths;  // the ones the grid's points run
       for (const GemmShape& point : points) paths.insert(kernel_path_for(c, point));
-      for (const KernelPath path : paths) compiled.emplace_back(c.name(), compile.submit(c, device.arch(), path));
+      for (const KernelPath binary : paths) compiled.emplace_back(c.name(), compile.submit(c, device.arch(), binary));
     }
     for (const auto& [name, outcome] : compiled)
       if (!outcome.get().kernel) spdlog::warn("{} does not compile: {}", name, outcome.get().error);
