@@ -37,7 +37,7 @@ std::map<int, Recorded> load_replay(const std::string& file) {
     r.shape = {m, j["n"].get<int>(), j["k"].get<int>()};
     r.candidates.push_back(j["config"].get<KernelConfig>());
     const double t =
-        j.value("status", "") == "ok" ? 2.0 * m * m * m / (j["median_ms"].get<double>() * 1e-3) / 1e12 : 0.0;
+        j.value("status", "") == "ok" ? r.shape.flops() / (j["median_ms"].get<double>() * 1e-3) / 1e12 : 0.0;
     r.tflops.push_back(t);
     r.best = std::max(r.best, t);
   }
@@ -56,6 +56,14 @@ const std::map<int, Recorded>& replay() {
 const Recorded& large_tiles_4096() {
   static const std::map<int, Recorded> data = load_replay("h100-large-tiles-4096-replay.jsonl");
   return data.at(4096);
+}
+
+// A recording of today's template (2026-11-24, after the per-call binaries): 1200 configurations
+// drawn uniformly from the default space at 1024 and at 64x4096x4096 (`--strategy random --budget
+// 1200 --seed 11`), every one measured on the H100. The optimum is that sample's.
+const std::map<int, Recorded>& sampled() {
+  static const std::map<int, Recorded> data = load_replay("h100-sampled-replay.jsonl");
+  return data;
 }
 
 // Runs a strategy to completion against the recording; returns the best TFLOP/s it saw and how
@@ -178,6 +186,22 @@ TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
     const std::vector<double> surrogate = gaps("surrogate", r, 100), genetic = gaps("genetic", r, 100);
     EXPECT_LE(surrogate[50], 0.01) << "size " << m << ": median shortfall";
     EXPECT_LE(mean(surrogate), mean(genetic)) << "size " << m;
+  }
+}
+
+// Today's template (the sampled recording, 1200 candidates per shape, a skinny one among them).
+// The target, a median within 1% of the optimum, holds at 64x4096x4096 (0.00%; genetic
+// 0.00%, worst seed 0.43%) and not at 1024: there the sample's two best are lone spikes 0.5%
+// apart and every seed of the surrogate stops at the third family's best, 1.20% short; genetic's
+// median is the same configuration (its mean 1.12%, 14 seeds within 1%). The bounds below are what
+// holds, so that a change that loses ground fails.
+TEST(StrategyReplay, SurrogateOnTodaysTemplate) {
+  ASSERT_EQ(sampled().size(), 2u) << "missing tests/data/h100-sampled-replay.jsonl";
+  for (const auto& [m, r] : sampled()) {
+    EXPECT_GT(r.candidates.size(), 1000u) << m;
+    const std::vector<double> surrogate = gaps("surrogate", r, 100), genetic = gaps("genetic", r, 100);
+    EXPECT_LE(surrogate[50], m == 1024 ? 0.015 : 0.01) << "m " << m << ": median shortfall";
+    EXPECT_LE(surrogate[50], genetic[50]) << "m " << m;
   }
 }
 
