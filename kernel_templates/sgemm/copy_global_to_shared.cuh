@@ -13,7 +13,7 @@
 // Out-of-range tile elements are zero-filled here, at load time, so the inner loop never branches;
 // only the copies and the epilogue know about edges. Vector loads are used only where the vector is
 // in bounds and aligned, which makes every M, N, K and leading dimension correct. Each path has two
-// variants, chosen once per kernel run (see whole_vectors in sgemm.cuh): whole-vector, where every
+// variants, chosen at compile time by the binary's PATH (sgemm.cuh): whole-vector, where every
 // VEC-float piece of a tile is entirely inside or entirely outside the matrix and each copy is one
 // predicated vector access; and general, which checks every element.
 

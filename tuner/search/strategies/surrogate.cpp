@@ -91,8 +91,11 @@ class Surrogate : public SearchStrategy {
     const std::size_t size = std::min({population_, budget_ - proposed_.size(), max_count});
     std::vector<std::size_t> generation;
     if (measured_.empty()) {
-      for (std::size_t i : seeds_)
-        if (generation.size() < size) take(i, generation);
+      for (std::size_t i : seeds_) {  // their tile shapes count as measured
+        if (generation.size() >= size) break;
+        take(i, generation);
+        tile_shapes_.insert(tile_shape(genes_[i]));
+      }
       for (std::size_t i : prior_order_)
         if (generation.size() < size && tile_shapes_.insert(tile_shape(genes_[i])).second) take(i, generation);
     } else {
