@@ -188,13 +188,20 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::stri
 
 KernelCompiler::KernelCompiler(std::filesystem::path cache_dir, std::string template_source)
     : cache_dir_(std::move(cache_dir)),
-      template_source_(template_source.empty() ? embedded_template() : std::move(template_source)) {}
+      template_source_(template_source.empty() ? embedded_template() : std::move(template_source)),
+      template_hash_(stable_hash(template_source_)) {}
 
 std::string KernelCompiler::cache_key(const std::string& name_expression, const std::string& arch) const {
-  std::string material = template_source_;
-  material += '\0' + name_expression + '\0' + arch + '\0' + nvrtc_version();
+  // The hash of template source + the rest, with the source's part computed once.
+  std::string material = '\0' + name_expression + '\0' + arch + '\0' + nvrtc_version();
   for (const auto& opt : nvrtc_options(arch)) material += '\0' + opt;
-  return arch + "-" + stable_hash_hex(material);
+  return arch + "-" + fmt::format("{:016x}", stable_hash(material, template_hash_));
+}
+
+bool KernelCompiler::cached(const KernelConfig& config, const std::string& arch, KernelPath path) const {
+  if (cache_dir_.empty()) return false;
+  std::error_code ec;
+  return std::filesystem::exists(cache_dir_ / (cache_key(config.name_expression(path), arch) + ".json"), ec);
 }
 
 CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, KernelPath path) const {

@@ -88,6 +88,10 @@ class KernelCompiler {
   // version and architecture.
   std::string cache_key(const std::string& name_expression, const std::string& arch) const;
 
+  // Whether the disk cache holds this binary, so that compile() would only read it back. Cheap
+  // (a hash and a stat): the tuner asks it of every candidate to put binaries on hand first.
+  bool cached(const KernelConfig& config, const std::string& arch, KernelPath path) const;
+
  private:
   // Compiles one instantiation of the template, through the disk cache; label names it in errors.
   CompiledKernel compile_expression(const std::string& expression, const std::string& arch,
@@ -95,6 +99,7 @@ class KernelCompiler {
 
   std::filesystem::path cache_dir_;
   std::string template_source_;
+  std::uint64_t template_hash_;  // stable_hash of template_source_: the start of every cache key
   struct ReduceKernels {
     std::mutex mutex;
     std::map<std::string, std::shared_ptr<const CompiledKernel>> by_arch;

@@ -8,8 +8,11 @@
 
 namespace gemmtune {
 
-inline std::uint64_t stable_hash(std::string_view data) {
-  std::uint64_t h = 1469598103934665603ULL;
+inline constexpr std::uint64_t kStableHashStart = 1469598103934665603ULL;
+
+// state: kStableHashStart, or the hash of what comes before data (hashing a long common prefix once).
+inline std::uint64_t stable_hash(std::string_view data, std::uint64_t state = kStableHashStart) {
+  std::uint64_t h = state;
   for (unsigned char c : data) {
     h ^= c;
     h *= 1099511628211ULL;

@@ -258,6 +258,12 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
   ctx.seeds = candidates.seeds;
   ctx.prior = predicted_tflops_before_compile(configs, device_, shape, space_.settings.register_overhead);
+  const auto looking = Clock::now();
+  ctx.on_hand.resize(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    ctx.on_hand[i] = run_.compiler.cached(configs[i], device_.arch(), kernel_path_for(configs[i], shape));
+  spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
+                std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
   // Keep every core busy: what the strategy has not asked for yet compiles in the background,
   // most promising first, behind whatever the GPU is waiting for.
   const auto submitting = Clock::now();

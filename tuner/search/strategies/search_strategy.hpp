@@ -19,6 +19,9 @@ struct StrategyContext {
   std::uint64_t seed = 1;
   std::size_t budget = 0;          // evaluations; 0: strategy default
   std::vector<std::size_t> seeds;  // tried first (e.g. other GPUs' winners, --seed-from)
+  // Per candidate: its binary is on hand (in the compile cache), so measuring it costs no compile.
+  // May be empty (nothing on hand).
+  std::vector<bool> on_hand;
 };
 
 class SearchStrategy {
