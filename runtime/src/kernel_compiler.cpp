@@ -198,10 +198,13 @@ std::string KernelCompiler::cache_key(const std::string& name_expression, const 
   return arch + "-" + fmt::format("{:016x}", stable_hash(material, template_hash_));
 }
 
-bool KernelCompiler::cached(const KernelConfig& config, const std::string& arch, KernelPath path) const {
-  if (cache_dir_.empty()) return false;
+std::unordered_set<std::string> KernelCompiler::cached_keys() const {
+  std::unordered_set<std::string> keys;
+  if (cache_dir_.empty()) return keys;
   std::error_code ec;
-  return std::filesystem::exists(cache_dir_ / (cache_key(config.name_expression(path), arch) + ".json"), ec);
+  for (std::filesystem::directory_iterator it(cache_dir_, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") keys.insert(it->path().stem().string());
+  return keys;
 }
 
 CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, KernelPath path) const {

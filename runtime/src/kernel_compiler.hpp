@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "kernel_config.hpp"
@@ -88,9 +89,9 @@ class KernelCompiler {
   // version and architecture.
   std::string cache_key(const std::string& name_expression, const std::string& arch) const;
 
-  // Whether the disk cache holds this binary, so that compile() would only read it back. Cheap
-  // (a hash and a stat): the tuner asks it of every candidate to put binaries on hand first.
-  bool cached(const KernelConfig& config, const std::string& arch, KernelPath path) const;
+  // The keys of every binary in the disk cache now (empty without one): the tuner's searches
+  // prefer binaries that were compiled before the run began.
+  std::unordered_set<std::string> cached_keys() const;
 
  private:
   // Compiles one instantiation of the template, through the disk cache; label names it in errors.

@@ -172,8 +172,10 @@ TEST(CompileCache, SecondCompileIsCachedAndCorruptionIsRebuilt) {
       std::filesystem::temp_directory_path() / ("gemmtune-cache-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const KernelCompiler compiler{dir};
+  EXPECT_TRUE(compiler.cached_keys().empty());
   const CompiledKernel first = compiler.compile(default_config(), "sm_80");
   EXPECT_FALSE(first.from_cache);
+  EXPECT_EQ(compiler.cached_keys().count(compiler.cache_key(default_expression, "sm_80")), 1u);
   const CompiledKernel second = compiler.compile(default_config(), "sm_80");
   EXPECT_TRUE(second.from_cache);
   EXPECT_EQ(second.cubin, first.cubin);

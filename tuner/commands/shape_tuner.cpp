@@ -126,6 +126,7 @@ TuningRun::TuningRun(const TuneOptions& o, std::vector<std::string> gpu_labels)
       compiler(
           o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
           template_source),
+      compiled_before(compiler.cached_keys()),
       compile(compiler, o.jobs),
       progress(std::move(gpu_labels)) {}
 
@@ -261,7 +262,8 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   const auto looking = Clock::now();
   ctx.on_hand.resize(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i)
-    ctx.on_hand[i] = run_.compiler.cached(configs[i], device_.arch(), kernel_path_for(configs[i], shape));
+    ctx.on_hand[i] = run_.compiled_before.count(run_.compiler.cache_key(
+                         configs[i].name_expression(kernel_path_for(configs[i], shape)), device_.arch())) > 0;
   spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
                 std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
   // Keep every core busy: what the strategy has not asked for yet compiles in the background,

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "commands/gpu_scheduler.hpp"
@@ -49,6 +50,10 @@ class TuningRun {
   const SearchSpace space;
   const std::string template_source;
   const KernelCompiler compiler;
+  // The compile cache's keys when the run began: binaries an earlier run compiled, which the
+  // searches prefer (not those compiled for another problem of this run: that would steer a
+  // problem toward the previous problem's candidates).
+  const std::unordered_set<std::string> compiled_before;
   CompileService compile;
   ProgressBoard progress;
 
