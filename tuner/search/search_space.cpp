@@ -51,14 +51,6 @@ bool is_bool_parameter(const std::string& name) {
   return bool_field(name) != nullptr;
 }
 
-void set_parameter(KernelConfig& c, const std::string& name, int value) {
-  if (is_bool_parameter(name)) {
-    c.*bool_field(name) = value != 0;
-  } else {
-    c.*int_field(name) = value;
-  }
-}
-
 int get_parameter(const KernelConfig& c, const std::string& name) {
   return is_bool_parameter(name) ? int(c.*bool_field(name)) : c.*int_field(name);
 }
@@ -282,20 +274,46 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
   return parse_search_space(j, source);
 }
 
+namespace {
+
+// The first constraint config fails (an index into constraints()), or constraints().size().
+// enabled[i]: constraints()[i] is on in this space.
+std::size_t first_failed(const std::vector<bool>& enabled, const SearchSpace& space, const KernelConfig& config,
+                         const DeviceProfile& device, const GemmShape* shape) {
+  const auto& list = constraints();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (enabled[i] && !list[i].passes(config, device, shape, space.settings)) return i;
+    // Without the divisibility rules nothing else is meaningful (threads() may divide by zero).
+    if (i == 0 && !enabled[i] && config_error(config)) return i;
+  }
+  return list.size();
+}
+
+std::vector<bool> enabled_constraints(const SearchSpace& space) {
+  std::vector<bool> enabled;
+  for (const auto& c : constraints())
+    enabled.push_back(std::find(space.enabled.begin(), space.enabled.end(), c.name) != space.enabled.end());
+  return enabled;
+}
+
+}  // namespace
+
 std::string rejecting_constraint(const SearchSpace& space, const KernelConfig& config,
                                  const DeviceProfile& device, const GemmShape* shape) {
-  for (const auto& c : constraints()) {
-    const bool enabled = std::find(space.enabled.begin(), space.enabled.end(), c.name) != space.enabled.end();
-    if (enabled && !c.passes(config, device, shape, space.settings)) return c.name;
-    // Without the divisibility rules nothing else is meaningful (threads() may divide by zero).
-    if (c.name == "divisibility" && !enabled && config_error(config)) return c.name;
-  }
-  return {};
+  const std::size_t failed = first_failed(enabled_constraints(space), space, config, device, shape);
+  return failed < constraints().size() ? constraints()[failed].name : std::string();
 }
 
 Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, const GemmShape* shape) {
   Enumeration result;
-  std::vector<std::pair<std::string, const std::vector<int>*>> axes;
+  // Each axis resolved to its KernelConfig member once: the cross product has about a million
+  // points, and looking members up by name for each cost most of a second per problem.
+  struct Axis {
+    int KernelConfig::*int_member;
+    bool KernelConfig::*bool_member;
+    const std::vector<int>* values;
+  };
+  std::vector<Axis> axes;
   // B's padding and n-major layout serve only a B stored transposed: elsewhere they stay at their
   // defaults instead of multiplying the cross product by four only for no_effect to cut it back
   // (enumerating the whole default space cost a tuned nn shape about 15 s on the H100 machine).
@@ -303,27 +321,38 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
   for (const auto& [name, list] : space.values) {
     if (!shape && (name == "swizzle" || name == "split_k")) continue;  // launch-time: fixed to 1
     if (!b_transposed && (name == "pad_b" || name == "transpose_b")) continue;  // default_config()'s
-    axes.emplace_back(name, &list);
+    axes.push_back({int_field(name), bool_field(name), &list});
   }
+  const std::vector<bool> enabled = enabled_constraints(space);
+  std::vector<std::size_t> removed(constraints().size(), 0);
+  KernelConfig base = default_config();
+  base.swizzle = 1;
+  base.split_k = 1;
+  if (shape) base.layout = shape->layout;  // fixed by the problem, never searched
   std::vector<std::size_t> index(axes.size(), 0);
   while (true) {
-    KernelConfig c = default_config();
-    c.swizzle = 1;
-    c.split_k = 1;
-    if (shape) c.layout = shape->layout;  // fixed by the problem, never searched
-    for (std::size_t i = 0; i < axes.size(); ++i)
-      set_parameter(c, axes[i].first, (*axes[i].second)[index[i]]);
+    KernelConfig c = base;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      const int value = (*axes[i].values)[index[i]];
+      if (axes[i].bool_member) {
+        c.*axes[i].bool_member = value != 0;
+      } else {
+        c.*axes[i].int_member = value;
+      }
+    }
     ++result.total;
-    const std::string reason = rejecting_constraint(space, c, device, shape);
-    if (reason.empty()) {
+    const std::size_t failed = first_failed(enabled, space, c, device, shape);
+    if (failed == constraints().size()) {
       result.candidates.push_back(c);
     } else {
-      ++result.removed[reason];
+      ++removed[failed];
     }
     std::size_t axis = 0;
-    while (axis < axes.size() && ++index[axis] == axes[axis].second->size()) index[axis++] = 0;
+    while (axis < axes.size() && ++index[axis] == axes[axis].values->size()) index[axis++] = 0;
     if (axis == axes.size()) break;
   }
+  for (std::size_t i = 0; i < removed.size(); ++i)
+    if (removed[i] > 0) result.removed[constraints()[i].name] = removed[i];
   return result;
 }
 
