@@ -207,6 +207,18 @@ std::unordered_set<std::string> KernelCompiler::cached_keys() const {
   return keys;
 }
 
+std::optional<CompiledKernel> KernelCompiler::cached(const KernelConfig& config, const std::string& arch,
+                                                     KernelPath path) const {
+  check_path(config, path);
+  check_arch(arch);
+  if (cache_dir_.empty()) return std::nullopt;
+  std::optional<CompiledKernel> k = load_cached(cache_dir_, cache_key(config.name_expression(path), arch));
+  if (!k) return std::nullopt;
+  k->path = path;
+  if (config.split_k > 1) k->reduce = reduce_kernel(arch);
+  return k;
+}
+
 CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, KernelPath path) const {
   check_path(config, path);
   CompiledKernel k = compile_expression(config.name_expression(path), arch, config.name());

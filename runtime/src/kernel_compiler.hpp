@@ -89,6 +89,11 @@ class KernelCompiler {
   // version and architecture.
   std::string cache_key(const std::string& name_expression, const std::string& arch) const;
 
+  // The binary from the disk cache, if it is there; never compiles (but a split-K config's
+  // reduction kernel is compiled when it is missing).
+  std::optional<CompiledKernel> cached(const KernelConfig& config, const std::string& arch,
+                                       KernelPath path = KernelPath::general) const;
+
   // The keys of every binary in the disk cache now (empty without one): the tuner's searches
   // prefer binaries that were compiled before the run began.
   std::unordered_set<std::string> cached_keys() const;

@@ -1,10 +1,13 @@
 // The one compile pool of a tune run, with real NVRTC: GPUs of one architecture share a binary,
-// another architecture gets its own, and a binary a GPU is waiting for jumps the queue.
+// another architecture gets its own, a binary a GPU is waiting for jumps the queue, and one the
+// disk cache holds is there at once.
 #include "compile/compile_service.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <unistd.h>
 
 #include "search/device_catalog.hpp"
 #include "search/search_space.hpp"
@@ -53,6 +56,33 @@ TEST(CompileService, ABinaryAGpuWaitsForJumpsTheQueue) {
   futures[3].wait();
   EXPECT_FALSE(ready(futures[2])) << "the third was queued before the last but should run after it";
   for (const auto& f : futures) EXPECT_TRUE(f.get().kernel) << f.get().error;
+}
+
+// With a warm cache, a search's next candidates must not wait for the one thread, busy with a
+// speculative compile: a cached binary is read by the caller, whether it was queued before or not.
+TEST(CompileService, CachedBinariesDoNotWaitForTheQueue) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gemmtune-pool-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const KernelCompiler compiler{dir};
+  const std::vector<KernelConfig> configs = first_configs(4);
+  ASSERT_EQ(configs.size(), 4u);
+  compiler.compile(configs[2], "sm_90", KernelPath::general);
+  compiler.compile(configs[3], "sm_90", KernelPath::general);
+  CompileService pool(compiler, 1);
+  const auto busy = pool.submit(configs[0], "sm_90", KernelPath::general, Need::later);
+  pool.submit(configs[1], "sm_90", KernelPath::general, Need::later);
+  pool.submit(configs[2], "sm_90", KernelPath::general, Need::later);
+  const auto queued_before = pool.submit(configs[2], "sm_90", KernelPath::general, Need::soon);
+  const auto new_now = pool.submit(configs[3], "sm_90", KernelPath::general, Need::now);
+  EXPECT_TRUE(ready(queued_before));
+  EXPECT_TRUE(ready(new_now));
+  EXPECT_FALSE(ready(busy)) << "the thread's compile should still be running";
+  ASSERT_TRUE(queued_before.get().kernel) << queued_before.get().error;
+  EXPECT_TRUE(queued_before.get().kernel->from_cache);
+  ASSERT_TRUE(new_now.get().kernel) << new_now.get().error;
+  EXPECT_TRUE(new_now.get().kernel->from_cache);
+  EXPECT_TRUE(busy.get().kernel) << busy.get().error;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -38,38 +38,59 @@ CompileService::Need CompileService::need_at(std::size_t position) const {
 
 std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, const std::string& arch,
                                                           KernelPath path, Need need) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   const std::string key = arch + " " + config.name_expression(path);
   auto count_of = [this](Need n) -> std::size_t* {
     return n == Need::now ? &now_count_ : n == Need::soon ? &soon_count_ : nullptr;
   };
-  auto enqueue = [&](Job job) {
-    queue_.insert(queue_.begin() + static_cast<long>(section_end(need)), std::move(job));
-    if (std::size_t* count = count_of(need)) ++*count;
+  auto enqueue = [&](Job job, Need as) {
+    queue_.insert(queue_.begin() + static_cast<long>(section_end(as)), std::move(job));
+    if (std::size_t* count = count_of(as)) ++*count;
+    wake_.notify_one();
   };
+  Job job;
+  std::shared_future<CompileOutcome> future;
   if (auto it = submitted_.find(key); it != submitted_.end()) {
     // Only a more urgent need can move a queued job; a speculative resubmission (the background
     // submissions of a problem whose binaries an earlier problem queued already, about 100k for a
     // B^T problem) must not scan a queue as long: that was quadratic, minutes before a search began.
     if (need == Need::later) return it->second;
     const auto queued =
-        std::find_if(queue_.begin(), queue_.end(), [&](const Job& job) { return job.key == key; });
-    if (queued != queue_.end()) {
-      const Need was = need_at(static_cast<std::size_t>(queued - queue_.begin()));
-      if (need < was) {
-        Job job = std::move(*queued);
-        queue_.erase(queued);
-        if (std::size_t* count = count_of(was)) --*count;
-        enqueue(std::move(job));
-      }
-    }
-    return it->second;
+        std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.key == key; });
+    if (queued == queue_.end()) return it->second;  // being compiled, or done
+    const Need was = need_at(static_cast<std::size_t>(queued - queue_.begin()));
+    job = std::move(*queued);
+    queue_.erase(queued);
+    if (std::size_t* count = count_of(was)) --*count;
+    need = std::min(need, was);
+    future = it->second;
+  } else {
+    job = Job{config, arch, path, key, {}};
+    future = job.promise.get_future().share();
+    submitted_.emplace(key, future);
   }
-  std::promise<CompileOutcome> promise;
-  auto future = promise.get_future().share();
-  submitted_.emplace(key, future);
-  enqueue(Job{config, arch, path, key, std::move(promise)});
-  wake_.notify_one();
+  if (need == Need::later) {
+    enqueue(std::move(job), need);
+    return future;
+  }
+  // A binary the disk cache holds is read here, in the caller, rather than queued behind the
+  // speculative compiles that occupy every worker for a second each: with a warm cache that wait,
+  // at every generation of a search, was most of a rerun's time.
+  lock.unlock();
+  std::optional<CompiledKernel> hit;
+  try {
+    hit = compiler_.cached(job.config, job.arch, job.path);
+  } catch (const std::exception&) {
+    // an invalid config: the worker reports it as the outcome
+  }
+  if (hit) {
+    CompileOutcome outcome;
+    outcome.kernel = std::move(hit);
+    job.promise.set_value(std::move(outcome));
+    return future;
+  }
+  lock.lock();
+  enqueue(std::move(job), need);
   return future;
 }
 

@@ -2,7 +2,8 @@
 // (duplicates of one binary are compiled once) and get a future; the tuner keeps submitting ahead
 // of the GPU so compilation and measurement overlap, and the planner simply waits for everything.
 // One pool serves every GPU of a run: GPUs of one model share each binary, and the jobs the GPUs
-// are waiting for go first, in the order they were asked for.
+// are waiting for go first, in the order they were asked for. A binary the disk cache holds is
+// read at once by the caller that needs it soon, never queued behind compiles.
 #pragma once
 
 #include <condition_variable>
