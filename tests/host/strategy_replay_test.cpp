@@ -267,7 +267,7 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
     RecordProperty("share_" + std::to_string(m), std::to_string(share_blind) + " -> " + std::to_string(share_told));
     std::printf("m %d: compiled share %.3f -> %.3f, best %.4f -> %.4f of the optimum\n", m, share_blind, share_told,
                 best_blind, best_told);
-    // Measured: 12.4% -> 5.7% of the rerun's candidates uncompiled at 64x4096x4096, 5.9% -> 2.2% at
+    // Measured: 12.4% -> 3.0% of the rerun's candidates uncompiled at 64x4096x4096, 5.9% -> 1.0% at
     // 1024; the best found is the same.
     EXPECT_LE(1.0 - share_told, 0.6 * (1.0 - share_blind)) << "m " << m;
     EXPECT_GE(best_told, best_blind - 0.005) << "m " << m;

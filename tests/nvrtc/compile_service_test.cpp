@@ -46,7 +46,7 @@ TEST(CompileService, GpusOfOneArchitectureShareABinaryAndAnotherGetsItsOwn) {
 
 TEST(CompileService, ABinaryAGpuWaitsForJumpsTheQueue) {
   const KernelCompiler compiler{""};
-  CompileService pool(compiler, 1);  // one thread: the order is observable
+  CompileService pool(compiler, 1);  // one thread (and the urgent lane): the order is observable
   const std::vector<KernelConfig> configs = first_configs(4);
   ASSERT_EQ(configs.size(), 4u);
   std::vector<std::shared_future<CompileOutcome>> futures;

@@ -7,7 +7,8 @@
 namespace gemmtune {
 
 CompileService::CompileService(const KernelCompiler& compiler, unsigned threads) : compiler_(compiler) {
-  for (unsigned i = 0; i < std::max(1u, threads); ++i) workers_.emplace_back([this] { work(); });
+  for (unsigned i = 0; i < std::max(1u, threads); ++i) workers_.emplace_back([this] { work(false); });
+  for (unsigned i = 0; i < kUrgentWorkers; ++i) workers_.emplace_back([this] { work(true); });
 }
 
 CompileService::~CompileService() {
@@ -16,6 +17,7 @@ CompileService::~CompileService() {
     stopping_ = true;
   }
   wake_.notify_all();
+  wake_urgent_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
@@ -47,6 +49,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
     queue_.insert(queue_.begin() + static_cast<long>(section_end(as)), std::move(job));
     if (std::size_t* count = count_of(as)) ++*count;
     wake_.notify_one();
+    if (as != Need::later) wake_urgent_.notify_one();
   };
   Job job;
   std::shared_future<CompileOutcome> future;
@@ -94,12 +97,16 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
   return future;
 }
 
-void CompileService::work() {
+void CompileService::work(bool urgent_only) {
   while (true) {
     Job job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (urgent_only) {
+        wake_urgent_.wait(lock, [this] { return stopping_ || now_count_ + soon_count_ > 0; });
+      } else {
+        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      }
       if (stopping_) return;  // pending jobs are abandoned: their futures report broken_promise
       job = std::move(queue_.front());
       queue_.pop_front();

@@ -43,7 +43,14 @@ class CompileService {
                                             Need need = Need::soon);
 
  private:
-  void work();
+  // urgent_only: a worker of the urgent lane, which takes only now and soon jobs.
+  void work(bool urgent_only);
+
+  // Threads beyond --jobs that take only binaries a GPU needs now or next: every other worker may
+  // be a second into a speculative compile when a search's next generation arrives, and its
+  // uncompiled candidates would wait for one to finish. Two more threads than cores cost the
+  // others little.
+  static constexpr unsigned kUrgentWorkers = 2;
 
   struct Job {
     KernelConfig config;
@@ -55,7 +62,8 @@ class CompileService {
 
   const KernelCompiler& compiler_;
   std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable wake_;         // any job queued
+  std::condition_variable wake_urgent_;  // a now or soon job queued
   std::deque<Job> queue_;
   // queue_ holds the now jobs, then the soon ones, then the later ones: section_end(need) is where
   // a job of that need goes.

@@ -224,7 +224,7 @@ class Surrogate : public SearchStrategy {
   }
 
   static constexpr double kNoise = 0.01;  // in log TFLOP/s: about 1%, the measurements' own spread
-  static constexpr double kOnHandBonus = 0.05;  // a compiled binary is worth 5% of predicted speed
+  static constexpr double kOnHandBonus = 0.10;  // a compiled binary is worth 10% of predicted speed
   static constexpr std::size_t kLeaders = 3;
 
   std::mt19937_64 rng_;
