@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Issue #21's benchmark of the search from scratch, on the GPU machine (through the device tool):
+# what a new user sees. Three runs of `gemm-tune --gpu 0`, each with an empty results directory
+# (so no results of any GPU are visible to it), then each run's winners raced against the shipped
+# ones by `cross` in one process:
+#   cold   512,1024,4096 with an empty compile cache
+#   warm   the same sizes again over the cache the cold run left
+#   cold2  2048, 8192 and the three skinny shapes with another empty cache
+# Prints wall times, the winners' `cross` table (the shipped winner as % of ours) and where each
+# problem's time went (wall, waiting for NVRTC, GPU). Work files under $WORK (default /tmp/fresh-user).
+#   scripts/fresh-user-bench.sh [BUILD_DIR]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-$([ -d .device-build ] && echo .device-build || echo build)}
+tool=$build/tuner/gemm-tune
+shipped=results/nvidia-h100-80gb-hbm3.json
+work=${WORK:-/tmp/fresh-user}
+rm -rf "$work" && mkdir -p "$work"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+date -u
+run() {  # name cache-dir sizes
+  local start=$(date +%s.%N)
+  timeout 300 "$tool" --gpu 0 --sizes "$3" --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug \
+    > "$work/$1.log" 2>&1
+  local rc=$?
+  python3 -c "import sys,time; print(f'{sys.argv[2]}: exit {sys.argv[3]}, {time.time()-float(sys.argv[1]):.1f} s')" \
+    "$start" "$1" "$rc"
+  grep -A12 "^problem" "$work/$1.log"
+  timeout 100 "$tool" cross --gpu 0 --from "$shipped" --results-dir "$work/$1" --cache-dir "$work/$2" 2>&1 |
+    grep -E "%|portability"
+  python3 - "$work/$1" <<'PY'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/nvidia-*.json"):
+    if "/cross-" in f:
+        continue
+    for e in json.load(open(f))["entries"]:
+        s = e["search"]
+        print(f"  {e['m']}x{e['n']}x{e['k']}: {s['wall_seconds']:.1f} s, waiting for NVRTC "
+              f"{s['compile_wait_seconds']:.1f} s, GPU {s['benchmark_seconds']:.1f} s")
+PY
+}
+run cold c 512,1024,4096
+run warm c 512,1024,4096
+run cold2 c2 2048,8192,64x4096x4096,4096x4096x64,4096x64x4096
+date -u
