@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -13,6 +15,8 @@
 #include "../temp_dir_test.hpp"
 #include "kernel_compiler.hpp"
 #include "record/tuning_log.hpp"
+#include "search/device_catalog.hpp"
+#include "search/search_space.hpp"
 #include "search/seed_configs.hpp"
 
 namespace gemmtune {
@@ -49,6 +53,28 @@ using SeedFrom = BadFiles;
 // Without --seed-from a search starts from the results of the GPUs most like this one: another
 // compute capability counts for more than any SM count or bandwidth, and nothing but other GPUs'
 // measured results counts (not this GPU's file, a plan, a bench file or a broken one).
+// The nearest size's winner splits K four ways; at 4096 split-K is no candidate, so the seed lands
+// on the same tiles and pipeline unsplit; a swizzle the problem allows is kept.
+TEST(SeedIndex, LaunchTimeParametersAdaptToTheProblem) {
+  const GemmShape shape{4096, 4096, 4096};
+  const std::vector<KernelConfig> candidates =
+      enumerate(load_search_space({}), load_device_profile("h100"), &shape).candidates;
+  KernelConfig winner_at_1024 = candidates.front();
+  winner_at_1024.split_k = 4;
+  winner_at_1024.split_k_atomic = true;
+  ASSERT_EQ(std::find(candidates.begin(), candidates.end(), winner_at_1024), candidates.end());
+  const auto index = seed_index(candidates, winner_at_1024);
+  ASSERT_TRUE(index.has_value());
+  KernelConfig expected = winner_at_1024;
+  expected.split_k = 1;
+  expected.split_k_atomic = false;
+  EXPECT_EQ(candidates[*index], expected);
+  EXPECT_EQ(seed_index(candidates, candidates[7]), std::optional<std::size_t>(7));  // a candidate is itself
+  KernelConfig foreign = candidates.front();
+  foreign.block_k = 64;  // nothing of it is in this space
+  EXPECT_FALSE(seed_index(candidates, foreign).has_value());
+}
+
 TEST_F(SeedFrom, RelativesAreRankedByArchitecture) {
   const auto results = [](const std::string& slug, int cc, int sms, double gbps, const char* kind) {
     return R"({"schema": "gemmtune.results/2", "kind": ")" + std::string(kind) + R"(", "device": {"slug": ")" + slug +

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <deque>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "atomic_file.hpp"
@@ -206,14 +207,13 @@ ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) con
   // never starts below what is known, and a short search at a new size starts from good tiles;
   // then, without --seed-from, the winners of the most similar GPUs in the results directory (a new
   // GPU starts from its nearest relative's tiles). Only those inside this space: a narrowed space
-  // (an A/B of one configuration) stays narrow. Seeds only order the search: each is measured here.
-  for (const KernelConfig& config : own_winners(shape)) {
-    const auto it = std::find(configs.begin(), configs.end(), config);
-    if (it != configs.end()) c.seeds.push_back(static_cast<std::size_t>(it - configs.begin()));
-  }
-  for (const KernelConfig& config : relatives_winners(shape)) {
-    const auto it = std::find(configs.begin(), configs.end(), config);
-    if (it != configs.end()) c.seeds.push_back(static_cast<std::size_t>(it - configs.begin()));
+  // (an A/B of one configuration) stays narrow. Seeds only order the search: each is measured here,
+  // with the split-K and swizzle this problem allows (seed_index).
+  std::vector<KernelConfig> known = own_winners(shape);
+  for (KernelConfig& config : relatives_winners(shape)) known.push_back(std::move(config));
+  for (const KernelConfig& config : known) {
+    const std::optional<std::size_t> index = seed_index(configs, config);
+    if (index && std::find(c.seeds.begin(), c.seeds.end(), *index) == c.seeds.end()) c.seeds.push_back(*index);
   }
   if (configs.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
   return c;

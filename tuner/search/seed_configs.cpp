@@ -68,6 +68,22 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
   return seeds;
 }
 
+std::optional<std::size_t> seed_index(const std::vector<KernelConfig>& candidates, const KernelConfig& seed) {
+  const auto index_of = [&](auto&& matches) -> std::optional<std::size_t> {
+    const auto it = std::find_if(candidates.begin(), candidates.end(), matches);
+    if (it == candidates.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - candidates.begin());
+  };
+  if (auto exact = index_of([&](const KernelConfig& c) { return c == seed; })) return exact;
+  KernelConfig unsplit = seed;
+  unsplit.split_k = 1;
+  unsplit.swizzle = 1;
+  if (auto same = index_of([&](const KernelConfig& c) { return c == unsplit; })) return same;
+  if (auto same_binary = index_of([&](const KernelConfig& c) { return c.same_binary(seed); })) return same_binary;
+  unsplit.split_k_atomic = false;  // a compile-time choice that means nothing without split-K
+  return index_of([&](const KernelConfig& c) { return c == unsplit; });
+}
+
 std::vector<std::string> similar_gpu_results(const std::filesystem::path& dir, const DeviceProfile& device,
                                              std::size_t count) {
   std::vector<std::pair<double, std::string>> ranked;  // (unlikeness, path)
