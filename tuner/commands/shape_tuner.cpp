@@ -259,13 +259,15 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
   ctx.seeds = candidates.seeds;
   ctx.prior = predicted_tflops_before_compile(configs, device_, shape, space_.settings.register_overhead);
-  const auto looking = Clock::now();
-  ctx.on_hand.resize(configs.size());
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    ctx.on_hand[i] = run_.compiled_before.count(run_.compiler.cache_key(
-                         configs[i].name_expression(kernel_path_for(configs[i], shape)), device_.arch())) > 0;
-  spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
-                std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
+  if (!run_.compiled_before.empty()) {  // a cold cache has nothing on hand: no keys to compute
+    const auto looking = Clock::now();
+    ctx.on_hand.resize(configs.size());
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      ctx.on_hand[i] = run_.compiled_before.count(run_.compiler.cache_key(
+                           configs[i].name_expression(kernel_path_for(configs[i], shape)), device_.arch())) > 0;
+    spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
+                  std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
+  }
   // Keep every core busy: what the strategy has not asked for yet compiles in the background,
   // most promising first, behind whatever the GPU is waiting for.
   const auto submitting = Clock::now();

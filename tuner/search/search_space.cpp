@@ -283,7 +283,8 @@ std::size_t first_failed(const std::vector<bool>& enabled, const SearchSpace& sp
   const auto& list = constraints();
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (enabled[i] && !list[i].passes(config, device, shape, space.settings)) return i;
-    // Without the divisibility rules nothing else is meaningful (threads() may divide by zero).
+    // Without the divisibility rules (constraints()[0]) nothing else is meaningful (threads() may
+    // divide by zero).
     if (i == 0 && !enabled[i] && config_error(config)) return i;
   }
   return list.size();
