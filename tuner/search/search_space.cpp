@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -163,6 +164,10 @@ std::vector<int> parameter_values(const KernelConfig& config) {
   values.reserve(kParameters.size());
   for (const auto& name : kParameters) values.push_back(get_parameter(config, name));
   return values;
+}
+
+std::vector<int> tile_shape_of(const std::vector<int>& values) {
+  return {values.begin(), values.begin() + std::min<std::size_t>(5, values.size())};
 }
 
 int estimated_registers(const KernelConfig& c, int overhead) {

@@ -67,6 +67,10 @@ const std::vector<std::string>& parameter_names();
 // search strategy moves a configuration along. Two configurations differ exactly when these do.
 std::vector<int> parameter_values(const KernelConfig& config);
 
+// The tile shape (block_m, block_n, block_k, thread_m, thread_n: the first five of
+// parameter_values) that strategies spread their first measurements over.
+std::vector<int> tile_shape_of(const std::vector<int>& values);
+
 // The register estimate used by the register_estimate constraint.
 int estimated_registers(const KernelConfig& config, int overhead);
 

@@ -62,7 +62,7 @@ class Genetic : public SearchStrategy {
       // model's favourite of each first: breeding alone stalls in the first good basin it finds.
       for (std::size_t i = 0; i < prior_order_.size() && generation.size() < size / 2; ++i) {
         const std::size_t c = prior_order_[i];
-        if (!tried_shapes_.count(shape_of(genes_[c]))) take(c, generation);
+        if (!tried_shapes_.count(tile_shape_of(genes_[c]))) take(c, generation);
       }
       for (int tries = 0; generation.size() < size && tries < 20 * int(size); ++tries) {
         if (const auto child = repair(breed())) take(*child, generation);
@@ -85,12 +85,9 @@ class Genetic : public SearchStrategy {
   void take(std::size_t index, std::vector<std::size_t>& generation) {
     if (proposed_.insert(index).second) {
       generation.push_back(index);
-      tried_shapes_.insert(shape_of(genes_[index]));
+      tried_shapes_.insert(tile_shape_of(genes_[index]));
     }
   }
-
-  // The tile shape: block_m, block_n, block_k, thread_m, thread_n (the first five genes).
-  static Genes shape_of(const Genes& g) { return Genes(g.begin(), g.begin() + 5); }
 
   // The constraints leave holes in the space: a child that moved block_m may need block_k or the
   // micro-tile to move too before it is valid. Such a child is replaced by the closest candidate

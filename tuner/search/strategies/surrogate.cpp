@@ -100,10 +100,10 @@ class Surrogate : public SearchStrategy {
       for (std::size_t i : seeds_) {  // their tile shapes count as measured
         if (generation.size() >= size) break;
         take(i, generation);
-        tile_shapes_.insert(tile_shape(genes_[i]));
+        tile_shapes_.insert(tile_shape_of(genes_[i]));
       }
       for (std::size_t i : prior_order_)
-        if (generation.size() < size && tile_shapes_.insert(tile_shape(genes_[i])).second) take(i, generation);
+        if (generation.size() < size && tile_shapes_.insert(tile_shape_of(genes_[i])).second) take(i, generation);
     } else {
       fit();
       const std::vector<std::size_t> order = by_prediction();
@@ -112,7 +112,7 @@ class Surrogate : public SearchStrategy {
       // an unmeasured family rests on other families' terms, which is where it is least sure.
       const std::size_t explore_end = generation.size() + size / 4;
       for (std::size_t i : order)
-        if (generation.size() < explore_end && tile_shapes_.insert(tile_shape(genes_[i])).second)
+        if (generation.size() < explore_end && tile_shapes_.insert(tile_shape_of(genes_[i])).second)
           take(i, generation);
       for (std::size_t i : order)
         if (generation.size() < size) take(i, generation);
@@ -129,8 +129,6 @@ class Surrogate : public SearchStrategy {
   std::size_t planned() const override { return budget_; }
 
  private:
-  static std::vector<int> tile_shape(const std::vector<int>& g) { return {g.begin(), g.begin() + 5}; }
-
   void take(std::size_t index, std::vector<std::size_t>& generation) {
     if (proposed_.insert(index).second) generation.push_back(index);
   }
@@ -207,7 +205,7 @@ class Surrogate : public SearchStrategy {
     std::vector<std::size_t> leaders;
     std::set<std::vector<int>> shapes;
     for (const auto& [score, index] : best)
-      if (leaders.size() < kLeaders && shapes.insert(tile_shape(genes_[index])).second) leaders.push_back(index);
+      if (leaders.size() < kLeaders && shapes.insert(tile_shape_of(genes_[index])).second) leaders.push_back(index);
     std::vector<std::size_t> near;
     for (std::size_t i : order) {
       if (near.size() >= count) break;
