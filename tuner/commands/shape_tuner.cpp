@@ -269,12 +269,16 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                   std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
   }
   // Keep every core busy: what the strategy has not asked for yet compiles in the background,
-  // most promising first, behind whatever the GPU is waiting for.
+  // most promising first, behind whatever the GPU is waiting for. A resumed run's logged
+  // candidates need no binary: evaluate() returns their records.
   const auto submitting = Clock::now();
+  std::vector<bool> logged(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i) logged[i] = log_.find(shape, configs[i].name()) != nullptr;
   for (std::size_t i : order_by_prior(ctx))
-    run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later);
-  spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(), configs.size(),
-                seconds_since(submitting));
+    if (!logged[i])
+      run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later);
+  spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(),
+                std::count(logged.begin(), logged.end(), false), seconds_since(submitting));
   auto strategy = make_strategy(options_.strategy, ctx);
   ProgressBoard::Problem progress(run_.progress, slot_, fmt::format("tune {:>14}", shape.label()),
                                   strategy->planned());
@@ -285,7 +289,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
     if (pending.size() < lookahead) {
       for (std::size_t i : strategy->propose(lookahead - pending.size()))
-        pending.emplace_back(i, run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape)));
+        pending.emplace_back(i, logged[i] ? std::shared_future<CompileOutcome>()
+                                          : run_.compile.submit(configs[i], device_.arch(),
+                                                                kernel_path_for(configs[i], shape)));
     }
     if (pending.empty()) break;
     const auto [index, future] = pending.front();
