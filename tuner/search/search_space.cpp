@@ -167,7 +167,7 @@ std::vector<int> parameter_values(const KernelConfig& config) {
 }
 
 std::vector<int> tile_shape_of(const std::vector<int>& values) {
-  return {values.begin(), values.begin() + std::min<std::size_t>(5, values.size())};
+  return {values.begin(), values.begin() + std::min(kTileShapeLength, values.size())};
 }
 
 int estimated_registers(const KernelConfig& c, int overhead) {

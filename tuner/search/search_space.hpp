@@ -69,6 +69,7 @@ std::vector<int> parameter_values(const KernelConfig& config);
 
 // The tile shape (block_m, block_n, block_k, thread_m, thread_n: the first five of
 // parameter_values) that strategies spread their first measurements over.
+constexpr std::size_t kTileShapeLength = 5;
 std::vector<int> tile_shape_of(const std::vector<int>& values);
 
 // The register estimate used by the register_estimate constraint.

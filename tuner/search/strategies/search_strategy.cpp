@@ -34,11 +34,14 @@ std::vector<std::size_t> order_by_prior(const StrategyContext& c) {
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return c.prior[a] > c.prior[b]; });
   std::vector<std::size_t> seeded;
+  std::vector<bool> placed(order.size(), false);  // a linear search here made this quadratic
   for (std::size_t s : c.seeds)
-    if (s < c.candidates.size() && std::find(seeded.begin(), seeded.end(), s) == seeded.end())
+    if (s < order.size() && !placed[s]) {
+      placed[s] = true;
       seeded.push_back(s);
+    }
   for (std::size_t i : order)
-    if (std::find(seeded.begin(), seeded.end(), i) == seeded.end()) seeded.push_back(i);
+    if (!placed[i]) seeded.push_back(i);
   return seeded;
 }
 
