@@ -3,7 +3,7 @@
 // The model is kernel ridge regression of log TFLOP/s over everything measured, refitted after
 // each generation. Two configurations are alike by how many parameter values they share, and
 // shared values count once more between configurations of one tile shape (block and micro-tile),
-// plus the product of their static-model predictions. In feature terms: one term per parameter
+// plus three times the product of their static-model predictions. In feature terms: one term per parameter
 // value (stages = 3 speeds every configuration up alike), one per tile shape and value of another
 // parameter (split-K 8 helps a 64x256 tile more than a 128x128 one), and a multiple of the static
 // model's log prediction. A sum of the first kind alone cannot rank the default space: fitted to
@@ -100,13 +100,14 @@ class Surrogate : public SearchStrategy {
     const std::size_t size = std::min({population_, budget_ - proposed_.size(), max_count});
     std::vector<std::size_t> generation;
     if (measured_.empty()) {
+      std::set<int> shapes;
       for (std::size_t i : seeds_) {  // their tile shapes count as measured
         if (generation.size() >= size) break;
         take(i, generation);
-        tile_shapes_.insert(tile_shape_of(genes_[i]));
+        shapes.insert(shape_id_[i]);
       }
       for (std::size_t i : prior_order_)
-        if (generation.size() < size && tile_shapes_.insert(tile_shape_of(genes_[i])).second) take(i, generation);
+        if (generation.size() < size && shapes.insert(shape_id_[i]).second) take(i, generation);
     } else {
       fit();
       const std::vector<std::size_t> order = by_prediction();
@@ -235,9 +236,9 @@ class Surrogate : public SearchStrategy {
     for (std::size_t k = 0; k < measured_.size(); ++k) best[k] = {measured_[k].second, measured_[k].first};
     std::sort(best.begin(), best.end(), std::greater<>());
     std::vector<std::size_t> leaders;
-    std::set<std::vector<int>> shapes;
+    std::set<int> shapes;
     for (const auto& [score, index] : best)
-      if (leaders.size() < kLeaders && shapes.insert(tile_shape_of(genes_[index])).second) leaders.push_back(index);
+      if (leaders.size() < kLeaders && shapes.insert(shape_id_[index]).second) leaders.push_back(index);
     std::vector<std::size_t> near;
     for (std::size_t i : order) {
       if (near.size() >= count) break;
@@ -271,7 +272,6 @@ class Surrogate : public SearchStrategy {
   std::vector<bool> on_hand_;       // empty: nothing compiled before this search
   std::vector<std::pair<std::size_t, double>> measured_;
   std::set<std::size_t> proposed_;
-  std::set<std::vector<int>> tile_shapes_;
   std::size_t budget_ = 0, population_ = 0, outstanding_ = 0;
 };
 
