@@ -19,6 +19,7 @@
 #include "measure/statistics.hpp"
 #include "record/results_store.hpp"
 #include "record/timestamp.hpp"
+#include "search/launch_variants.hpp"
 #include "search/occupancy.hpp"
 #include "search/seed_configs.hpp"
 #include "search/static_model.hpp"
@@ -100,6 +101,7 @@ struct ShapeTuner::Search {
   std::vector<Improvement> improvements;
   double compile_wait = 0;  // seconds the loop waited for NVRTC
   double gpu_seconds = 0;   // evaluations and the final race
+  std::size_t launch_variants = 0;  // measured while the GPU waited for NVRTC (strategy::learn)
 };
 
 // The finalists' race against cuBLAS, and the finalists fastest first, each with its timing
@@ -250,6 +252,8 @@ std::vector<KernelConfig> ShapeTuner::own_winners(const GemmShape& shape) const 
 
 // The strategy proposes, the compile service works ahead of the GPU, and the candidates are
 // evaluated in the order proposed until the strategy, the time budget or an interrupt ends it.
+// Whenever the next candidate's binary is still compiling, the GPU measures launch-time variants of
+// binaries already measured, and the strategy learns them without having spent its budget.
 void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms, Search& search) {
   const GemmShape& shape = search.outcome.shape;
   const std::vector<KernelConfig>& configs = candidates.enumeration.candidates;
@@ -279,6 +283,7 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
       run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later);
   spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(),
                 std::count(logged.begin(), logged.end(), false), seconds_since(submitting));
+  LaunchVariants variants(configs, shape, ctx.prior);
   auto strategy = make_strategy(options_.strategy, ctx);
   ProgressBoard::Problem progress(run_.progress, slot_, fmt::format("tune {:>14}", shape.label()),
                                   strategy->planned());
@@ -288,21 +293,38 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   while (!g_interrupted) {
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
     if (pending.size() < lookahead) {
-      for (std::size_t i : strategy->propose(lookahead - pending.size()))
+      for (std::size_t i : strategy->propose(lookahead - pending.size())) {
+        variants.take(i);
         pending.emplace_back(i, logged[i] ? std::shared_future<CompileOutcome>()
                                           : run_.compile.submit(configs[i], device_.arch(),
                                                                 kernel_path_for(configs[i], shape)));
+      }
     }
     if (pending.empty()) break;
     const auto [index, future] = pending.front();
     pending.pop_front();
+    // While this binary compiles, the GPU measures launch-time variants of binaries it has.
+    while (!g_interrupted && future.valid() &&
+           future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      const std::optional<std::size_t> variant = variants.next();
+      if (!variant) break;
+      const KernelConfig& config = configs[*variant];
+      const std::string name = config.name();
+      const auto binary = run_.compile.submit(config, device_.arch(), kernel_path_for(config, shape));
+      strategy->learn(*variant, book(*variant, name, evaluate(shape, config, name, binary, search), search));
+      ++search.launch_variants;
+    }
     const std::string name = configs[index].name();
     const nlohmann::json record = evaluate(shape, configs[index], name, future, search);
-    strategy->observe(index, book(index, name, record, search));
+    const double score = book(index, name, record, search);
+    strategy->observe(index, score);
+    if (future.valid()) variants.measured(index, score);  // compiled in this run: its variants are at hand
     ++search.outcome.evaluated;
     progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
                                  tflops_of(shape.flops(), cublas_ms)));
   }
+  spdlog::debug("{}: {} candidates proposed, {} launch variants measured while NVRTC worked", shape.label(),
+                search.outcome.evaluated, search.launch_variants);
 }
 
 // One candidate's record. Taken from the log when an earlier, interrupted run measured it;
@@ -419,6 +441,7 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
             {"space_size", e.total},
             {"candidates", e.candidates.size()},
             {"evaluated", out.evaluated},
+            {"launch_variants", search.launch_variants},
             {"measured", search.measured.size()},
             {"rejected", search.rejected},
             {"compile_wait_seconds", search.compile_wait},

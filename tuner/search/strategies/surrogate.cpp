@@ -96,8 +96,8 @@ class Surrogate : public SearchStrategy {
   }
 
   std::vector<std::size_t> propose(std::size_t max_count) override {
-    if (outstanding_ > 0 || proposed_.size() >= budget_) return {};
-    const std::size_t size = std::min({population_, budget_ - proposed_.size(), max_count});
+    if (outstanding_ > 0 || asked_ >= budget_) return {};
+    const std::size_t size = std::min({population_, budget_ - asked_, max_count});
     std::vector<std::size_t> generation;
     if (measured_.empty()) {
       std::set<int> shapes;
@@ -126,12 +126,17 @@ class Surrogate : public SearchStrategy {
         if (generation.size() < size) take(i, generation);
     }
     outstanding_ = generation.size();
+    asked_ += generation.size();
     return generation;
   }
 
   void observe(std::size_t index, double score) override {
     measured_.emplace_back(index, score);
     if (outstanding_ > 0) --outstanding_;
+  }
+
+  void learn(std::size_t index, double score) override {
+    if (proposed_.insert(index).second) measured_.emplace_back(index, score);
   }
 
   std::size_t planned() const override { return budget_; }
@@ -273,6 +278,7 @@ class Surrogate : public SearchStrategy {
   std::vector<std::pair<std::size_t, double>> measured_;
   std::set<std::size_t> proposed_;
   std::size_t budget_ = 0, population_ = 0, outstanding_ = 0;
+  std::size_t asked_ = 0;  // proposed: the budget counts these, not what learn() was given
 };
 
 }  // namespace

@@ -1,0 +1,39 @@
+// Candidates that share one binary and differ only in launch-time choices (split-K, swizzle). Once
+// one of them is compiled, measuring the others costs the GPU milliseconds and no compile, and a
+// cold search spends most of its time with the GPU waiting for NVRTC: the tuner fills that wait
+// with the variants of the binaries it has, fastest binary first, and the strategy learns them.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "kernel_config.hpp"
+#include "search/problem.hpp"
+
+namespace gemmtune {
+
+class LaunchVariants {
+ public:
+  // prior: per candidate, higher first within a binary (may be empty: enumeration order).
+  LaunchVariants(const std::vector<KernelConfig>& candidates, const GemmShape& shape,
+                 const std::vector<double>& prior);
+
+  // Candidate `index` was measured at `tflops` from a binary compiled in this run: its binary's
+  // other candidates may be offered, after those of faster binaries.
+  void measured(std::size_t index, double tflops);
+  // Never offered: the strategy proposed it, or it was measured.
+  void take(std::size_t index);
+  // The next variant to measure (taken by this call), or nullopt when none is waiting.
+  std::optional<std::size_t> next();
+
+ private:
+  std::vector<std::size_t> group_;                  // per candidate, its binary
+  std::vector<std::vector<std::size_t>> members_;   // per binary, its candidates, best prior first
+  std::vector<bool> taken_;
+  std::priority_queue<std::pair<double, std::size_t>> ready_;  // (TFLOP/s measured, binary)
+};
+
+}  // namespace gemmtune
