@@ -7,7 +7,8 @@
 #   warm   the same sizes again over the cache the cold run left
 #   cold2  2048, 8192 and the three skinny shapes with another empty cache
 # Prints wall times, the winners' `cross` table (the shipped winner as % of ours) and where each
-# problem's time went (wall, waiting for NVRTC, GPU). Work files under $WORK (default /tmp/fresh-user).
+# problem's time went (wall, waiting for NVRTC, GPU) with the candidates measured per second.
+# JOBS=2 CORES=0,1 runs the searches as on a 2-core machine (taskset). Work files under $WORK (default /tmp/fresh-user).
 #   scripts/fresh-user-bench.sh [BUILD_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 date -u
 run() {  # name cache-dir sizes
   local start=$(date +%s.%N)
-  timeout 300 "$tool" --gpu 0 --sizes "$3" --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug \
-    > "$work/$1.log" 2>&1
+  timeout 300 ${CORES:+taskset -c "$CORES"} "$tool" --gpu 0 -j "${JOBS:-$(nproc)}" --sizes "$3" \
+    --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug > "$work/$1.log" 2>&1
   local rc=$?
   python3 -c "import sys,time; print(f'{sys.argv[2]}: exit {sys.argv[3]}, {time.time()-float(sys.argv[1]):.1f} s')" \
     "$start" "$1" "$rc"
@@ -35,8 +36,11 @@ for f in glob.glob(sys.argv[1] + "/nvidia-*.json"):
         continue
     for e in json.load(open(f))["entries"]:
         s = e["search"]
+        measured = s["evaluated"] + s.get("launch_variants", 0)
         print(f"  {e['m']}x{e['n']}x{e['k']}: {s['wall_seconds']:.1f} s, waiting for NVRTC "
-              f"{s['compile_wait_seconds']:.1f} s, GPU {s['benchmark_seconds']:.1f} s")
+              f"{s['compile_wait_seconds']:.1f} s, GPU {s['benchmark_seconds']:.1f} s; "
+              f"{s['evaluated']} proposed + {s.get('launch_variants', 0)} launch variants = "
+              f"{measured / s['wall_seconds']:.1f} candidates/s")
 PY
 }
 run cold c 512,1024,4096

@@ -23,7 +23,8 @@ struct ShapeOutcome {
   std::string best_name;
   double best_tflops = 0;
   double ratio = 0;
-  std::size_t evaluated = 0;
+  std::size_t evaluated = 0;        // proposed by the strategy
+  std::size_t launch_variants = 0;  // measured besides, while the GPU waited for NVRTC
   double seconds = 0;
   bool complete = false;
   std::string gpu;  // which GPU tuned it, e.g. "GPU 1"

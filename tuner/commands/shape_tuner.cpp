@@ -101,7 +101,6 @@ struct ShapeTuner::Search {
   std::vector<Improvement> improvements;
   double compile_wait = 0;  // seconds the loop waited for NVRTC
   double gpu_seconds = 0;   // evaluations and the final race
-  std::size_t launch_variants = 0;  // measured while the GPU waited for NVRTC (strategy::learn)
 };
 
 // The finalists' race against cuBLAS, and the finalists fastest first, each with its timing
@@ -312,7 +311,7 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
       const std::string name = config.name();
       const auto binary = run_.compile.submit(config, device_.arch(), kernel_path_for(config, shape));
       strategy->learn(*variant, book(*variant, name, evaluate(shape, config, name, binary, search), search));
-      ++search.launch_variants;
+      ++search.outcome.launch_variants;
     }
     const std::string name = configs[index].name();
     const nlohmann::json record = evaluate(shape, configs[index], name, future, search);
@@ -324,7 +323,7 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                                  tflops_of(shape.flops(), cublas_ms)));
   }
   spdlog::debug("{}: {} candidates proposed, {} launch variants measured while NVRTC worked", shape.label(),
-                search.outcome.evaluated, search.launch_variants);
+                search.outcome.evaluated, search.outcome.launch_variants);
 }
 
 // One candidate's record. Taken from the log when an earlier, interrupted run measured it;
@@ -441,7 +440,7 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
             {"space_size", e.total},
             {"candidates", e.candidates.size()},
             {"evaluated", out.evaluated},
-            {"launch_variants", search.launch_variants},
+            {"launch_variants", out.launch_variants},
             {"measured", search.measured.size()},
             {"rejected", search.rejected},
             {"compile_wait_seconds", search.compile_wait},
