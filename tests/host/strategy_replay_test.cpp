@@ -90,8 +90,8 @@ const std::map<int, Recorded>& default_space() {
 }
 
 // Runs a strategy to completion against the recording; returns the best TFLOP/s it saw and how
-// many evaluations it proposed. With `variants`, each proposal is followed by that many launch-time
-// variants of measured binaries (LaunchVariants), learned as the tuner learns them while NVRTC works.
+// many it measured. With `variants`, each proposal is followed by that many launch-time variants of
+// measured binaries (LaunchVariants), learned as the tuner learns them.
 std::pair<double, std::size_t> run(const std::string& name, const Recorded& r, std::uint64_t seed,
                                    std::size_t budget = 0, std::size_t variants = 0) {
   StrategyContext ctx;
@@ -109,6 +109,9 @@ std::pair<double, std::size_t> run(const std::string& name, const Recorded& r, s
     for (std::size_t i : batch) at_hand.take(i);
     for (std::size_t i : batch) {
       EXPECT_TRUE(seen.insert(i).second) << name << " proposed " << i << " twice";
+      best = std::max(best, r.tflops.at(i));
+      strategy->observe(i, r.tflops.at(i));
+      at_hand.measured(i, r.tflops.at(i));
       for (std::size_t v = 0; v < variants; ++v) {
         const std::optional<std::size_t> variant = at_hand.next();
         if (!variant) break;
@@ -116,9 +119,6 @@ std::pair<double, std::size_t> run(const std::string& name, const Recorded& r, s
         best = std::max(best, r.tflops.at(*variant));
         strategy->learn(*variant, r.tflops.at(*variant));
       }
-      best = std::max(best, r.tflops.at(i));
-      strategy->observe(i, r.tflops.at(i));
-      at_hand.measured(i, r.tflops.at(i));
     }
   }
   EXPECT_LE(seen.size(), strategy->planned() * (1 + variants));
@@ -212,8 +212,9 @@ double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.
 
 // The surrogate search at its default budget (120): its median over 100 seeds is within 1% of the
 // optimum at every size, and its mean shortfall is below the genetic search's. Measured: medians
-// 0.00% at all three sizes, 100, 88 and 100 seeds within 1% (genetic: 100, 63 and 100; its 1024
-// median is 0.23%, mean 1.6%; the surrogate's 1024 mean 0.28%).
+// 0.00% at all three sizes, every seed within 1% (genetic: 100, 63 and 100; its 1024 median is
+// 0.23%, mean 1.0%; the surrogate's 1024 mean was 0.28%, 88 seeds within 1%, before it carried the
+// best settings to other tile shapes).
 TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
   for (const auto& [m, r] : replay()) {
     const std::vector<double> surrogate = gaps("surrogate", r, 100), genetic = gaps("genetic", r, 100);
@@ -223,15 +224,15 @@ TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
 }
 
 // Today's template and default space, exhaustively recorded (1024 and the skinny 64x4096x4096),
-// 40 seeds each. The target, a median within 1% of the optimum, holds at 1024 (0.13%; 31
-// of 40 seeds within 1%, mean 0.56%) and not at 64x4096x4096: there one configuration is within 1%
-// of the optimum and the next is 1.2% behind it; the surrogate's median stops at 1.63% (the best
-// of the 64x256x8 family), mean 1.95%, 38 seeds within 3%, the worst 5.5%. The genetic medians: 4.7%
+// 40 seeds each. The strategy alone: medians 0.13% at 1024 (29 of 40 seeds within 1%, mean 0.64%)
+// and 1.63% at 64x4096x4096 (the best of the 64x256x8 family; one configuration is within 1% of
+// the optimum and the next 1.2% behind it), mean 1.64%, the worst 3.3%. The genetic medians: 4.7%
 // and 3.3%. Before the per-tile-shape terms and the second look at each family, the surrogate's
 // were 3.6% and 6.5%.
-// The tuner also measures launch-time variants of the binaries it has while NVRTC works (a cold
-// search waits for it most of its time). With three per proposal the same budget of binaries finds
-// more: medians 0.00% and 1.63%, means 0.06% and 1.86%, the worst seeds 0.13% and 2.9%.
+// The tuner also measures three launch-time variants of the binaries it has after each proposal
+// (where cuBLAS takes at most 1 ms), and the same budget of binaries meets the target at
+// both shapes: medians 0.00% (40 and 26 of 40 seeds within 1%), means 0.03% and 0.49%, the worst
+// seeds 0.13% and 1.63%.
 TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
   ASSERT_EQ(default_space().size(), 2u) << "missing tests/data/h100-default-space-replay.jsonl.gz";
   for (const auto& [m, r] : default_space()) {
@@ -242,21 +243,20 @@ TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
     EXPECT_LE(surrogate.back(), 0.06) << "m " << m << ": worst seed";
     EXPECT_LT(mean(surrogate), mean(genetic)) << "m " << m;
     const std::vector<double> with_variants = gaps("surrogate", r, 40, 3);
-    EXPECT_LE(with_variants[20], surrogate[20]) << "m " << m << ": median with launch variants";
+    EXPECT_LE(with_variants[20], 0.01) << "m " << m << ": median with launch variants";
     EXPECT_LT(mean(with_variants), mean(surrogate)) << "m " << m << ": mean with launch variants";
-    EXPECT_LE(with_variants.back(), 0.03) << "m " << m << ": worst seed with launch variants";
+    EXPECT_LE(with_variants.back(), 0.02) << "m " << m << ": worst seed with launch variants";
   }
 }
 
 // The large-tile recording's single spike defeats a model of additive effects: the surrogate's
-// median stops 1.9% short (genetic's 2.1%) and rarely reaches the spike itself (4 of 100 seeds
-// within 1%; genetic: 29). The other seeds end at 1.9% or at 4.1%, 55 of them within 3% (genetic:
-// 77; the surrogate before its per-tile-shape terms and second look at each family: 97, and 6.5%
-// short on the default space's skinny recording where it is now 1.6%).
+// median stops 1.9% short (genetic's 2.1%) and never reaches the spike itself (genetic: 29 of 100
+// seeds within 1%). Every seed ends at 1.9%, within 3% (genetic: 77; before the best settings were
+// carried to other tile shapes, 55 seeds, the others at 4.1%).
 TEST(StrategyReplay, SurrogateNearTheLargeTileSpike) {
   const std::vector<double> surrogate = gaps("surrogate", large_tiles_4096(), 100);
   EXPECT_LE(surrogate[50], 0.025);
-  EXPECT_GE(std::count_if(surrogate.begin(), surrogate.end(), [](double g) { return g <= 0.03; }), 45);
+  EXPECT_GE(std::count_if(surrogate.begin(), surrogate.end(), [](double g) { return g <= 0.03; }), 90);
 }
 
 // A second run of the same search over a warm compile cache: the same seed, but every measurement
@@ -275,14 +275,23 @@ Walk walk(const Recorded& r, std::uint64_t noise_seed, const std::vector<bool>& 
   ctx.prior = r.prior;
   ctx.on_hand = on_hand;
   auto strategy = make_strategy("surrogate", ctx);
+  LaunchVariants at_hand(r.candidates, r.shape, r.prior);
   std::mt19937_64 rng(noise_seed);
   std::normal_distribution<double> noise(0.0, 0.01);
   Walk w;
   for (auto batch = strategy->propose(16); !batch.empty(); batch = strategy->propose(16)) {
+    for (std::size_t i : batch) at_hand.take(i);
     for (std::size_t i : batch) {
       w.proposed.push_back(i);
       w.best = std::max(w.best, r.tflops.at(i));
-      strategy->observe(i, r.tflops.at(i) * (1.0 + noise(rng)));
+      const double score = r.tflops.at(i) * (1.0 + noise(rng));
+      strategy->observe(i, score);
+      at_hand.measured(i, score);
+      for (int v = 0; v < 3; ++v)  // as the tuner does
+        if (const std::optional<std::size_t> variant = at_hand.next()) {
+          w.best = std::max(w.best, r.tflops.at(*variant));
+          strategy->learn(*variant, r.tflops.at(*variant) * (1.0 + noise(rng)));
+        }
     }
   }
   return w;
@@ -309,9 +318,11 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
     RecordProperty("share_" + std::to_string(m), std::to_string(share_blind) + " -> " + std::to_string(share_told));
     std::printf("m %d: compiled share %.3f -> %.3f, best %.4f -> %.4f of the optimum\n", m, share_blind, share_told,
                 best_blind, best_told);
-    // Measured: 12.4% -> 3.0% of the rerun's candidates uncompiled at 64x4096x4096, 5.9% -> 1.0% at
-    // 1024; the best found is the same.
-    EXPECT_LE(1.0 - share_told, 0.6 * (1.0 - share_blind)) << "m " << m;
+    // Measured, with three launch variants learned after each proposal as the tuner does: 36.5% ->
+    // 20.9% of the rerun's candidates uncompiled at 64x4096x4096, 49.4% -> 20.9% at 1024; the best
+    // found as good. (Without the variants and before the best settings were carried to other tile
+    // shapes: 12.4% -> 3.0% and 5.9% -> 1.0%; a search that learns more moves more with the noise.)
+    EXPECT_LE(1.0 - share_told, 0.7 * (1.0 - share_blind)) << "m " << m;
     EXPECT_GE(best_told, best_blind - 0.005) << "m " << m;
   }
 }

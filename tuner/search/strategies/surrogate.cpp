@@ -15,11 +15,13 @@
 // static model's favourite of each, in order of the model's best for that shape: the first
 // measurements spread over the tile families, which the fit then ranks. Every later generation
 // takes half its candidates from the neighbourhood of the leaders (one parameter changed from the
-// best configuration of each of the best three tile shapes), a quarter as the best predicted
-// candidate of each tile shape in turn (a family measured only with poor pipeline settings gets
-// another chance once the fit knows better ones), and the rest from everything not yet measured,
-// highest predicted first in each part. A generation is proposed at once so it compiles in
-// parallel while the GPU works through it.
+// best configuration of each of the best three tile shapes), then the best configuration's
+// settings carried to the next three tile shapes, a quarter as the best predicted candidate of
+// each tile shape in turn (a family measured only with poor pipeline settings gets another chance
+// once the fit knows better ones), and the rest from everything not yet measured, highest
+// predicted first in each part. A generation is proposed at once so it compiles in parallel while
+// the GPU works through it. Launch-time variants the tuner measured unasked (learn) join the fit
+// like any measurement.
 //
 // Candidates whose binaries are on hand (compiled by an earlier run) rank a little higher: a
 // compile costs a core about a second where measuring costs the GPU milliseconds, and a near-tie
@@ -83,8 +85,11 @@ class Surrogate : public SearchStrategy {
       const bool varies = std::any_of(genes_.begin(), genes_.end(), [&](const auto& g) { return g[p] != genes_[0][p]; });
       if (varies) (p < kTileShapeLength ? tile_parameters_ : setting_parameters_).push_back(p);
     }
-    for (const auto& g : genes_)
-      shape_id_.push_back(shape_ids.emplace(tile_shape_of(g), int(shape_ids.size())).first->second);
+    for (std::size_t i = 0; i < n; ++i) {
+      shape_id_.push_back(shape_ids.emplace(tile_shape_of(genes_[i]), int(shape_ids.size())).first->second);
+      if (std::size_t(shape_id_[i]) == shape_members_.size()) shape_members_.emplace_back();
+      shape_members_[shape_id_[i]].push_back(i);
+    }
     if (c.prior.size() == n) {
       log_prior_.resize(n);
       for (std::size_t i = 0; i < n; ++i) log_prior_[i] = std::log(std::max(c.prior[i], 1e-3));
@@ -112,12 +117,14 @@ class Surrogate : public SearchStrategy {
       fit();
       const std::vector<std::size_t> order = by_prediction();
       for (std::size_t i : local_candidates(order, size / 2)) take(i, generation);
+      for (std::size_t i : transplants())
+        if (generation.size() < size) take(i, generation);
       // A quarter to the best predicted candidate of each tile shape in turn, one per shape: the
       // fit's view of a family rests on its few measurements and on what other families taught it
       // about the pipeline settings, and a family first measured with poor settings (the static
       // model's favourite) is only found out this way. On the H100's 64x4096x4096 recording the
       // best family's first measurement is 19% below its best.
-      const std::size_t explore_end = generation.size() + size / 4;
+      const std::size_t explore_end = std::min(size, generation.size() + size / 4);
       std::set<int> shapes_now;
       for (std::size_t i : generation) shapes_now.insert(shape_id_[i]);
       for (std::size_t i : order)
@@ -215,6 +222,11 @@ class Surrogate : public SearchStrategy {
     }
   }
 
+  // The prediction with the bonus of a binary on hand.
+  double ranked_prediction(std::size_t i) const {
+    return prediction_[i] + (!on_hand_.empty() && on_hand_[i] ? kOnHandBonus : 0.0);
+  }
+
   // Unmeasured candidates, highest predicted first; the predictions get a little noise (the
   // seed's), so near-ties are broken differently from run to run rather than always one way, and
   // binaries on hand their bonus.
@@ -223,8 +235,7 @@ class Surrogate : public SearchStrategy {
     std::vector<std::pair<double, std::size_t>> ranked;
     for (std::size_t i = 0; i < genes_.size(); ++i) {
       if (proposed_.count(i)) continue;
-      const double bonus = !on_hand_.empty() && on_hand_[i] ? kOnHandBonus : 0.0;
-      ranked.emplace_back(prediction_[i] + noise(rng_) + bonus, i);
+      ranked.emplace_back(ranked_prediction(i) + noise(rng_), i);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<std::size_t> order;
@@ -259,18 +270,58 @@ class Surrogate : public SearchStrategy {
     return near;
   }
 
+  // The best configuration's settings carried to the next-best tile shapes: for each of the
+  // kTransplants shapes with the best measurements after the leader's own, the unmeasured candidate
+  // sharing the most setting values with the best configuration (the highest predicted among ties).
+  // The fit extrapolates a family from its own measurements: a family first measured without
+  // cp.async keeps being predicted best without it, and on the H100's 64x4096x4096 recording the
+  // optimum (64x256x16 with 2 async stages) lies in such a family.
+  std::vector<std::size_t> transplants() const {
+    std::map<int, double> shape_best;
+    const auto leader = std::max_element(measured_.begin(), measured_.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (const auto& [i, score] : measured_) {
+      double& best = shape_best[shape_id_[i]];
+      best = std::max(best, score);
+    }
+    std::vector<std::pair<double, int>> shapes;
+    for (const auto& [shape, best] : shape_best)
+      if (shape != shape_id_[leader->first] && best > 0) shapes.emplace_back(best, shape);
+    std::sort(shapes.rbegin(), shapes.rend());
+    if (shapes.size() > kTransplants) shapes.resize(kTransplants);
+    std::vector<std::size_t> out;
+    const std::vector<int>& settings = genes_[leader->first];
+    for (const auto& [best, shape] : shapes) {
+      std::size_t pick = genes_.size();
+      int most_shared = -1;
+      for (std::size_t i : shape_members_[shape]) {
+        if (proposed_.count(i)) continue;
+        int shared = !on_hand_.empty() && on_hand_[i];  // a binary on hand counts as one more shared setting
+        for (std::size_t p : setting_parameters_) shared += genes_[i][p] == settings[p];
+        if (shared > most_shared || (shared == most_shared && ranked_prediction(i) > ranked_prediction(pick))) {
+          most_shared = shared;
+          pick = i;
+        }
+      }
+      if (pick < genes_.size()) out.push_back(pick);
+    }
+    return out;
+  }
+
   // The static model's weight: 3 keeps the large-tile recording's median at 1.9% (1: 4.1%) with
   // the same medians on the default space's.
   static constexpr double kPriorWeight = 3.0;
   static constexpr double kNoise = 0.01;  // in log TFLOP/s: about 1%, the measurements' own spread
   static constexpr double kOnHandBonus = 0.10;  // a compiled binary is worth 10% of predicted speed
   static constexpr std::size_t kLeaders = 3;
+  static constexpr std::size_t kTransplants = 3;
 
   std::mt19937_64 rng_;
   std::vector<std::size_t> prior_order_;
   std::vector<std::size_t> seeds_;
   std::vector<std::vector<int>> genes_;     // every parameter's value, per candidate
   std::vector<int> shape_id_;               // per candidate, its tile shape
+  std::vector<std::vector<std::size_t>> shape_members_;  // per tile shape, its candidates
   std::vector<std::size_t> tile_parameters_, setting_parameters_;  // those that vary, by index
   std::vector<double> log_prior_;           // centred; empty without a prior
   std::vector<double> prediction_;  // per candidate, log TFLOP/s (before the first fit: the prior)
