@@ -67,8 +67,8 @@ int run_tune(const TuneOptions& options) {
     gpus.push_back(tuners.back().get());
   }
   const Schedule schedule = tune_on_gpus(gpus, options.shapes, interrupted);
-  std::printf("\n%-16s %-52s %9s %9s %7s %8s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS", "evals",
-              "variants", "time", gpus.size() > 1 ? "  GPU" : "");
+  std::printf("\n%-16s %-52s %9s %9s %7s %8s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS",
+              "evals", "variants", "time", gpus.size() > 1 ? "  GPU" : "");
   for (const auto& o : schedule.outcomes)
     std::printf("%-16s %-52s %9.2f %8.3fx %7zu %8zu %7.1fs%s\n", o.shape.label().c_str(), o.best_name.c_str(),
                 o.best_tflops, o.ratio, o.evaluated, o.launch_variants, o.seconds,

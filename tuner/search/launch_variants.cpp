@@ -13,7 +13,8 @@ LaunchVariants::LaunchVariants(const std::vector<KernelConfig>& candidates, cons
   std::vector<std::size_t> order(candidates.size());
   std::iota(order.begin(), order.end(), 0);
   if (prior.size() == candidates.size())
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return prior[a] > prior[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return prior[a] > prior[b]; });
   // One binary: the same instantiation (name expression) for the path this shape takes.
   std::map<std::string, std::size_t> groups;
   for (std::size_t i : order) {

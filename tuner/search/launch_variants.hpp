@@ -30,8 +30,8 @@ class LaunchVariants {
   std::optional<std::size_t> next();
 
  private:
-  std::vector<std::size_t> group_;                  // per candidate, its binary
-  std::vector<std::vector<std::size_t>> members_;   // per binary, its candidates, best prior first
+  std::vector<std::size_t> group_;                 // per candidate, its binary
+  std::vector<std::vector<std::size_t>> members_;  // per binary, its candidates, best prior first
   std::vector<bool> taken_;
   std::priority_queue<std::pair<double, std::size_t>> ready_;  // (TFLOP/s measured, binary)
 };

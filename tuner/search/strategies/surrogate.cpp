@@ -296,9 +296,12 @@ class Surrogate : public SearchStrategy {
       int most_shared = -1;
       for (std::size_t i : shape_members_[shape]) {
         if (proposed_.count(i)) continue;
-        int shared = !on_hand_.empty() && on_hand_[i];  // a binary on hand counts as one more shared setting
+        // A binary on hand counts as one more shared setting.
+        int shared = !on_hand_.empty() && on_hand_[i];
         for (std::size_t p : setting_parameters_) shared += genes_[i][p] == settings[p];
-        if (shared > most_shared || (shared == most_shared && ranked_prediction(i) > ranked_prediction(pick))) {
+        const bool better = pick == genes_.size() || shared > most_shared ||
+                            (shared == most_shared && ranked_prediction(i) > ranked_prediction(pick));
+        if (better) {
           most_shared = shared;
           pick = i;
         }
