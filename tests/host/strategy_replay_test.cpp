@@ -242,7 +242,7 @@ TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
     EXPECT_LE(surrogate[20], m == 1024 ? 0.01 : 0.02) << "m " << m << ": median shortfall";
     EXPECT_LE(surrogate.back(), 0.06) << "m " << m << ": worst seed";
     EXPECT_LT(mean(surrogate), mean(genetic)) << "m " << m;
-    const std::vector<double> with_variants = gaps("surrogate", r, 40, 3);
+    const std::vector<double> with_variants = gaps("surrogate", r, 40, kLaunchVariantsPerProposal);
     EXPECT_LE(with_variants[20], 0.01) << "m " << m << ": median with launch variants";
     EXPECT_LT(mean(with_variants), mean(surrogate)) << "m " << m << ": mean with launch variants";
     EXPECT_LE(with_variants.back(), 0.02) << "m " << m << ": worst seed with launch variants";
@@ -287,7 +287,7 @@ Walk walk(const Recorded& r, std::uint64_t noise_seed, const std::vector<bool>& 
       const double score = r.tflops.at(i) * (1.0 + noise(rng));
       strategy->observe(i, score);
       at_hand.measured(i, score);
-      for (int v = 0; v < 3; ++v)  // as the tuner does
+      for (std::size_t v = 0; v < kLaunchVariantsPerProposal; ++v)  // as the tuner does
         if (const std::optional<std::size_t> variant = at_hand.next()) {
           w.best = std::max(w.best, r.tflops.at(*variant));
           strategy->learn(*variant, r.tflops.at(*variant) * (1.0 + noise(rng)));

@@ -24,7 +24,7 @@ struct ShapeOutcome {
   double best_tflops = 0;
   double ratio = 0;
   std::size_t evaluated = 0;        // proposed by the strategy
-  std::size_t launch_variants = 0;  // measured besides, while the GPU waited for NVRTC
+  std::size_t launch_variants = 0;  // measured besides: other launch choices of binaries at hand
   double seconds = 0;
   bool complete = false;
   std::string gpu;  // which GPU tuned it, e.g. "GPU 1"

@@ -32,10 +32,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Launch-time variants measured after each proposal, as the replay tests learn them (they take the
-// default-space medians at 1024 and 64x4096x4096 from 0.13% and 1.63% to 0.00% and 0.00%), on
-// problems where cuBLAS takes at most this long (2048 and smaller, the skinny shapes).
-constexpr std::size_t kVariantsPerProposal = 3;
+// Launch variants (kLaunchVariantsPerProposal) only on problems where cuBLAS takes at most this
+// long (2048 and smaller, the skinny shapes): a measurement at 4096 costs 60 ms.
 constexpr double kVariantsUpToCublasMs = 1.0;
 
 std::atomic<bool> g_interrupted{false};
@@ -291,9 +289,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                 std::count(logged.begin(), logged.end(), false), seconds_since(submitting));
   // After each proposal, launch-time variants of the binaries measured so far (fastest binary
   // first): no compile, and the same number every time, so a rerun over a warm cache learns what
-  // the first run learned and keeps to its binaries. Only where a measurement is cheap: at 4096 one
-  // costs 60 ms, and cuBLAS wins there anyway.
-  const std::size_t variants_per_proposal = cublas_ms <= kVariantsUpToCublasMs ? kVariantsPerProposal : 0;
+  // the first run learned and keeps to its binaries.
+  const std::size_t variants_per_proposal =
+      cublas_ms <= kVariantsUpToCublasMs ? kLaunchVariantsPerProposal : 0;
   LaunchVariants variants(configs, shape, ctx.prior);
   auto strategy = make_strategy(options_.strategy, ctx);
   ProgressBoard::Problem progress(run_.progress, slot_, fmt::format("tune {:>14}", shape.label()),

@@ -31,8 +31,8 @@ class SearchStrategy {
   // awaiting observation: the search is over.
   virtual std::vector<std::size_t> propose(std::size_t max_count) = 0;
   virtual void observe(std::size_t index, double score) = 0;
-  // A measurement the strategy did not ask for: a launch-time variant of a binary it did ask for,
-  // measured while the GPU would otherwise wait for NVRTC. Never proposed afterwards.
+  // A measurement the strategy did not ask for (a launch-time variant of a binary already measured,
+  // which cost no compile); it does not count against the budget and is never proposed afterwards.
   virtual void learn(std::size_t /*index*/, double /*score*/) {}
   // Evaluations this strategy intends to make (for progress bars).
   virtual std::size_t planned() const = 0;
