@@ -1,6 +1,6 @@
 // The one compile pool of a tune run, with real NVRTC: GPUs of one architecture share a binary,
-// another architecture gets its own, a binary a GPU is waiting for jumps the queue, and one the
-// disk cache holds is there at once.
+// another architecture gets its own, a binary a GPU is waiting for jumps the queue, one the disk
+// cache holds is there at once, and a finished search's speculation can be withdrawn.
 #include "compile/compile_service.hpp"
 
 #include <gtest/gtest.h>
@@ -56,6 +56,28 @@ TEST(CompileService, ABinaryAGpuWaitsForJumpsTheQueue) {
   futures[3].wait();
   EXPECT_FALSE(ready(futures[2])) << "the third was queued before the last but should run after it";
   for (const auto& f : futures) EXPECT_TRUE(f.get().kernel) << f.get().error;
+}
+
+// A search that ended takes back its speculative compiles still queued, and only those: not another
+// search's, not one a GPU has asked for since.
+TEST(CompileService, WithdrawDropsOnlyTheOwnersQueuedSpeculation) {
+  const KernelCompiler compiler{""};
+  CompileService pool(compiler, 1);
+  const std::vector<KernelConfig> configs = first_configs(4);
+  ASSERT_EQ(configs.size(), 4u);
+  const int search = 0, other_search = 0;
+  std::vector<std::shared_future<CompileOutcome>> futures;
+  for (int i = 0; i < 3; ++i)
+    futures.push_back(pool.submit(configs[i], "sm_90", KernelPath::general, Need::later, &search));
+  futures.push_back(pool.submit(configs[3], "sm_90", KernelPath::general, Need::later, &other_search));
+  pool.submit(configs[1], "sm_90", KernelPath::general, Need::soon);  // asked for since
+  pool.withdraw(&search);
+  EXPECT_TRUE(futures[0].get().kernel) << "being compiled when withdrawn: " << futures[0].get().error;
+  EXPECT_TRUE(futures[1].get().kernel) << futures[1].get().error;
+  EXPECT_THROW(futures[2].get(), std::future_error);
+  EXPECT_TRUE(futures[3].get().kernel) << futures[3].get().error;
+  const auto again = pool.submit(configs[2], "sm_90", KernelPath::general, Need::soon);
+  EXPECT_TRUE(again.get().kernel) << "a withdrawn binary can be asked for again: " << again.get().error;
 }
 
 // With a warm cache, a search's next candidates must not wait for the one thread, busy with a

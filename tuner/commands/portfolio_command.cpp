@@ -161,7 +161,7 @@ int run_portfolio(const PortfolioOptions& options) {
     shape_to_json(entry, shape);
     nlohmann::json raced = nlohmann::json::array();
     if (!contenders.empty()) {
-      const RaceResult race = gpu.race(contenders, 300.0);
+      const RaceResult race = gpu.race(contenders, 150.0);
       const double cublas = median(race.cublas_ms);
       for (std::size_t i = 0; i < contenders.size(); ++i) {
         nlohmann::json r = timing_summary(race.configs_ms[i], shape.flops());

@@ -62,6 +62,18 @@ nlohmann::json time_to_fraction(const std::vector<Improvement>& improvements, do
   return nullptr;
 }
 
+// The first of the pending candidates (index, binary) whose binary is ready, or logged by an
+// earlier run (no binary needed); the first of all when none is. The GPU measures what it has
+// instead of waiting for NVRTC: a rerun over a warm cache proposes a few candidates the first run
+// never compiled, and measuring in strict order made it wait for each.
+std::size_t first_ready(const std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>>& pending) {
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    const std::shared_future<CompileOutcome>& binary = pending[i].second;
+    if (!binary.valid() || binary.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return i;
+  }
+  return 0;
+}
+
 struct Evaluated {
   std::size_t index;
   double median_ms;
@@ -105,6 +117,7 @@ struct ShapeTuner::Search {
   std::vector<Improvement> improvements;
   double compile_wait = 0;  // seconds the loop waited for NVRTC
   double gpu_seconds = 0;   // evaluations and the final race
+  std::map<std::string, double> worker_ms;  // the worker's own phases of the evaluations (debug log)
 };
 
 // The finalists' race against cuBLAS, and the finalists fastest first, each with its timing
@@ -254,7 +267,8 @@ std::vector<KernelConfig> ShapeTuner::own_winners(const GemmShape& shape) const 
 }
 
 // The strategy proposes, the compile service works ahead of the GPU, and the candidates are
-// evaluated in the order proposed until the strategy, the time budget or an interrupt ends it.
+// evaluated in the order proposed, those already compiled first, until the strategy, the time
+// budget or an interrupt ends it.
 // After each proposal the GPU measures launch-time variants of binaries already measured, and the
 // strategy learns them without having spent its budget (a cold search waits for NVRTC most of its
 // time, and these need none).
@@ -284,7 +298,8 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   for (std::size_t i = 0; i < configs.size(); ++i) logged[i] = log_.find(shape, configs[i].name()) != nullptr;
   for (std::size_t i : order_by_prior(ctx))
     if (!logged[i])
-      run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later);
+      run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later,
+                          &search);
   spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(),
                 std::count(logged.begin(), logged.end(), false), seconds_since(submitting));
   // After each proposal, launch-time variants of the binaries measured so far (fastest binary
@@ -310,8 +325,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
       }
     }
     if (pending.empty()) break;
-    const auto [index, future] = pending.front();
-    pending.pop_front();
+    const auto next = pending.begin() + static_cast<std::ptrdiff_t>(first_ready(pending));
+    const auto [index, future] = *next;
+    pending.erase(next);
     const std::string name = configs[index].name();
     const nlohmann::json record = evaluate(shape, configs[index], name, future, search);
     const double score = book(index, name, record, search);
@@ -332,8 +348,14 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
                                  tflops_of(shape.flops(), cublas_ms)));
   }
+  run_.compile.withdraw(&search);  // this search's look-ahead, no use to the next problem
   spdlog::debug("{}: {} candidates proposed, {} launch variants measured", shape.label(),
                 search.outcome.evaluated, search.outcome.launch_variants);
+  std::vector<std::string> phases;
+  for (const auto& [phase, ms] : search.worker_ms) phases.push_back(fmt::format("{} {:.2f} s", phase, ms / 1000));
+  spdlog::debug("{}: searched for {:.1f} s: waiting for NVRTC {:.2f} s, GPU {:.2f} s (in the worker: {})",
+                shape.label(), seconds_since(search.started), search.compile_wait, search.gpu_seconds,
+                fmt::join(phases, ", "));
 }
 
 // One candidate's record. Taken from the log when an earlier, interrupted run measured it;
@@ -369,6 +391,8 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
       record["median_ms"] = median(reply["samples_ms"].get<std::vector<double>>());
     }
     if (reply.contains("error_ratio")) record["error_ratio"] = reply["error_ratio"];
+    if (const auto phases = reply.find("phases_ms"); phases != reply.end())
+      for (const auto& [phase, ms] : phases->items()) search.worker_ms[phase] += ms.get<double>();
     record["registers"] = compiled.kernel->resources.registers;
   }
   log_.append(shape, record);
@@ -411,6 +435,8 @@ ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, S
   FinalRace race;
   race.timings = gpu_.race(finalists);
   search.gpu_seconds += seconds_since(tr);
+  spdlog::debug("{}: {} finalists raced in {:.2f} s", search.outcome.shape.label(), finalists.size(),
+                seconds_since(tr));
 
   const double cublas_median = median(race.timings.cublas_ms);
   std::vector<std::pair<double, std::size_t>> ranking;

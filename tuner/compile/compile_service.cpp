@@ -39,7 +39,7 @@ CompileService::Need CompileService::need_at(std::size_t position) const {
 }
 
 std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& config, const std::string& arch,
-                                                          KernelPath path, Need need) {
+                                                          KernelPath path, Need need, const void* owner) {
   std::unique_lock<std::mutex> lock(mutex_);
   const std::string key = arch + " " + config.name_expression(path);
   auto count_of = [this](Need n) -> std::size_t* {
@@ -68,7 +68,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
     need = std::min(need, was);
     future = it->second;
   } else {
-    job = Job{config, arch, path, key, {}};
+    job = Job{config, arch, path, key, owner, {}};
     future = job.promise.get_future().share();
     submitted_.emplace(key, future);
   }
@@ -95,6 +95,14 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
   lock.lock();
   enqueue(std::move(job), need);
   return future;
+}
+
+void CompileService::withdraw(const void* owner) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto later = queue_.begin() + static_cast<long>(section_end(Need::soon));
+  const auto kept = std::stable_partition(later, queue_.end(), [&](const Job& j) { return j.owner != owner; });
+  for (auto it = kept; it != queue_.end(); ++it) submitted_.erase(it->key);
+  queue_.erase(kept, queue_.end());
 }
 
 void CompileService::work(bool urgent_only) {

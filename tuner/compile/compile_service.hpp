@@ -39,8 +39,16 @@ class CompileService {
   // has picked to measure next (the GPUs' look-ahead), `later` speculative compiles of candidates a
   // search may reach. A resubmission with a more pressing need moves a queued job up.
   enum class Need { now = 0, soon = 1, later = 2 };
+  // owner: whose speculative compile a later job is, for withdraw(); any address unique to the
+  // submitter while its jobs are queued.
   std::shared_future<CompileOutcome> submit(const KernelConfig& config, const std::string& arch, KernelPath path,
-                                            Need need = Need::soon);
+                                            Need need = Need::soon, const void* owner = nullptr);
+
+  // Drops owner's later jobs that are still queued (their futures report broken_promise). A search
+  // that has ended calls it: the later section is first come, first served, so its look-ahead
+  // would occupy the workers through the next problem's search, and at the end of a run the pool
+  // finishes every compile it has started before the process exits.
+  void withdraw(const void* owner);
 
  private:
   // urgent_only: a worker of the urgent lane, which takes only now and soon jobs.
@@ -57,6 +65,7 @@ class CompileService {
     std::string arch;
     KernelPath path;
     std::string key;  // arch and name expression (with the path)
+    const void* owner = nullptr;
     std::promise<CompileOutcome> promise;
   };
 

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 
 #include "cuda_check.hpp"
 #include "measure/cublas_check.hpp"
@@ -32,25 +31,19 @@ int awkward_whole_dimension(int x) {
   return y % 8 == 0 ? y + 4 : y;
 }
 
+// Awkward dimensions are made from at most this: how a kernel handles an edge does not depend on
+// how many whole tiles come before it, and at 4096 a full-size check cost as much as a timing.
+constexpr int kAwkwardFrom = 518;
+
 GemmShape awkward_shape_of(const GemmShape& s, int (*dimension)(int)) {
-  return {dimension(s.m), dimension(s.n), dimension(s.k), s.layout, s.batch};
+  const auto awkward = [&](int x) { return dimension(std::min(x, kAwkwardFrom)); };
+  return {awkward(s.m), awkward(s.n), awkward(s.k), s.layout, s.batch};
 }
 
 // For the whole-tile path: N stays a multiple of the tile (the tuned shape's), M and K do not.
 GemmShape awkward_tiles_shape_of(const GemmShape& s) {
-  return {awkward_whole_dimension(s.m), s.n, awkward_whole_dimension(s.k), s.layout, s.batch};
-}
-
-std::vector<float> random_matrix(std::size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
-void upload(const DeviceBuffer& dst, const std::vector<float>& src) {
-  GEMMTUNE_CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(float), cudaMemcpyHostToDevice));
+  return {awkward_whole_dimension(std::min(s.m, kAwkwardFrom)), s.n,
+          awkward_whole_dimension(std::min(s.k, kAwkwardFrom)), s.layout, s.batch};
 }
 
 // The kernel's arguments for densely packed operands of s.
@@ -60,12 +53,6 @@ GemmArguments dense_arguments(const GemmShape& s, const float* a, const float* b
 }
 
 cublasOperation_t cublas_op(bool transposed) { return transposed ? CUBLAS_OP_T : CUBLAS_OP_N; }
-
-std::vector<float> download(const float* src, std::size_t count) {
-  std::vector<float> v(count);
-  GEMMTUNE_CUDA_CHECK(cudaMemcpy(v.data(), src, count * sizeof(float), cudaMemcpyDeviceToHost));
-  return v;
-}
 
 }  // namespace
 
@@ -87,7 +74,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 
-// Operands and host-side expectations for one correctness check.
+// Operands, reference result and error bound of one correctness check, all on the device.
 struct GpuBench::Operands {
   GemmShape shape;
   float alpha = 1, beta = 0;
@@ -95,8 +82,8 @@ struct GpuBench::Operands {
   DeviceBuffer a, b, c0, c, expected, bound;
 };
 
-GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceComparator& comparator)
-    : comparator_(comparator),
+GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceChecks& checks)
+    : checks_(checks),
       shape_(shape),
       awkward_{awkward_shape_of(shape, awkward_dimension), awkward_shape_of(shape, awkward_whole_dimension),
                awkward_tiles_shape_of(shape)},
@@ -117,15 +104,13 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
   const std::size_t wanted = (3 * l2_bytes + set_bytes - 1) / set_bytes;
   const std::size_t sets = std::clamp<std::size_t>(
       wanted, 1, std::max<std::size_t>(1, std::min<std::size_t>(32, (4ULL << 30) / set_bytes)));
-  const auto host_a = random_matrix(a_count, seed);
-  const auto host_b = random_matrix(b_count, seed + 1);
   for (std::size_t i = 0; i < sets; ++i) {
     a_sets_.emplace_back(a_count * sizeof(float));
     b_sets_.emplace_back(b_count * sizeof(float));
     c_sets_.emplace_back(c_count * sizeof(float));
-    upload(a_sets_.back(), host_a);
-    upload(b_sets_.back(), host_b);
-    GEMMTUNE_CUDA_CHECK(cudaMemset(c_sets_.back().get(), 0, c_count * sizeof(float)));
+    checks_.fill_uniform(a_sets_.back().get(), a_count, seed, false, stream_);
+    checks_.fill_uniform(b_sets_.back().get(), b_count, seed + 1, false, stream_);
+    GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(c_sets_.back().get(), 0, c_count * sizeof(float), stream_));
   }
   // Batch size from cuBLAS's speed at this shape: enough launches per sample for ~0.5 ms.
   reps_ = 1;
@@ -167,40 +152,27 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
   op->poison = poison;
   const std::size_t ac = std::size_t(s.stride_a()) * s.batch, bc = std::size_t(s.stride_b()) * s.batch,
                     cc = std::size_t(s.stride_c()) * s.batch;
-  const auto ha = random_matrix(ac, seed), hb = random_matrix(bc, seed + 1), hc = random_matrix(cc, seed + 2);
   op->a = DeviceBuffer(ac * sizeof(float));
   op->b = DeviceBuffer(bc * sizeof(float));
   op->c0 = DeviceBuffer(cc * sizeof(float));
   op->c = DeviceBuffer(cc * sizeof(float));
-  upload(op->a, ha);
-  upload(op->b, hb);
-  upload(op->c0, hc);
-  // Reference: alpha * A B + beta * C0.
-  GEMMTUNE_CUDA_CHECK(cudaMemcpy(op->c.get(), op->c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
-  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, alpha, beta);
-  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   op->expected = DeviceBuffer(cc * sizeof(float));
-  GEMMTUNE_CUDA_CHECK(
-      cudaMemcpy(op->expected.get(), op->c.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
-  // |A||B| for the bound, by cuBLAS on the absolute values.
-  auto absolute = [](std::vector<float> v) {
-    for (auto& x : v) x = std::fabs(x);
-    return v;
-  };
-  upload(op->a, absolute(ha));
-  upload(op->b, absolute(hb));
+  op->bound = DeviceBuffer(cc * sizeof(float));
+  // |A||B| for the bound, by cuBLAS on the absolute values (in c, free until a check runs).
+  checks_.fill_uniform(op->a.get(), ac, seed, true, stream_);
+  checks_.fill_uniform(op->b.get(), bc, seed + 1, true, stream_);
+  checks_.fill_uniform(op->c0.get(), cc, seed + 2, false, stream_);
   run_cublas(op->a.get(), op->b.get(), op->c.get(), s, 1.0f, 0.0f);
-  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  const auto abs_ab = download(op->c.get(), cc);
-  std::vector<float> bound(cc);
   const double scale_ab = kUnitRoundoff * (2.0 * s.k + 4.0) * std::fabs(alpha);
   const double scale_c = kUnitRoundoff * 4.0 * std::fabs(beta);
-  for (std::size_t i = 0; i < cc; ++i)
-    bound[i] = static_cast<float>(scale_ab * abs_ab[i] + scale_c * std::fabs(hc[i]) + 1e-30);
-  op->bound = DeviceBuffer(cc * sizeof(float));
-  upload(op->bound, bound);
-  upload(op->a, ha);  // the signed operands again, for the kernel under test
-  upload(op->b, hb);
+  checks_.error_bound(op->bound.get(), op->c.get(), op->c0.get(), cc, float(scale_ab), float(scale_c), stream_);
+  // The signed operands, for the reference (alpha * A B + beta * C0) and the kernel under test.
+  checks_.fill_uniform(op->a.get(), ac, seed, false, stream_);
+  checks_.fill_uniform(op->b.get(), bc, seed + 1, false, stream_);
+  GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(op->expected.get(), op->c0.get(), cc * sizeof(float),
+                                      cudaMemcpyDeviceToDevice, stream_));
+  run_cublas(op->a.get(), op->b.get(), op->expected.get(), s, alpha, beta);
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   return op;
 }
 
@@ -209,7 +181,7 @@ float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
   if (workspace_holds_counters(config)) {  // its own buffer, zeroed once: launches only count up
     if (bytes > counters_.bytes()) {
       counters_ = DeviceBuffer(bytes);
-      GEMMTUNE_CUDA_CHECK(cudaMemset(counters_.get(), 0, bytes));
+      GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, bytes, stream_));
     }
     return counters_.get();
   }
@@ -221,14 +193,15 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
   const GemmShape& s = op.shape;
   const std::size_t cc = std::size_t(s.stride_c()) * s.batch;
   if (op.poison) {
-    GEMMTUNE_CUDA_CHECK(cudaMemset(op.c.get(), 0xFF, cc * sizeof(float)));  // all-ones bits: NaN
+    GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(op.c.get(), 0xFF, cc * sizeof(float), stream_));  // all-ones bits: NaN
   } else {
-    GEMMTUNE_CUDA_CHECK(cudaMemcpy(op.c.get(), op.c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice));
+    GEMMTUNE_CUDA_CHECK(
+        cudaMemcpyAsync(op.c.get(), op.c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
   }
   const GemmArguments args = dense_arguments(s, op.a.get(), op.b.get(), op.c.get(), op.alpha, op.beta);
   GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace_for(kernel.config(), s), stream_));
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  const WorstError worst = comparator_.worst(op.c.get(), op.expected.get(), op.bound.get(), cc, stream_);
+  const WorstError worst = checks_.worst(op.c.get(), op.expected.get(), op.bound.get(), cc, stream_);
   Verification v;
   v.worst_error_ratio = worst.ratio;
   v.passed = worst.ratio <= 1.0;
@@ -262,27 +235,32 @@ Verification GpuBench::verify(const LoadedKernel& kernel) {
   return worst;
 }
 
-template <typename Launch>
-std::vector<double> GpuBench::time_batches(Launch&& launch, int samples) {
-  // One event between consecutive batches, synchronized once at the end: the GPU never idles
-  // between samples, so later samples do not re-measure clock ramp-up.
+std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>& contenders, int rounds) {
+  // A warm-up round, then `rounds` rounds in which every contender runs one batch, with an event
+  // between consecutive batches and one synchronization at the end: the GPU never idles between
+  // samples, so later samples do not re-measure clock ramp-up, and every contender's batch follows
+  // another GEMM alike.
   const int sets = static_cast<int>(a_sets_.size());
-  for (int r = 0; r < reps_; ++r) launch(r % sets);  // warm-up
-  std::vector<cudaEvent_t> events(samples + 1);
+  int next = 0;
+  const auto batch = [&](const Launch& launch) {
+    for (int r = 0; r < reps_; ++r) launch(next++ % sets);
+  };
+  for (const Launch& launch : contenders) batch(launch);
+  const std::size_t count = contenders.size() * static_cast<std::size_t>(rounds);
+  std::vector<cudaEvent_t> events(count + 1);
   for (auto& e : events) GEMMTUNE_CUDA_CHECK(cudaEventCreate(&e));
-  std::vector<double> out;
+  std::vector<std::vector<double>> out(contenders.size());
   try {
-    int next = 0;
     GEMMTUNE_CUDA_CHECK(cudaEventRecord(events[0], stream_));
-    for (int s = 0; s < samples; ++s) {
-      for (int r = 0; r < reps_; ++r) launch(next++ % sets);
-      GEMMTUNE_CUDA_CHECK(cudaEventRecord(events[s + 1], stream_));
+    for (std::size_t i = 0; i < count; ++i) {
+      batch(contenders[i % contenders.size()]);
+      GEMMTUNE_CUDA_CHECK(cudaEventRecord(events[i + 1], stream_));
     }
-    GEMMTUNE_CUDA_CHECK(cudaEventSynchronize(events[samples]));
-    for (int s = 0; s < samples; ++s) {
+    GEMMTUNE_CUDA_CHECK(cudaEventSynchronize(events[count]));
+    for (std::size_t i = 0; i < count; ++i) {
       float ms = 0;
-      GEMMTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, events[s], events[s + 1]));
-      out.push_back(double(ms) / reps_);
+      GEMMTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, events[i], events[i + 1]));
+      out[i % contenders.size()].push_back(double(ms) / reps_);
     }
   } catch (...) {
     for (auto& e : events) cudaEventDestroy(e);
@@ -292,25 +270,37 @@ std::vector<double> GpuBench::time_batches(Launch&& launch, int samples) {
   return out;
 }
 
-std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int samples) {
+GpuBench::Launch GpuBench::kernel_launch(const LoadedKernel& kernel) {
   float* workspace = workspace_for(kernel.config(), shape_);
-  const GemmShape s = shape_;
-  return time_batches(
-      [&](int set) {
-        const GemmArguments args =
-            dense_arguments(s, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);
-        GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
-      },
-      samples);
+  return [this, &kernel, workspace](int set) {
+    const GemmArguments args =
+        dense_arguments(shape_, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);
+    GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
+  };
+}
+
+GpuBench::Launch GpuBench::cublas_launch() {
+  return [this](int set) {
+    run_cublas(a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), shape_, 1.0f, 0.0f);
+  };
+}
+
+std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int samples) {
+  return time_rounds({kernel_launch(kernel)}, samples).front();
 }
 
 std::vector<double> GpuBench::time_cublas(int samples) {
-  const GemmShape s = shape_;
-  return time_batches(
-      [&](int set) {
-        run_cublas(a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), s, 1.0f, 0.0f);
-      },
-      samples);
+  return time_rounds({cublas_launch()}, samples).front();
+}
+
+GpuBench::Race GpuBench::race(const std::vector<const LoadedKernel*>& kernels, int rounds) {
+  std::vector<Launch> contenders = {cublas_launch()};
+  for (const LoadedKernel* kernel : kernels) contenders.push_back(kernel_launch(*kernel));
+  std::vector<std::vector<double>> times = time_rounds(contenders, rounds);
+  Race race;
+  race.cublas_ms = std::move(times.front());
+  race.kernels_ms.assign(std::make_move_iterator(times.begin() + 1), std::make_move_iterator(times.end()));
+  return race;
 }
 
 }  // namespace gemmtune

@@ -8,13 +8,14 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gemm_launch.hpp"
 #include "search/problem.hpp"
-#include "verify/device_comparator.hpp"
+#include "verify/device_checks.hpp"
 
 namespace gemmtune {
 
@@ -42,7 +43,7 @@ class DeviceBuffer {
 
 class GpuBench {
  public:
-  GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceComparator& comparator);
+  GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceChecks& checks);
   ~GpuBench();
   GpuBench(const GpuBench&) = delete;
   GpuBench& operator=(const GpuBench&) = delete;
@@ -50,7 +51,7 @@ class GpuBench {
   const GemmShape& shape() const { return shape_; }
   // The edge-case shape kernels of that path are checked at: odd sizes for the general path, sizes
   // that are whole vectors but no whole tiles for the whole-vector path, the tuned N with such M
-  // and K for the whole-tile path.
+  // and K for the whole-tile path; none of them above 518, except the whole-tile path's N.
   const GemmShape& awkward_shape(KernelPath path) const { return awkward_[int(path)]; }
   int launches_per_sample() const { return reps_; }
 
@@ -62,6 +63,14 @@ class GpuBench {
   std::vector<double> time_kernel(const LoadedKernel& kernel, int samples);
   std::vector<double> time_cublas(int samples);
 
+  // Interleaved: in each of `rounds` rounds cuBLAS and then every kernel run one batch, so clock
+  // drift hits all of them alike. One sample per round each.
+  struct Race {
+    std::vector<double> cublas_ms;
+    std::vector<std::vector<double>> kernels_ms;  // by kernel
+  };
+  Race race(const std::vector<const LoadedKernel*>& kernels, int rounds);
+
  private:
   struct Operands;
   // cuBLAS on densely packed operands of s (its layout and batch).
@@ -69,11 +78,15 @@ class GpuBench {
   std::unique_ptr<Operands> make_operands(const GemmShape& s, float alpha, float beta, bool poison,
                                           unsigned seed);
   Verification check(const LoadedKernel& kernel, Operands& operands);
-  template <typename Launch>
-  std::vector<double> time_batches(Launch&& launch, int samples);
+  // One launch of a contender on the operands of a rotating set.
+  using Launch = std::function<void(int set)>;
+  Launch kernel_launch(const LoadedKernel& kernel);
+  Launch cublas_launch();
+  // Samples of every contender, batches interleaved round by round (gpu_bench.cpp).
+  std::vector<std::vector<double>> time_rounds(const std::vector<Launch>& contenders, int rounds);
   float* workspace_for(const KernelConfig& config, const GemmShape& s);
 
-  const DeviceComparator& comparator_;
+  const DeviceChecks& checks_;
   GemmShape shape_;
   GemmShape awkward_[3];  // by KernelPath
   unsigned seed_;

@@ -52,7 +52,7 @@ RaceResult GpuSession::race(const std::vector<KernelConfig>& configs, double bud
   const double batch_ms = prepared_.cublas_ms * prepared_.launches_per_sample;
   RaceResult result;
   result.rounds =
-      std::clamp(static_cast<int>(budget_ms / std::max(1e-3, 2 * batch_ms * double(configs.size() + 1))), 10, 50);
+      std::clamp(static_cast<int>(budget_ms / std::max(1e-3, batch_ms * double(configs.size() + 1))), 10, 50);
   const auto reply = worker_.call({{"op", "race"}, {"configs", configs}, {"rounds", result.rounds}},
                                   60.0 + 10.0 * prepared_.evaluation_timeout);
   if (reply.value("status", "") != "ok")

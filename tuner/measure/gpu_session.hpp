@@ -44,7 +44,7 @@ class GpuSession {
 
   // Interleaved re-timing of configs and cuBLAS, enough rounds for about budget_ms of GPU time
   // (10 to 50). Throws std::runtime_error on failure.
-  RaceResult race(const std::vector<KernelConfig>& configs, double budget_ms = 3000.0);
+  RaceResult race(const std::vector<KernelConfig>& configs, double budget_ms = 1500.0);
 
   int restarts() const { return worker_.restarts(); }
 

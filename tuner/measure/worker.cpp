@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -52,9 +53,9 @@ class Worker {
   nlohmann::json prepare(const nlohmann::json& req) {
     bench_.reset();
     const GemmShape shape = shape_from_json(req);
-    if (!comparator_) comparator_ = std::make_unique<DeviceComparator>();
+    if (!checks_) checks_ = std::make_unique<DeviceChecks>();
     bench_ = std::make_unique<GpuBench>(shape, static_cast<std::size_t>(device_.l2_megabytes * 1024 * 1024),
-                                        req.value("seed", 1234u), *comparator_);
+                                        req.value("seed", 1234u), *checks_);
     const auto cublas = bench_->time_cublas(req.value("samples", 10));
     nlohmann::json awkward;
     shape_to_json(awkward, bench_->awkward_shape(KernelPath::general));
@@ -72,38 +73,42 @@ class Worker {
   nlohmann::json evaluate(const nlohmann::json& req) {
     if (!bench_) throw std::logic_error("evaluate before prepare");
     const KernelConfig config = req.at("config").get<KernelConfig>();
+    auto start = std::chrono::steady_clock::now();
+    nlohmann::json phases;  // where the evaluation's time went, for the tuner's debug log
+    const auto phase = [&](const char* name) {
+      const auto now = std::chrono::steady_clock::now();
+      phases[name] = std::chrono::duration<double, std::milli>(now - start).count();
+      start = now;
+    };
     std::unique_ptr<LoadedKernel> kernel;
     try {
       kernel = load(config);
     } catch (const CompileError& e) {
       return {{"status", "compile"}, {"detail", e.what()}};
     }
+    phase("load");
     const Verification v = bench_->verify(*kernel);
     if (!v.passed)
       return {{"status", "incorrect"}, {"detail", v.detail}, {"error_ratio", v.worst_error_ratio}};
+    phase("verify");
     const auto samples = bench_->time_kernel(*kernel, req.value("samples", 10));
-    return {{"status", "ok"}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}};
+    phase("time");
+    return {{"status", "ok"}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}, {"phases_ms", phases}};
   }
 
   nlohmann::json race(const nlohmann::json& req) {
     if (!bench_) throw std::logic_error("race before prepare");
     std::vector<std::unique_ptr<LoadedKernel>> kernels;
     for (const auto& c : req.at("configs")) kernels.push_back(load(c.get<KernelConfig>()));
-    const int rounds = req.value("rounds", 30);
-    std::vector<double> cublas;
-    std::vector<std::vector<double>> per_config(kernels.size());
-    // Interleaved: cuBLAS and every config take turns, so clock drift hits all of them alike.
-    for (int r = 0; r < rounds; ++r) {
-      cublas.push_back(bench_->time_cublas(1).front());
-      for (std::size_t i = 0; i < kernels.size(); ++i)
-        per_config[i].push_back(bench_->time_kernel(*kernels[i], 1).front());
-    }
-    return {{"status", "ok"}, {"cublas_ms", cublas}, {"configs_ms", per_config}};
+    std::vector<const LoadedKernel*> contenders;
+    for (const auto& kernel : kernels) contenders.push_back(kernel.get());
+    const GpuBench::Race times = bench_->race(contenders, req.value("rounds", 30));
+    return {{"status", "ok"}, {"cublas_ms", times.cublas_ms}, {"configs_ms", times.kernels_ms}};
   }
 
   KernelCompiler compiler_;
   DeviceProfile device_;
-  std::unique_ptr<DeviceComparator> comparator_;
+  std::unique_ptr<DeviceChecks> checks_;
   std::unique_ptr<GpuBench> bench_;
 };
 
