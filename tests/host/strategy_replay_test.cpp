@@ -21,6 +21,10 @@
 namespace gemmtune {
 namespace {
 
+// Candidates asked for at once, as the tuner asks on 16 cores (its look-ahead, shape_tuner.cpp):
+// the strategy, not the caller, decides how many make a generation.
+constexpr std::size_t kAsked = 32;
+
 struct Recorded {
   GemmShape shape;
   std::vector<KernelConfig> candidates;
@@ -104,7 +108,7 @@ std::pair<double, std::size_t> run(const std::string& name, const Recorded& r, s
   std::set<std::size_t> seen;
   double best = 0;
   while (true) {
-    const auto batch = strategy->propose(16);
+    const auto batch = strategy->propose(kAsked);
     if (batch.empty()) break;
     for (std::size_t i : batch) at_hand.take(i);
     for (std::size_t i : batch) {
@@ -279,7 +283,7 @@ Walk walk(const Recorded& r, std::uint64_t noise_seed, const std::vector<bool>& 
   std::mt19937_64 rng(noise_seed);
   std::normal_distribution<double> noise(0.0, 0.01);
   Walk w;
-  for (auto batch = strategy->propose(16); !batch.empty(); batch = strategy->propose(16)) {
+  for (auto batch = strategy->propose(kAsked); !batch.empty(); batch = strategy->propose(kAsked)) {
     for (std::size_t i : batch) at_hand.take(i);
     for (std::size_t i : batch) {
       w.proposed.push_back(i);
