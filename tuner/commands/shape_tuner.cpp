@@ -313,9 +313,10 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                                   strategy->planned());
 
   std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>> pending;
-  // At least a whole generation of the surrogate (16), however few the cores: the strategy
-  // proposes no more than it is asked for, and on 2 cores generations of 8 landed 4% short at 1024.
-  const std::size_t lookahead = std::max<std::size_t>(16, 2 * options_.jobs);
+  // At least a whole generation of the surrogate (20 at the default budget, 24 at most), however few
+  // the cores: the strategy proposes no more than it is asked for, and on 2 cores generations of 8
+  // landed 4% short at 1024.
+  const std::size_t lookahead = std::max<std::size_t>(24, 2 * options_.jobs);
   while (!g_interrupted) {
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
     if (pending.size() < lookahead) {
