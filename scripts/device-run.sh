@@ -23,7 +23,9 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
   ./$build/tests/runtime_gpu_tests 2>&1 | tee "$OUT/runtime_gpu_tests.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|FAILED" || status=1
   ./$build/examples/tuned_sgemm results 2>&1 | tee "$OUT/tuned_sgemm.log" || status=1
   ./$build/runtime/gemmtune-call-overhead 2>&1 | tee "$OUT/call_overhead.log" || status=1
-  ./$build/tests/host_tests --gtest_brief=1 2>&1 | tail -3 | tee -a "$OUT/gpu_tests.log"
+  # The whole log is kept: a summary's last lines do not name a failed test.
+  ./$build/tests/host_tests --gtest_brief=1 > "$OUT/host_tests.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|FAILED" "$OUT/host_tests.log" | tee -a "$OUT/gpu_tests.log"
 fi
 if [ "$mode" = tune ] || [ "$mode" = all ]; then
   start=$(date +%s.%N)
