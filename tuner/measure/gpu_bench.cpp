@@ -271,11 +271,12 @@ std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>
 }
 
 GpuBench::Launch GpuBench::kernel_launch(const LoadedKernel& kernel) {
-  float* workspace = workspace_for(kernel.config(), shape_);
-  return [this, &kernel, workspace](int set) {
+  // The workspace is looked up at every launch: another contender's may grow it (in the warm-up
+  // round), which frees the buffer a captured address would point to.
+  return [this, &kernel](int set) {
     const GemmArguments args =
         dense_arguments(shape_, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);
-    GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace, stream_));
+    GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace_for(kernel.config(), shape_), stream_));
   };
 }
 
