@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "cuda_check.hpp"
 #include "measure/cublas_check.hpp"
