@@ -8,7 +8,7 @@
 #   cold2  2048, 8192 and the three skinny shapes with another empty cache
 # Prints wall times, the winners' `cross` table (the shipped winner as % of ours) and where each
 # problem's time went (wall, waiting for NVRTC, GPU) with the candidates measured per second.
-# JOBS=2 CORES=0,1 runs the searches as on a 2-core machine (taskset). Work files under $WORK (default /tmp/fresh-user).
+# SETS="cold2" runs only the named runs (a warm run needs its cold one). JOBS=2 CORES=0,1 runs the searches as on a 2-core machine (taskset). Work files under $WORK (default /tmp/fresh-user).
 #   scripts/fresh-user-bench.sh [BUILD_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +43,8 @@ for f in glob.glob(sys.argv[1] + "/nvidia-*.json"):
               f"{measured / s['wall_seconds']:.1f} candidates/s")
 PY
 }
-run cold c 512,1024,4096
-run warm c 512,1024,4096
-run cold2 c2 2048,8192,64x4096x4096,4096x4096x64,4096x64x4096
+sets=${SETS:-cold warm cold2}
+[[ " $sets " == *" cold "* ]] && run cold c 512,1024,4096
+[[ " $sets " == *" warm "* ]] && run warm c 512,1024,4096
+[[ " $sets " == *" cold2 "* ]] && run cold2 c2 2048,8192,64x4096x4096,4096x4096x64,4096x64x4096
 date -u

@@ -1,0 +1,28 @@
+// The shape a long problem's candidates are screened on: the same M, N, batch and layout over a
+// shorter K. At 8192 one call takes 22 ms on an H100, so timing 120 candidates ten times each took
+// 31 of the search's 37 s, most of a fresh run's time for 2048, 8192 and the skinny shapes. With
+// no split-K in play, a shorter K keeps what ranks the candidates (the grid and its waves, the
+// main loop's steady state, the path); the finalists then race at the problem itself.
+#pragma once
+
+#include <vector>
+
+#include "kernel_config.hpp"
+#include "search/problem.hpp"
+
+namespace gemmtune {
+
+// Problems of more than this many floating-point operations (8192^3 has 1.1e12, 4096^3 1.4e11) are
+// screened shorter, at about this many (8192^2 x 2048: 5.5 ms on an H100, and its operands still
+// hold 128 MiB, more than any GPU's L2, so the blocks' reuse of A and B through L2 stays as at full
+// K), and never at a K under kScreenMinK.
+inline constexpr double kScreenAboveFlops = 1.0e12;
+inline constexpr double kScreenFlops = 2.75e11;
+inline constexpr int kScreenMinK = 1024;
+
+// shape itself, or shape with K reduced in whole steps of 256 (so K's divisibility, and with it every
+// candidate's path, stays the same) to about kScreenFlops. shape itself when a candidate splits K:
+// where a split is worth it, its best depth depends on K.
+GemmShape screening_shape(const GemmShape& shape, const std::vector<KernelConfig>& candidates);
+
+}  // namespace gemmtune
