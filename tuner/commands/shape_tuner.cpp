@@ -20,8 +20,8 @@
 #include "record/results_store.hpp"
 #include "record/timestamp.hpp"
 #include "search/launch_variants.hpp"
-#include "search/occupancy.hpp"
 #include "search/screening.hpp"
+#include "search/occupancy.hpp"
 #include "search/seed_configs.hpp"
 #include "search/static_model.hpp"
 #include "search/strategies/search_strategy.hpp"
@@ -67,8 +67,7 @@ nlohmann::json time_to_fraction(const std::vector<Improvement>& improvements, do
 // earlier run (no binary needed); the first of all when none is. The GPU measures what it has
 // instead of waiting for NVRTC: a rerun over a warm cache proposes a few candidates the first run
 // never compiled, and measuring in strict order made it wait for each.
-std::size_t first_ready(
-    const std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>>& pending) {
+std::size_t first_ready(const std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>>& pending) {
   for (std::size_t i = 0; i < pending.size(); ++i) {
     const std::shared_future<CompileOutcome>& binary = pending[i].second;
     if (!binary.valid() || binary.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return i;
@@ -113,13 +112,13 @@ struct ShapeTuner::Candidates {
 // What the search has learned about one shape so far; the final race and the results entry read it.
 struct ShapeTuner::Search {
   Clock::time_point started;
-  ShapeOutcome outcome;  // best so far and evaluations, at the end the winner
-  GemmShape screen;      // where candidates are measured (screening.hpp); the final race is at outcome.shape
+  ShapeOutcome outcome;                         // best so far and evaluations, at the end the winner
+  GemmShape screen;  // where candidates are measured (screening.hpp); the final race is at outcome.shape
   std::map<std::string, std::size_t> rejected;  // by reason: the constraints' cuts, then failures
   std::vector<Evaluated> measured;
   std::vector<Improvement> improvements;
-  double compile_wait = 0;                  // seconds the loop waited for NVRTC
-  double gpu_seconds = 0;                   // evaluations and the final race
+  double compile_wait = 0;  // seconds the loop waited for NVRTC
+  double gpu_seconds = 0;   // evaluations and the final race
   std::map<std::string, double> worker_ms;  // the worker's own phases of the evaluations (debug log)
 };
 
@@ -237,8 +236,7 @@ ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) con
   for (KernelConfig& config : relatives_winners(shape)) known.push_back(std::move(config));
   for (const KernelConfig& config : known) {
     const std::optional<std::size_t> index = seed_index(configs, config);
-    if (index && std::find(c.seeds.begin(), c.seeds.end(), *index) == c.seeds.end())
-      c.seeds.push_back(*index);
+    if (index && std::find(c.seeds.begin(), c.seeds.end(), *index) == c.seeds.end()) c.seeds.push_back(*index);
   }
   if (configs.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
   return c;
@@ -293,24 +291,21 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     const auto looking = Clock::now();
     ctx.on_hand.resize(configs.size());
     for (std::size_t i = 0; i < configs.size(); ++i)
-      ctx.on_hand[i] =
-          run_.compiled_before.count(run_.compiler.cache_key(
-              configs[i].name_expression(kernel_path_for(configs[i], shape)), device_.arch())) > 0;
+      ctx.on_hand[i] = run_.compiled_before.count(run_.compiler.cache_key(
+                           configs[i].name_expression(kernel_path_for(configs[i], shape)), device_.arch())) > 0;
     spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
-                  std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(),
-                  seconds_since(looking));
+                  std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
   }
   // Keep every core busy: what the strategy has not asked for yet compiles in the background,
   // most promising first, behind whatever the GPU is waiting for. A resumed run's logged
   // candidates need no binary: evaluate() returns their records.
   const auto submitting = Clock::now();
   std::vector<bool> logged(configs.size());
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    logged[i] = log_.find(screen, configs[i].name()) != nullptr;
+  for (std::size_t i = 0; i < configs.size(); ++i) logged[i] = log_.find(screen, configs[i].name()) != nullptr;
   for (std::size_t i : order_by_prior(ctx))
     if (!logged[i])
-      run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape),
-                          CompileService::Need::later, &search);
+      run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later,
+                          &search);
   spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(),
                 std::count(logged.begin(), logged.end(), false), seconds_since(submitting));
   // After each proposal, launch-time variants of the binaries measured so far (fastest binary
@@ -366,8 +361,7 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   spdlog::debug("{}: {} candidates proposed, {} launch variants measured", shape.label(),
                 search.outcome.evaluated, search.outcome.launch_variants);
   std::vector<std::string> phases;
-  for (const auto& [phase, ms] : search.worker_ms)
-    phases.push_back(fmt::format("{} {:.2f} s", phase, ms / 1000));
+  for (const auto& [phase, ms] : search.worker_ms) phases.push_back(fmt::format("{} {:.2f} s", phase, ms / 1000));
   spdlog::debug("{}: searched for {:.1f} s: waiting for NVRTC {:.2f} s, GPU {:.2f} s (in the worker: {})",
                 shape.label(), seconds_since(search.started), search.compile_wait, search.gpu_seconds,
                 fmt::join(phases, ", "));
@@ -461,8 +455,8 @@ ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, S
   if (search.screen != search.outcome.shape) {  // how well the screening's order held at full size
     std::vector<std::size_t> order;
     for (const auto& r : ranking) order.push_back(r.second + 1);
-    spdlog::debug("{}: the race's order, by rank at {}: {}", search.outcome.shape.label(),
-                  search.screen.label(), fmt::join(order, " "));
+    spdlog::debug("{}: the race's order, by rank at {}: {}", search.outcome.shape.label(), search.screen.label(),
+                  fmt::join(order, " "));
   }
   for (const auto& [ms, i] : ranking) {
     const KernelConfig& c = finalists[i];
@@ -482,33 +476,34 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
   const ShapeOutcome& out = search.outcome;
   const GemmShape& shape = out.shape;
   const Enumeration& e = candidates.enumeration;
-  nlohmann::json entry = {{"dtype", "f32"},
-                          {"winner", out.ratio > 1.0 ? "kernel" : "cublas"},
-                          {"best", race.ranked[0]},
-                          {"cublas", timing_summary(race.timings.cublas_ms, shape.flops())},
-                          {"ratio_vs_cublas", out.ratio},
-                          {"alternatives", nlohmann::json(race.ranked.begin() + 1, race.ranked.end())},
-                          {"search",
-                           {{"strategy", options_.strategy},
-                            {"seed", options_.seed},
-                            {"complete", out.complete},
-                            {"space", space_.source},
-                            {"space_size", e.total},
-                            {"candidates", e.candidates.size()},
-                            {"evaluated", out.evaluated},
-                            {"launch_variants", out.launch_variants},
-                            {"measured", search.measured.size()},
-                            {"rejected", search.rejected},
-                            {"compile_wait_seconds", search.compile_wait},
-                            {"benchmark_seconds", search.gpu_seconds},
-                            {"wall_seconds", out.seconds},
-                            {"seeds", candidates.seeds.size()},
-                            {"time_to_99_percent", time_to_fraction(search.improvements, 0.99)},
-                            {"worker_restarts", gpu_.restarts()},
-                            {"race_rounds", race.timings.rounds},
-                            {"launches_per_sample", prepared.launches_per_sample}}},
-                          {"date", utc_timestamp()},
-                          {"tool_version", kGemmtuneVersion}};
+  nlohmann::json entry = {
+          {"dtype", "f32"},
+          {"winner", out.ratio > 1.0 ? "kernel" : "cublas"},
+          {"best", race.ranked[0]},
+          {"cublas", timing_summary(race.timings.cublas_ms, shape.flops())},
+          {"ratio_vs_cublas", out.ratio},
+          {"alternatives", nlohmann::json(race.ranked.begin() + 1, race.ranked.end())},
+          {"search",
+           {{"strategy", options_.strategy},
+            {"seed", options_.seed},
+            {"complete", out.complete},
+            {"space", space_.source},
+            {"space_size", e.total},
+            {"candidates", e.candidates.size()},
+            {"evaluated", out.evaluated},
+            {"launch_variants", out.launch_variants},
+            {"measured", search.measured.size()},
+            {"rejected", search.rejected},
+            {"compile_wait_seconds", search.compile_wait},
+            {"benchmark_seconds", search.gpu_seconds},
+            {"wall_seconds", out.seconds},
+            {"seeds", candidates.seeds.size()},
+            {"time_to_99_percent", time_to_fraction(search.improvements, 0.99)},
+            {"worker_restarts", gpu_.restarts()},
+            {"race_rounds", race.timings.rounds},
+            {"launches_per_sample", prepared.launches_per_sample}}},
+          {"date", utc_timestamp()},
+          {"tool_version", kGemmtuneVersion}};
   if (search.screen != shape) entry["search"]["screened_at"] = search.screen.label();
   shape_to_json(entry, shape);
   return entry;
