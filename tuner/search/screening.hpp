@@ -1,8 +1,9 @@
 // The shape a long problem's candidates are screened on: the same M, N, batch and layout over a
 // shorter K. At 8192 one call takes 22 ms on an H100, so timing 120 candidates ten times each took
-// 31 of the search's 37 s, most of a fresh run's time for 2048, 8192 and the skinny shapes. With
-// no split-K in play, a shorter K keeps what ranks the candidates (the grid and its waves, the
-// main loop's steady state, the path); the finalists then race at the problem itself.
+// 31 of the search's 37 s, most of a fresh run's time for 2048, 8192 and the skinny shapes; at 4096,
+// 2.7 ms a call, timing is most of a warm rerun's 4096 search. With no split-K in play, a shorter K
+// keeps what ranks the candidates (the grid and its waves, the main loop's steady state, the path);
+// the finalists then race at the problem itself.
 #pragma once
 
 #include <vector>
@@ -12,13 +13,14 @@
 
 namespace gemmtune {
 
-// Problems of more than this many floating-point operations (8192^3 has 1.1e12, 4096^3 1.4e11) are
-// screened shorter, at about this many (8192^2 x 2048: 5.5 ms on an H100, and its operands still
-// hold 128 MiB, more than any GPU's L2, so the blocks' reuse of A and B through L2 stays as at full
-// K), and never at a K under kScreenMinK.
-inline constexpr double kScreenAboveFlops = 1.0e12;
-inline constexpr double kScreenFlops = 2.75e11;
-inline constexpr int kScreenMinK = 1024;
+// Problems of more than this many floating-point operations (4096^3 has 1.4e11, 2048^3 1.7e10) are
+// screened shorter, at about this many (4096^2 x 2048, 1.4 ms on an H100) but never at a K under
+// kScreenMinK: 8192 is screened at 8192^2 x 2048. The operands then hold 64 MiB or more, more than
+// the L2 of the GPUs we know (50 MiB on an H100), so the blocks' reuse of A and B through L2 stays
+// much as at full K.
+inline constexpr double kScreenAboveFlops = 1.0e11;
+inline constexpr double kScreenFlops = 2.0 * 4096 * 4096 * 2048;
+inline constexpr int kScreenMinK = 2048;
 
 // shape itself, or shape with K reduced in whole steps of 256 (so K's divisibility, and with it every
 // candidate's path, stays the same) to about kScreenFlops. shape itself when a candidate splits K:
