@@ -18,7 +18,7 @@ TEST(ScreeningShape, ShortensOnlyK) {
   const std::vector<KernelConfig> candidates = default_candidates(shape);
   ASSERT_FALSE(candidates.empty());
   const GemmShape screen = screening_shape(shape, candidates);
-  EXPECT_EQ(screen, (GemmShape{8192, 8192, kScreenMinK}));
+  EXPECT_EQ(screen, (GemmShape{8192, 8192, 1024}));  // A and B: 32 MiB each
   EXPECT_EQ(screening_shape(parse_shape("4096"), default_candidates(parse_shape("4096"))),
             (GemmShape{4096, 4096, 2048}));
   // Every candidate runs the same binary (path) there as at the problem itself.
@@ -32,6 +32,7 @@ TEST(ScreeningShape, KeepsKsDivisibilityLayoutAndBatch) {
     const GemmShape screen = screening_shape(shape, {});
     EXPECT_LT(screen.k, shape.k) << label;
     EXPECT_GE(screen.k, kScreenMinK) << label;
+    EXPECT_GE(4.0 * screen.batch * (double(screen.m) + screen.n) * screen.k, kScreenMinOperandBytes) << label;
     EXPECT_EQ((shape.k - screen.k) % 256, 0) << label;
     EXPECT_EQ(screen.m, shape.m);
     EXPECT_EQ(screen.n, shape.n);

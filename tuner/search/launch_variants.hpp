@@ -15,9 +15,11 @@
 
 namespace gemmtune {
 
-// Variants measured after each proposal. With three, the default-space replays' medians at 1024 and
-// 64x4096x4096 are 0.00% (with two, 64x4096x4096's is 1.2 to 1.6%).
-inline constexpr std::size_t kLaunchVariantsPerProposal = 3;
+// Variants measured after each proposal. With the surrogate's 160 proposals, two keep the
+// default-space replays' medians at 0.13% (1024) and 0.00% (64x4096x4096; 74 of 100 seeds within
+// 1%, with three 71, with one 13) and the GPU's share of a search where 120 proposals and three
+// variants had it: a variant is measured with ten samples of 0.5 ms, most of a search's GPU time.
+inline constexpr std::size_t kLaunchVariantsPerProposal = 2;
 
 class LaunchVariants {
  public:

@@ -14,14 +14,15 @@
 namespace gemmtune {
 
 // Problems of more than this many floating-point operations (4096^3 has 1.4e11, 2048^3 1.7e10) are
-// screened shorter, at about this many (4096^2 x 2048, 1.4 ms on an H100) but never at a K under
-// kScreenMinK: 8192 is screened at 8192^2 x 2048. Their operands then hold 64 and 128 MiB, more
-// than the L2 of the GPUs we know (50 MiB on an H100), so the blocks' reuse of A and B through L2
-// stays much as at full K; a narrower problem (2048x2048x16384: 32 MiB) may fit, and its screening
-// then favours L2 a little more than the race will.
+// screened shorter, at about this many (4096^2 x 2048, 1.4 ms on an H100), but never at a K where A
+// and B together hold less than kScreenMinOperandBytes, nor under kScreenMinK: 4096 is screened at
+// K = 2048, 8192 at 1024. The operands then hold more than the L2 of the GPUs we know (50 MiB on an
+// H100), so the blocks' reuse of A and B through L2 stays much as at full K, and the main loop runs
+// 64 steps or more, so its steady state, not its start and end, ranks the pipelines.
 inline constexpr double kScreenAboveFlops = 1.0e11;
 inline constexpr double kScreenFlops = 2.0 * 4096 * 4096 * 2048;
-inline constexpr int kScreenMinK = 2048;
+inline constexpr double kScreenMinOperandBytes = 64.0 * 1024 * 1024;
+inline constexpr int kScreenMinK = 1024;
 
 // shape itself, or shape with K reduced in whole steps of 256 (so K's divisibility, and with it every
 // candidate's path, stays the same) to about kScreenFlops. shape itself when a candidate splits K:
