@@ -16,7 +16,14 @@ namespace gemmtune {
 namespace {
 
 constexpr double kUnitRoundoff = 1.0 / (1 << 24);
-constexpr double kTargetSampleMs = 0.5;  // batches shorter than this measure launch gaps and clocks
+// A race's batches (and cuBLAS's reference time) last about this long: shorter ones measure launch
+// gaps and clocks.
+constexpr double kTargetSampleMs = 0.5;
+// A search's screening batches last half as long. The GPU never idles between them (time_rounds),
+// so a batch need only outlast the event's resolution and the launch rate: at 1024 that is 5
+// launches of 50 us. Timing was most of a search's GPU time (a 1024 measurement took 7.6 ms, 5.5 of
+// them its eleven batches), and the finalists are raced with full batches before anything is kept.
+constexpr double kScreenSampleMs = 0.25;
 
 int awkward_dimension(int x) {
   int y = x > 8 ? x - 3 : x + 3;
@@ -111,12 +118,17 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
     checks_.fill_uniform(b_sets_.back().get(), b_count, seed + 1, false, stream_);
     GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(c_sets_.back().get(), 0, c_count * sizeof(float), stream_));
   }
-  // Batch size from cuBLAS's speed at this shape: enough launches per sample for ~0.5 ms.
+  // Batch sizes from cuBLAS's speed at this shape: enough launches per sample for ~0.5 ms (a race)
+  // and ~0.25 ms (screening).
   reps_ = 1;
   time_cublas(1);  // warm-up, also of cuBLAS's own kernel selection
   const auto probe = time_cublas(3);
   const double ms = *std::min_element(probe.begin(), probe.end());
-  reps_ = std::clamp(static_cast<int>(std::ceil(kTargetSampleMs / std::max(ms, 1e-4))), 1, 200);
+  const auto launches = [&](double sample_ms) {
+    return std::clamp(static_cast<int>(std::ceil(sample_ms / std::max(ms, 1e-4))), 1, 200);
+  };
+  reps_ = launches(kTargetSampleMs);
+  screen_reps_ = launches(kScreenSampleMs);
 }
 
 GpuBench::~GpuBench() {
@@ -234,7 +246,7 @@ Verification GpuBench::verify(const LoadedKernel& kernel) {
   return worst;
 }
 
-std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>& contenders, int rounds) {
+std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>& contenders, int rounds, int reps) {
   // A warm-up round, then `rounds` rounds in which every contender runs one batch, with an event
   // between consecutive batches and one synchronization at the end: the GPU never idles between
   // samples, so later samples do not re-measure clock ramp-up, and every contender's batch follows
@@ -242,7 +254,7 @@ std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>
   const int sets = static_cast<int>(a_sets_.size());
   int next = 0;
   const auto batch = [&](const Launch& launch) {
-    for (int r = 0; r < reps_; ++r) launch(next++ % sets);
+    for (int r = 0; r < reps; ++r) launch(next++ % sets);
   };
   for (const Launch& launch : contenders) batch(launch);
   const std::size_t count = contenders.size() * static_cast<std::size_t>(rounds);
@@ -259,7 +271,7 @@ std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>
     for (std::size_t i = 0; i < count; ++i) {
       float ms = 0;
       GEMMTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, events[i], events[i + 1]));
-      out[i % contenders.size()].push_back(double(ms) / reps_);
+      out[i % contenders.size()].push_back(double(ms) / reps);
     }
   } catch (...) {
     for (auto& e : events) cudaEventDestroy(e);
@@ -286,17 +298,17 @@ GpuBench::Launch GpuBench::cublas_launch() {
 }
 
 std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int samples) {
-  return time_rounds({kernel_launch(kernel)}, samples).front();
+  return time_rounds({kernel_launch(kernel)}, samples, screen_reps_).front();
 }
 
 std::vector<double> GpuBench::time_cublas(int samples) {
-  return time_rounds({cublas_launch()}, samples).front();
+  return time_rounds({cublas_launch()}, samples, reps_).front();
 }
 
 GpuBench::Race GpuBench::race(const std::vector<const LoadedKernel*>& kernels, int rounds) {
   std::vector<Launch> contenders = {cublas_launch()};
   for (const LoadedKernel* kernel : kernels) contenders.push_back(kernel_launch(*kernel));
-  std::vector<std::vector<double>> times = time_rounds(contenders, rounds);
+  std::vector<std::vector<double>> times = time_rounds(contenders, rounds, reps_);
   Race race;
   race.cublas_ms = std::move(times.front());
   race.kernels_ms.assign(std::make_move_iterator(times.begin() + 1), std::make_move_iterator(times.end()));

@@ -59,7 +59,8 @@ class GpuBench {
   // and compares both with cuBLAS. Throws CudaError on launch failures.
   Verification verify(const LoadedKernel& kernel);
 
-  // Median-ready samples in milliseconds per launch; `samples` batches of launches_per_sample().
+  // Median-ready samples in milliseconds per launch. time_kernel (a search's screening) times
+  // `samples` batches about half as long as launches_per_sample(); time_cublas and race full ones.
   std::vector<double> time_kernel(const LoadedKernel& kernel, int samples);
   std::vector<double> time_cublas(int samples);
 
@@ -83,7 +84,7 @@ class GpuBench {
   Launch kernel_launch(const LoadedKernel& kernel);
   Launch cublas_launch();
   // Samples of every contender, batches interleaved round by round (gpu_bench.cpp).
-  std::vector<std::vector<double>> time_rounds(const std::vector<Launch>& contenders, int rounds);
+  std::vector<std::vector<double>> time_rounds(const std::vector<Launch>& contenders, int rounds, int reps);
   float* workspace_for(const KernelConfig& config, const GemmShape& s);
 
   const DeviceChecks& checks_;
@@ -98,7 +99,8 @@ class GpuBench {
   DeviceBuffer counters_;   // atomic split-K's counters: zeroed once, then only counted up
   std::unique_ptr<Operands> tuned_check_;
   std::unique_ptr<Operands> awkward_checks_[3];  // by KernelPath
-  int reps_ = 1;
+  int reps_ = 1;         // launches per sample in a race and in cuBLAS's reference time
+  int screen_reps_ = 1;  // launches per sample of a search's screening
 };
 
 }  // namespace gemmtune
