@@ -76,7 +76,6 @@ class Surrogate : public SearchStrategy {
     for (std::size_t s : c.seeds)
       if (s < n) seeds_.push_back(s);
     budget_ = std::min(n, c.budget > 0 ? c.budget : kDefaultBudget);
-    patient_ = c.budget == 0;
     population_ = std::clamp<std::size_t>(budget_ / 8, 8, kLargestGeneration);  // 20 at the default budget
     for (const KernelConfig& config : c.candidates) genes_.push_back(parameter_values(config));
     // The model compares only the parameters that vary here, tile shape and pipeline settings
@@ -103,7 +102,6 @@ class Surrogate : public SearchStrategy {
 
   std::vector<std::size_t> propose(std::size_t max_count) override {
     if (outstanding_ > 0 || asked_ >= budget_) return {};
-    if (patient_ && asked_ >= kPatientFrom && asked_ - asked_at_best_ >= kPatience) return {};
     const std::size_t size = std::min({population_, budget_ - asked_, max_count});
     std::vector<std::size_t> generation;
     if (measured_.empty()) {
@@ -142,24 +140,15 @@ class Surrogate : public SearchStrategy {
   void observe(std::size_t index, double score) override {
     measured_.emplace_back(index, score);
     if (outstanding_ > 0) --outstanding_;
-    note_best(score);
   }
 
   void learn(std::size_t index, double score) override {
-    if (!proposed_.insert(index).second) return;
-    measured_.emplace_back(index, score);
-    note_best(score);
+    if (proposed_.insert(index).second) measured_.emplace_back(index, score);
   }
 
   std::size_t planned() const override { return budget_; }
 
  private:
-  // A gain larger than the measurements' spread restarts the patience count.
-  void note_best(double score) {
-    if (score > best_ * (1.0 + kNoise / 2)) asked_at_best_ = asked_;
-    best_ = std::max(best_, score);
-  }
-
   void take(std::size_t index, std::vector<std::size_t>& generation) {
     if (proposed_.insert(index).second) generation.push_back(index);
   }
@@ -333,11 +322,6 @@ class Surrogate : public SearchStrategy {
   // worst 1.63%) and with 180. The generation's size moves the outcome more than the budget does
   // (160 in generations of 24: 1024's median 2.1%), so it stays at 20.
   static constexpr std::size_t kDefaultBudget = 160;
-  // At the default budget the search ends early, after kPatientFrom proposals, once the last
-  // kPatience proposals (and the launch variants measured with them) found nothing better by half
-  // a percent: a converged search's last generations only cost compiles.
-  static constexpr std::size_t kPatientFrom = 120;
-  static constexpr std::size_t kPatience = 60;
   static constexpr std::size_t kLargestGeneration = 24;
   static constexpr std::size_t kLeaders = 3;
   static constexpr std::size_t kTransplants = 3;
@@ -356,9 +340,6 @@ class Surrogate : public SearchStrategy {
   std::set<std::size_t> proposed_;
   std::size_t budget_ = 0, population_ = 0, outstanding_ = 0;
   std::size_t asked_ = 0;  // proposed: the budget counts these, not what learn() was given
-  bool patient_ = false;      // may end before the budget (the default budget only)
-  double best_ = 0;           // the best score observed or learnt
-  std::size_t asked_at_best_ = 0;  // asked_ when best_ last grew by more than the noise
 };
 
 }  // namespace
