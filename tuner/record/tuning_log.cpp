@@ -1,14 +1,10 @@
-// TuningLog: reading tolerates a torn last line; writing is one fputs + fflush per record, so a
-// killed process loses nothing the kernel was handed, and an fsync at most once a second and at
-// close, so a crash of the machine itself loses at most the last second. An fsync per record sat on
-// the search's critical path, between one measurement and the next (480 records a search at 1024).
+// TuningLog: reading tolerates a torn last line; writing is one fwrite + fflush + fsync per record.
 #include "record/tuning_log.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
 #include <stdexcept>
 
@@ -103,9 +99,7 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
 }
 
 TuningLog::~TuningLog() {
-  if (!file_) return;
-  if (std::fflush(file_) == 0) static_cast<void>(fsync(fileno(file_)));
-  std::fclose(file_);
+  if (file_) std::fclose(file_);
 }
 
 const nlohmann::json* TuningLog::find(const GemmShape& shape, const std::string& name) const {
@@ -121,13 +115,8 @@ void TuningLog::append(const GemmShape& shape, nlohmann::json record) {
   record["time"] = utc_timestamp();
   const std::string line = "\n" + record.dump() + "\n";  // leading newline: never glued to a torn line
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0)
+  if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0 || fsync(fileno(file_)) != 0)
     throw std::runtime_error("cannot write the tuning log (disk full?)");
-  const auto now = std::chrono::steady_clock::now();
-  if (now - synced_ >= kSyncInterval) {
-    if (fsync(fileno(file_)) != 0) throw std::runtime_error("cannot write the tuning log (disk full?)");
-    synced_ = now;
-  }
   const std::string entry_key = key(shape, record["name"].get<std::string>());
   entries_[entry_key] = std::move(record);
 }

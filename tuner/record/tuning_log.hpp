@@ -7,7 +7,6 @@
 // log, so find and append may be called from several threads.
 #pragma once
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -42,9 +41,6 @@ class TuningLog {
   std::string template_hash_;
   mutable std::mutex mutex_;  // entries_ and file_
   std::FILE* file_ = nullptr;
-  // Flushed to the kernel at every append, synced to the disk at most this often (and at close).
-  static constexpr std::chrono::seconds kSyncInterval{1};
-  std::chrono::steady_clock::time_point synced_{};
   std::map<std::string, nlohmann::json> entries_;
 };
 
