@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
 #include <unistd.h>
 
 #include "search/device_catalog.hpp"
@@ -46,12 +47,12 @@ TEST(CompileService, GpusOfOneArchitectureShareABinaryAndAnotherGetsItsOwn) {
 
 TEST(CompileService, ABinaryAGpuWaitsForJumpsTheQueue) {
   const KernelCompiler compiler{""};
-  CompileService pool(compiler, 1);  // one thread (and the urgent lane): the order is observable
+  CompileService pool(compiler, 1);  // one thread in each lane: the order is observable
   const std::vector<KernelConfig> configs = first_configs(4);
   ASSERT_EQ(configs.size(), 4u);
   std::vector<std::shared_future<CompileOutcome>> futures;
   for (const KernelConfig& c : configs) futures.push_back(pool.submit(c, "sm_90", KernelPath::general, Need::later));
-  // The thread took the first; a GPU now waits for the last.
+  // The speculative lane took the first; a GPU now waits for the last.
   pool.submit(configs[3], "sm_90", KernelPath::general, Need::now);
   futures[3].wait();
   EXPECT_FALSE(ready(futures[2])) << "the third was queued before the last but should run after it";
@@ -70,6 +71,7 @@ TEST(CompileService, WithdrawDropsOnlyTheOwnersQueuedSpeculation) {
   for (int i = 0; i < 3; ++i)
     futures.push_back(pool.submit(configs[i], "sm_90", KernelPath::general, Need::later, &search));
   futures.push_back(pool.submit(configs[3], "sm_90", KernelPath::general, Need::later, &other_search));
+  while (pool.queued() == 4) std::this_thread::yield();  // the speculative lane has taken the first
   pool.submit(configs[1], "sm_90", KernelPath::general, Need::soon);  // asked for since
   pool.withdraw(&search);
   EXPECT_TRUE(futures[0].get().kernel) << "being compiled when withdrawn: " << futures[0].get().error;

@@ -14,7 +14,9 @@ void add_common(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--cache-dir", o.cache_dir,
                  "Compile cache directory (default: $GEMMTUNE_CACHE_DIR or ~/.cache/gemmtune)");
   cmd.add_flag("--no-cache", o.no_cache, "Do not read or write the compile cache");
-  cmd.add_option("-j,--jobs", o.jobs, "Parallel NVRTC compilations")
+  cmd.add_option("-j,--jobs", o.jobs,
+                 "Parallel NVRTC compilations of the candidates a search measures (as many again compile "
+                 "speculatively, at a lower priority)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
   cmd.add_option("--log-level", o.log_level, "trace, debug, info, warn, error")

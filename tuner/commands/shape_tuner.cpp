@@ -64,15 +64,16 @@ nlohmann::json time_to_fraction(const std::vector<Improvement>& improvements, do
 }
 
 // The first of the pending candidates (index, binary) whose binary is ready, or logged by an
-// earlier run (no binary needed); the first of all when none is. The GPU measures what it has
-// instead of waiting for NVRTC: a rerun over a warm cache proposes a few candidates the first run
-// never compiled, and measuring in strict order made it wait for each.
-std::size_t first_ready(const std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>>& pending) {
+// earlier run (no binary needed); none when every one waits for NVRTC. The GPU measures what it
+// has instead of waiting: a rerun over a warm cache proposes a few candidates the first run never
+// compiled, and measuring in strict order made it wait for each.
+using Pending = std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>>;
+std::optional<std::size_t> first_ready(const Pending& pending) {
   for (std::size_t i = 0; i < pending.size(); ++i) {
     const std::shared_future<CompileOutcome>& binary = pending[i].second;
     if (!binary.valid() || binary.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return i;
   }
-  return 0;
+  return std::nullopt;
 }
 
 struct Evaluated {
@@ -119,6 +120,8 @@ struct ShapeTuner::Search {
   std::vector<Improvement> improvements;
   double compile_wait = 0;  // seconds the loop waited for NVRTC
   double gpu_seconds = 0;   // evaluations and the final race
+  double proposing = 0;     // the strategy's proposals and their compile submissions (debug log)
+  double logging = 0;       // appending records to the tuning log (debug log)
   std::map<std::string, double> worker_ms;  // the worker's own phases of the evaluations (debug log)
 };
 
@@ -318,23 +321,37 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ProgressBoard::Problem progress(run_.progress, slot_, fmt::format("tune {:>14}", shape.label()),
                                   strategy->planned());
 
-  std::deque<std::pair<std::size_t, std::shared_future<CompileOutcome>>> pending;
+  Pending pending;
   // At least a whole generation of the surrogate (20 at the default budget, 24 at most), however few
   // the cores: the strategy proposes no more than it is asked for, and on 2 cores generations of 8
   // landed 4% short at 1024.
   const std::size_t lookahead = std::max<std::size_t>(24, 2 * options_.jobs);
+  const auto ask = [&] {
+    if (pending.size() >= lookahead) return;
+    const auto tp = Clock::now();
+    for (std::size_t i : strategy->propose(lookahead - pending.size())) {
+      variants.take(i);
+      pending.emplace_back(i, logged[i] ? std::shared_future<CompileOutcome>()
+                                        : run_.compile.submit(configs[i], device_.arch(),
+                                                              kernel_path_for(configs[i], shape)));
+    }
+    search.proposing += seconds_since(tp);
+  };
   while (!g_interrupted) {
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
-    if (pending.size() < lookahead) {
-      for (std::size_t i : strategy->propose(lookahead - pending.size())) {
-        variants.take(i);
-        pending.emplace_back(i, logged[i] ? std::shared_future<CompileOutcome>()
-                                          : run_.compile.submit(configs[i], device_.arch(),
-                                                                kernel_path_for(configs[i], shape)));
-      }
-    }
+    ask();
     if (pending.empty()) break;
-    const auto next = pending.begin() + static_cast<std::ptrdiff_t>(first_ready(pending));
+    std::optional<std::size_t> ready = first_ready(pending);
+    if (!ready) {  // measure whichever binary comes first, the oldest hurried ahead of the others
+      const auto tw = Clock::now();
+      const KernelConfig& oldest = configs[pending.front().first];
+      run_.compile.submit(oldest, device_.arch(), kernel_path_for(oldest, shape), CompileService::Need::now);
+      while (!(ready = first_ready(pending)) && !g_interrupted)
+        pending.front().second.wait_for(std::chrono::milliseconds(2));
+      search.compile_wait += seconds_since(tw);
+      if (!ready) break;  // interrupted
+    }
+    const auto next = pending.begin() + static_cast<std::ptrdiff_t>(*ready);
     const auto [index, future] = *next;
     pending.erase(next);
     const std::string name = configs[index].name();
@@ -362,9 +379,10 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                 search.outcome.evaluated, search.outcome.launch_variants);
   std::vector<std::string> phases;
   for (const auto& [phase, ms] : search.worker_ms) phases.push_back(fmt::format("{} {:.2f} s", phase, ms / 1000));
-  spdlog::debug("{}: searched for {:.1f} s: waiting for NVRTC {:.2f} s, GPU {:.2f} s (in the worker: {})",
+  spdlog::debug("{}: searched for {:.1f} s: waiting for NVRTC {:.2f} s, GPU {:.2f} s (in the worker: {}); "
+                "proposing {:.2f} s, logging {:.2f} s",
                 shape.label(), seconds_since(search.started), search.compile_wait, search.gpu_seconds,
-                fmt::join(phases, ", "));
+                fmt::join(phases, ", "), search.proposing, search.logging);
 }
 
 // One candidate's record. Taken from the log when an earlier, interrupted run measured it;
@@ -404,7 +422,9 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
       for (const auto& [phase, ms] : phases->items()) search.worker_ms[phase] += ms.get<double>();
     record["registers"] = compiled.kernel->resources.registers;
   }
+  const auto tl = Clock::now();
   log_.append(shape, record);
+  search.logging += seconds_since(tl);
   return record;
 }
 

@@ -1,14 +1,26 @@
-// Worker threads draining a queue of compile jobs in three sections (now, soon, later). A compile failure is
-// an outcome, not an exception: the search records it and moves on.
+// Worker threads draining a queue of compile jobs in three sections (now, soon, later), in two lanes
+// (pressing and speculative). A compile failure is an outcome, not an exception: the search records
+// it and moves on.
 #include "compile/compile_service.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 namespace gemmtune {
+namespace {
+
+// The nice value of the speculative lane: a nice-0 thread gets ten times its share of a core.
+constexpr int kSpeculativeNice = 10;
+
+}  // namespace
 
 CompileService::CompileService(const KernelCompiler& compiler, unsigned threads) : compiler_(compiler) {
-  for (unsigned i = 0; i < std::max(1u, threads); ++i) workers_.emplace_back([this] { work(false); });
-  for (unsigned i = 0; i < kUrgentWorkers; ++i) workers_.emplace_back([this] { work(true); });
+  for (unsigned i = 0; i < std::max(1u, threads); ++i) {
+    workers_.emplace_back([this] { work(Lane::pressing); });
+    workers_.emplace_back([this] { work(Lane::speculative); });
+  }
 }
 
 CompileService::~CompileService() {
@@ -16,8 +28,8 @@ CompileService::~CompileService() {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
-  wake_urgent_.notify_all();
+  wake_pressing_.notify_all();
+  wake_speculative_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
@@ -48,8 +60,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
   auto enqueue = [&](Job job, Need as) {
     queue_.insert(queue_.begin() + static_cast<long>(section_end(as)), std::move(job));
     if (std::size_t* count = count_of(as)) ++*count;
-    wake_.notify_one();
-    if (as != Need::later) wake_urgent_.notify_one();
+    (as == Need::later ? wake_speculative_ : wake_pressing_).notify_one();
   };
   Job job;
   std::shared_future<CompileOutcome> future;
@@ -105,24 +116,30 @@ void CompileService::withdraw(const void* owner) {
   queue_.erase(kept, queue_.end());
 }
 
-void CompileService::work(bool urgent_only) {
+std::size_t CompileService::queued() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+void CompileService::work(Lane lane) {
+  // Linux gives each thread its own nice value. Raising it needs no privilege (lowering it back
+  // would), so a thread keeps one lane.
+  if (lane == Lane::speculative) setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kSpeculativeNice);
   while (true) {
     Job job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (urgent_only) {
-        wake_urgent_.wait(lock, [this] { return stopping_ || now_count_ + soon_count_ > 0; });
+      const auto pressing = [this] { return now_count_ + soon_count_; };
+      if (lane == Lane::pressing) {
+        wake_pressing_.wait(lock, [&] { return stopping_ || pressing() > 0; });
       } else {
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        wake_speculative_.wait(lock, [&] { return stopping_ || queue_.size() > pressing(); });
       }
       if (stopping_) return;  // pending jobs are abandoned: their futures report broken_promise
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      if (now_count_ > 0) {
-        --now_count_;
-      } else if (soon_count_ > 0) {
-        --soon_count_;
-      }
+      const auto next = queue_.begin() + static_cast<long>(lane == Lane::pressing ? 0 : pressing());
+      job = std::move(*next);
+      queue_.erase(next);
+      if (lane == Lane::pressing) --(now_count_ > 0 ? now_count_ : soon_count_);
     }
     CompileOutcome outcome;
     try {

@@ -50,15 +50,17 @@ class CompileService {
   // finishes every compile it has started before the process exits.
   void withdraw(const void* owner);
 
- private:
-  // urgent_only: a worker of the urgent lane, which takes only now and soon jobs.
-  void work(bool urgent_only);
+  // Jobs queued and not yet taken by a worker.
+  std::size_t queued();
 
-  // Threads beyond --jobs that take only binaries a GPU needs now or next: every other worker may
-  // be a second into a speculative compile when a search's next generation arrives, and its
-  // uncompiled candidates would wait for one to finish. Two more threads than cores cost the
-  // others little.
-  static constexpr unsigned kUrgentWorkers = 2;
+ private:
+  // Two lanes of `threads` workers each. The pressing lane takes only now and soon jobs, at the
+  // process's priority; the speculative lane takes only later jobs, at a lower one (nice 10), so it
+  // has the cores a search is not using and yields them the moment a generation arrives. One lane
+  // for both left the jobs a GPU was waiting for behind speculative compiles a second long, and
+  // shared the cores with them equally.
+  enum class Lane { pressing, speculative };
+  void work(Lane lane);
 
   struct Job {
     KernelConfig config;
@@ -71,8 +73,8 @@ class CompileService {
 
   const KernelCompiler& compiler_;
   std::mutex mutex_;
-  std::condition_variable wake_;         // any job queued
-  std::condition_variable wake_urgent_;  // a now or soon job queued
+  std::condition_variable wake_pressing_;     // a now or soon job queued
+  std::condition_variable wake_speculative_;  // a later job queued
   std::deque<Job> queue_;
   // queue_ holds the now jobs, then the soon ones, then the later ones: section_end(need) is where
   // a job of that need goes.
