@@ -56,9 +56,10 @@ class CompileService {
  private:
   // Two lanes of `threads` workers each. The pressing lane takes only now and soon jobs, at the
   // process's priority; the speculative lane takes only later jobs, at a lower one (nice 10), so it
-  // has the cores a search is not using and yields them the moment a generation arrives. One lane
-  // for both left the jobs a GPU was waiting for behind speculative compiles a second long, and
-  // shared the cores with them equally.
+  // has the cores a search is not using and yields them the moment a generation arrives. Before,
+  // all but two threads took either kind at one priority: most of a generation waited for
+  // speculative compiles a second long to finish, and the tuner's thread and the GPU worker
+  // process shared the cores with every NVRTC thread alike.
   enum class Lane { pressing, speculative };
   void work(Lane lane);
 
