@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <nlohmann/json.hpp>
@@ -278,9 +280,14 @@ TEST(StrategyReplay, SurrogateNearTheLargeTileSpike) {
 struct Walk {
   std::vector<std::size_t> proposed;
   double best = 0;
+  int waits = 0;  // times the GPU waited for NVRTC with nothing else to measure
 };
 
-Walk walk(const Recorded& r, std::uint64_t noise_seed, const std::vector<bool>& on_hand) {
+// Drives the surrogate as the tuner does (shape_tuner.cpp) over a warm cache: up to kAsked
+// candidates pending, the first whose binary is on hand measured next. When only uncompiled ones
+// are pending, the strategy hears that the GPU is stalled (if `tell_stalls`) and may propose again;
+// if it proposes nothing the GPU waits, and the binaries pending then are compiled.
+Walk walk(const Recorded& r, std::uint64_t noise_seed, const std::vector<bool>& on_hand, bool tell_stalls = true) {
   StrategyContext ctx;
   ctx.candidates = r.candidates;
   ctx.prior = r.prior;
@@ -290,33 +297,87 @@ Walk walk(const Recorded& r, std::uint64_t noise_seed, const std::vector<bool>& 
   std::mt19937_64 rng(noise_seed);
   std::normal_distribution<double> noise(0.0, 0.01);
   Walk w;
-  for (auto batch = strategy->propose(kAsked); !batch.empty(); batch = strategy->propose(kAsked)) {
-    for (std::size_t i : batch) at_hand.take(i);
+  std::deque<std::pair<std::size_t, bool>> pending;  // index, binary ready
+  const auto ask = [&] {
+    if (pending.size() >= kAsked) return false;
+    const std::vector<std::size_t> batch = strategy->propose(kAsked - pending.size());
     for (std::size_t i : batch) {
-      w.proposed.push_back(i);
-      w.best = std::max(w.best, r.tflops.at(i));
-      const double score = r.tflops.at(i) * (1.0 + noise(rng));
-      strategy->observe(i, score);
-      at_hand.measured(i, score);
-      for (std::size_t v = 0; v < kLaunchVariantsPerProposal; ++v)  // as the tuner does
-        if (const std::optional<std::size_t> variant = at_hand.next()) {
-          w.best = std::max(w.best, r.tflops.at(*variant));
-          strategy->learn(*variant, r.tflops.at(*variant) * (1.0 + noise(rng)));
-        }
+      at_hand.take(i);
+      pending.emplace_back(i, on_hand.empty() || on_hand[i]);
     }
+    return !batch.empty();
+  };
+  const auto first_ready = [&] {
+    return std::find_if(pending.begin(), pending.end(), [](const auto& p) { return p.second; });
+  };
+  for (ask(); !pending.empty(); ask()) {
+    auto next = first_ready();
+    if (next == pending.end()) {
+      if (tell_stalls) strategy->stalled();
+      if (!tell_stalls || !ask()) {
+        ++w.waits;
+        for (auto& p : pending) p.second = true;
+      }
+      next = first_ready();
+    }
+    const std::size_t i = next->first;
+    pending.erase(next);
+    w.proposed.push_back(i);
+    w.best = std::max(w.best, r.tflops.at(i));
+    const double score = r.tflops.at(i) * (1.0 + noise(rng));
+    strategy->observe(i, score);
+    at_hand.measured(i, score);
+    for (std::size_t v = 0; v < kLaunchVariantsPerProposal; ++v)  // as the tuner does
+      if (const std::optional<std::size_t> variant = at_hand.next()) {
+        w.best = std::max(w.best, r.tflops.at(*variant));
+        strategy->learn(*variant, r.tflops.at(*variant) * (1.0 + noise(rng)));
+      }
   }
   return w;
 }
 
+// The next generation waits for the last measurement of this one, unless the GPU is stalled on a
+// few candidates a rerun drifted into: binaries not on hand, still compiling.
+TEST(StrategyReplay, SurrogateGoesOnWithoutARerunsUncompiledStragglers) {
+  const Recorded& r = replay().begin()->second;
+  const auto after_stall = [&](const std::vector<bool>& on_hand, std::size_t stragglers) {
+    StrategyContext ctx;
+    ctx.candidates = r.candidates;
+    ctx.prior = r.prior;
+    ctx.on_hand = on_hand;
+    auto strategy = make_strategy("surrogate", ctx);
+    const std::vector<std::size_t> first = strategy->propose(kAsked);
+    for (std::size_t k = 0; k + stragglers < first.size(); ++k) strategy->observe(first[k], r.tflops.at(first[k]));
+    EXPECT_TRUE(strategy->propose(kAsked).empty()) << "not stalled: the generation is waited for";
+    strategy->stalled();
+    return strategy->propose(kAsked).size();
+  };
+  // The first generation does not depend on what is on hand; its last three are not.
+  StrategyContext probe;
+  probe.candidates = r.candidates;
+  probe.prior = r.prior;
+  const std::vector<std::size_t> first = make_strategy("surrogate", probe)->propose(kAsked);
+  ASSERT_EQ(first.size(), 20u);
+  std::vector<bool> on_hand(r.candidates.size(), true);
+  for (std::size_t k = first.size() - 3; k < first.size(); ++k) on_hand[first[k]] = false;
+  EXPECT_EQ(after_stall(on_hand, 3), 20u) << "three uncompiled stragglers of a rerun";
+  EXPECT_EQ(after_stall(on_hand, 4), 0u) << "a straggler on hand is only a moment away";
+  EXPECT_EQ(after_stall(std::vector<bool>(r.candidates.size(), false), 3), 0u) << "a first run waits";
+  for (std::size_t k = first.size() - 6; k < first.size(); ++k) on_hand[first[k]] = false;
+  EXPECT_EQ(after_stall(on_hand, 6), 0u) << "more than a quarter of a generation";
+}
+
 TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
   for (const auto& [m, r] : default_space()) {
-    double share_blind = 0, share_told = 0, best_blind = 0, best_told = 0;
+    double share_blind = 0, share_told = 0, best_blind = 0, best_told = 0, best_waiting = 0;
+    int waits_told = 0, waits_waiting = 0;
     const int reruns = 20;
     for (int rerun = 1; rerun <= reruns; ++rerun) {
       const Walk first = walk(r, 1000 + rerun, {});
       std::vector<bool> on_hand(r.candidates.size(), false);
       for (std::size_t i : first.proposed) on_hand[i] = true;
-      const Walk blind = walk(r, rerun, {}), told = walk(r, rerun, on_hand);
+      const Walk blind = walk(r, rerun, {}), told = walk(r, rerun, on_hand),
+                 waiting = walk(r, rerun, on_hand, false);
       const auto share = [&](const Walk& w) {
         return double(std::count_if(w.proposed.begin(), w.proposed.end(), [&](std::size_t i) { return on_hand[i]; })) /
                double(w.proposed.size());
@@ -325,16 +386,25 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
       share_told += share(told) / reruns;
       best_blind += blind.best / r.best / reruns;
       best_told += told.best / r.best / reruns;
+      best_waiting += waiting.best / r.best / reruns;
+      waits_told += told.waits;
+      waits_waiting += waiting.waits;
     }
     RecordProperty("share_" + std::to_string(m), std::to_string(share_blind) + " -> " + std::to_string(share_told));
-    std::printf("m %d: compiled share %.3f -> %.3f, best %.4f -> %.4f of the optimum\n", m, share_blind, share_told,
-                best_blind, best_told);
+    std::printf("m %d: compiled share %.3f -> %.3f, best %.4f -> %.4f of the optimum; waits for NVRTC %d -> %d "
+                "(best %.4f when every generation waits)\n",
+                m, share_blind, share_told, best_blind, best_told, waits_waiting, waits_told, best_waiting);
     // Measured, with three launch variants learned after each proposal as the tuner does: 32.3% ->
     // 19.8% of the rerun's candidates uncompiled at 64x4096x4096, 49.4% -> 21.8% at 1024; the best
     // found as good. (Without the variants and before the best settings were carried to other tile
     // shapes: 12.4% -> 3.0% and 5.9% -> 1.0%; a search that learns more moves more with the noise.)
+    // Going on without the uncompiled stragglers (20 reruns, 2026-11-25): the GPU waited for NVRTC
+    // 64 times instead of 125 at 64x4096x4096 and 77 instead of 123 at 1024, the best found 0.9902
+    // and 0.9999 of the optimum against 0.9896 and 0.9999 when every generation waits.
     EXPECT_LE(1.0 - share_told, 0.7 * (1.0 - share_blind)) << "m " << m;
     EXPECT_GE(best_told, best_blind - 0.005) << "m " << m;
+    EXPECT_GE(best_told, best_waiting - 0.005) << "m " << m;
+    EXPECT_LE(waits_told, 0.75 * waits_waiting) << "m " << m;
   }
 }
 

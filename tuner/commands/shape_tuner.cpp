@@ -322,10 +322,10 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                                   strategy->planned());
 
   Pending pending;
-  // At least a whole generation of the surrogate (20 at the default budget, 24 at most), however few
-  // the cores: the strategy proposes no more than it is asked for, and on 2 cores generations of 8
-  // landed 4% short at 1024.
-  const std::size_t lookahead = std::max<std::size_t>(24, 2 * options_.jobs);
+  // At least a whole generation of the surrogate (20 at the default budget, 24 at most) beside a
+  // quarter of one still compiling (SearchStrategy::stalled), however few the cores: the strategy
+  // proposes no more than it is asked for, and on 2 cores generations of 8 landed 4% short at 1024.
+  const std::size_t lookahead = std::max<std::size_t>(32, 2 * options_.jobs);
   const auto ask = [&] {
     if (pending.size() >= lookahead) return;
     const auto tp = Clock::now();
@@ -342,6 +342,11 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     ask();
     if (pending.empty()) break;
     std::optional<std::size_t> ready = first_ready(pending);
+    if (!ready) {  // the strategy may go on without what NVRTC has not finished (a rerun's drift)
+      strategy->stalled();
+      ask();
+      ready = first_ready(pending);
+    }
     if (!ready) {  // measure whichever binary comes first, the oldest hurried ahead of the others
       const auto tw = Clock::now();
       const KernelConfig& oldest = configs[pending.front().first];

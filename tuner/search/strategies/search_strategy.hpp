@@ -34,6 +34,9 @@ class SearchStrategy {
   // A measurement the strategy did not ask for (a launch-time variant of a binary already measured,
   // which cost no compile); it does not count against the budget and is never proposed afterwards.
   virtual void learn(std::size_t /*index*/, double /*score*/) {}
+  // The GPU has measured every candidate whose binary is ready and waits for NVRTC: a strategy
+  // that holds a generation back until the last of the previous one is measured may propose now.
+  virtual void stalled() {}
   // Evaluations this strategy intends to make (for progress bars).
   virtual std::size_t planned() const = 0;
 };
