@@ -8,10 +8,13 @@
 #   cold2  2048, 8192 and the three skinny shapes with another empty cache
 # Prints wall times, the winners' `cross` table (the shipped winner as % of ours) and where each
 # problem's time went (wall, waiting for NVRTC, GPU) with the candidates measured per second.
-# SETS="cold2" runs only the named runs (a warm run needs its cold one). JOBS=2 CORES=0,1 runs the searches as on a 2-core machine (taskset). Work files under $WORK (default /tmp/fresh-user).
+# SETS="cold2" runs only the named runs (a warm run needs its cold one). WARM_RUNS=3 makes three warm
+# runs, each over its own copy of the cache the cold run left (a rerun adds to the cache it reads, so
+# reruns over one cache are not alike). JOBS=2 CORES=0,1 runs the searches as on a 2-core machine
+# (taskset). Work files under $WORK (default /tmp/fresh-user).
 #   scripts/fresh-user-bench.sh [BUILD_DIR]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 build=${1:-$([ -d .device-build ] && echo .device-build || echo build)}
 tool=$build/tuner/gemm-tune
 shipped=results/nvidia-h100-80gb-hbm3.json
@@ -20,7 +23,8 @@ rm -rf "$work" && mkdir -p "$work"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 date -u
 run() {  # name cache-dir sizes
-  local start=$(date +%s.%N)
+  local start
+  start=$(date +%s.%N)
   timeout 300 ${CORES:+taskset -c "$CORES"} "$tool" --gpu 0 -j "${JOBS:-$(nproc)}" --sizes "$3" \
     --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug > "$work/$1.log" 2>&1
   local rc=$?
@@ -45,6 +49,14 @@ PY
 }
 sets=${SETS:-cold warm cold2}
 [[ " $sets " == *" cold "* ]] && run cold c 512,1024,4096
-[[ " $sets " == *" warm "* ]] && run warm c 512,1024,4096
+if [[ " $sets " == *" warm "* ]]; then
+  warm_runs=${WARM_RUNS:-1}
+  if (( warm_runs == 1 )); then
+    run warm c 512,1024,4096
+  else
+    for i in $(seq "$warm_runs"); do cp -a "$work/c" "$work/c$i"; done
+    for i in $(seq "$warm_runs"); do run "warm$i" "c$i" 512,1024,4096; done
+  fi
+fi
 [[ " $sets " == *" cold2 "* ]] && run cold2 c2 2048,8192,64x4096x4096,4096x4096x64,4096x64x4096
 date -u
