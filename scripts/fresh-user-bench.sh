@@ -6,8 +6,9 @@
 #   cold   512,1024,4096 with an empty compile cache
 #   warm   the same sizes again over the cache the cold run left
 #   cold2  2048, 8192 and the three skinny shapes with another empty cache
-# Prints wall times, the winners' `cross` table (the shipped winner as % of ours) and where each
-# problem's time went (wall, waiting for NVRTC, GPU) with the candidates measured per second.
+# Prints wall times and peak memory, the winners' `cross` table (the shipped winner as % of ours)
+# and where each problem's time went (wall, waiting for NVRTC, GPU) with the candidates measured
+# per second.
 # SETS="cold2" runs only the named runs (a warm run needs its cold one). WARM_RUNS=3 makes three warm
 # runs, each over its own copy of the cache the cold run left (a rerun adds to the cache it reads, so
 # reruns over one cache are not alike). JOBS=2 CORES=0,1 runs the searches as on a 2-core machine
@@ -23,13 +24,17 @@ rm -rf "$work" && mkdir -p "$work"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 date -u
 run() {  # name cache-dir sizes
-  local start
-  start=$(date +%s.%N)
-  timeout 300 ${CORES:+taskset -c "$CORES"} "$tool" --gpu 0 -j "${JOBS:-$(nproc)}" --sizes "$3" \
-    --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug > "$work/$1.log" 2>&1
-  local rc=$?
-  python3 -c "import sys,time; print(f'{sys.argv[2]}: exit {sys.argv[3]}, {time.time()-float(sys.argv[1]):.1f} s')" \
-    "$start" "$1" "$rc"
+  # Wall time, and the peak resident memory of the largest process (the tuner with its NVRTC threads,
+  # or its GPU worker): --jobs pressing and as many speculative compiles share the tuner's memory.
+  python3 - "$1" "$work/$1.log" timeout 300 ${CORES:+taskset -c "$CORES"} "$tool" --gpu 0 \
+    -j "${JOBS:-$(nproc)}" --sizes "$3" --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug <<'PY'
+import resource, subprocess, sys, time
+start = time.time()
+with open(sys.argv[2], "w") as log:
+    rc = subprocess.call(sys.argv[3:], stdout=log, stderr=subprocess.STDOUT)
+peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{sys.argv[1]}: exit {rc}, {time.time() - start:.1f} s, peak memory {peak_mib:.0f} MiB")
+PY
   grep -A12 "^problem" "$work/$1.log"
   timeout 100 "$tool" cross --gpu 0 --from "$shipped" --results-dir "$work/$1" --cache-dir "$work/$2" 2>&1 |
     grep -E "%|portability"

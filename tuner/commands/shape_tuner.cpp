@@ -398,10 +398,9 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
                                     const std::shared_future<CompileOutcome>& compiled_future,
                                     Search& search) {
   if (const nlohmann::json* prior = log_.find(shape, name)) return *prior;
+  // The caller has the binary ready (the search measures only what NVRTC finished) or asked for it
+  // Need::now (a launch variant's, of a binary already measured), so this wait is short.
   const auto tc = Clock::now();
-  // This GPU waits for the binary: ahead of the other GPUs' look-ahead in the shared pool.
-  if (compiled_future.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-    run_.compile.submit(config, device_.arch(), kernel_path_for(config, shape), CompileService::Need::now);
   const CompileOutcome& compiled = compiled_future.get();
   search.compile_wait += seconds_since(tc);
   nlohmann::json record = {{"name", name}, {"config", config}};
