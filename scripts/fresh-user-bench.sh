@@ -52,16 +52,17 @@ for f in glob.glob(sys.argv[1] + "/nvidia-*.json"):
               f"{measured / s['wall_seconds']:.1f} candidates/s")
 PY
 }
+# Each compile cache is named after the run that fills it, so no cold run can start from another's.
 sets=${SETS:-cold warm cold2}
-[[ " $sets " == *" cold "* ]] && run cold c 512,1024,4096
+[[ " $sets " == *" cold "* ]] && run cold cold-cache 512,1024,4096
 if [[ " $sets " == *" warm "* ]]; then
   warm_runs=${WARM_RUNS:-1}
   if (( warm_runs == 1 )); then
-    run warm c 512,1024,4096
+    run warm cold-cache 512,1024,4096
   else
-    for i in $(seq "$warm_runs"); do cp -a "$work/c" "$work/c$i"; done
-    for i in $(seq "$warm_runs"); do run "warm$i" "c$i" 512,1024,4096; done
+    for i in $(seq "$warm_runs"); do cp -a "$work/cold-cache" "$work/warm$i-cache"; done
+    for i in $(seq "$warm_runs"); do run "warm$i" "warm$i-cache" 512,1024,4096; done
   fi
 fi
-[[ " $sets " == *" cold2 "* ]] && run cold2 c2 2048,8192,64x4096x4096,4096x4096x64,4096x64x4096
+[[ " $sets " == *" cold2 "* ]] && run cold2 cold2-cache 2048,8192,64x4096x4096,4096x4096x64,4096x64x4096
 date -u
