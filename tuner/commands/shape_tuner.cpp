@@ -299,18 +299,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
                   std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
   }
-  // Keep every core busy: what the strategy has not asked for yet compiles in the background,
-  // most promising first, behind whatever the GPU is waiting for. A resumed run's logged
-  // candidates need no binary: evaluate() returns their records.
-  const auto submitting = Clock::now();
+  // A resumed run's logged candidates need no binary: evaluate() returns their records.
   std::vector<bool> logged(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) logged[i] = log_.find(screen, configs[i].name()) != nullptr;
-  for (std::size_t i : order_by_prior(ctx))
-    if (!logged[i])
-      run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape), CompileService::Need::later,
-                          &search);
-  spdlog::debug("{}: {} background compiles queued in {:.1f} s", shape.label(),
-                std::count(logged.begin(), logged.end(), false), seconds_since(submitting));
   // After each proposal, launch-time variants of the binaries measured so far (fastest binary
   // first): no compile, and the same number every time, so a rerun over a warm cache learns what
   // the first run learned and keeps to its binaries.
@@ -329,11 +320,21 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   const auto ask = [&] {
     if (pending.size() >= lookahead) return;
     const auto tp = Clock::now();
-    for (std::size_t i : strategy->propose(lookahead - pending.size())) {
+    const std::vector<std::size_t> proposed = strategy->propose(lookahead - pending.size());
+    for (std::size_t i : proposed) {
       variants.take(i);
       pending.emplace_back(i, logged[i] ? std::shared_future<CompileOutcome>()
                                         : run_.compile.submit(configs[i], device_.arch(),
                                                               kernel_path_for(configs[i], shape)));
+    }
+    if (!proposed.empty()) {
+      // What the strategy expects to ask for next compiles on the cores this generation leaves
+      // idle (the speculative lane), replacing its previous guess where not yet started.
+      run_.compile.withdraw(&search);
+      for (std::size_t i : strategy->likely_next())
+        if (!logged[i])
+          run_.compile.submit(configs[i], device_.arch(), kernel_path_for(configs[i], shape),
+                              CompileService::Need::later, &search);
     }
     search.proposing += seconds_since(tp);
   };

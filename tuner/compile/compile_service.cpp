@@ -65,9 +65,9 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
   Job job;
   std::shared_future<CompileOutcome> future;
   if (auto it = submitted_.find(key); it != submitted_.end()) {
-    // Only a more urgent need can move a queued job; a speculative resubmission (the background
-    // submissions of a problem whose binaries an earlier problem queued already, about 100k for a
-    // B^T problem) must not scan a queue as long: that was quadratic, minutes before a search began.
+    // Only a more urgent need can move a queued job, so a speculative resubmission returns at once
+    // (when every problem queued its whole space speculatively, scanning the queue here cost
+    // minutes before a search began).
     if (need == Need::later) return it->second;
     const auto queued =
         std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.key == key; });

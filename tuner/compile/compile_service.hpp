@@ -45,9 +45,9 @@ class CompileService {
                                             Need need = Need::soon, const void* owner = nullptr);
 
   // Drops owner's later jobs that are still queued (their futures report broken_promise). A search
-  // that has ended calls it: the later section is first come, first served, so its look-ahead
-  // would occupy the workers through the next problem's search, and at the end of a run the pool
-  // finishes every compile it has started before the process exits.
+  // calls it when it replaces its guess of what comes next, and when it ends: the later section is
+  // first come, first served, so an old guess would occupy the workers ahead of the new one, or
+  // through the next problem's search.
   void withdraw(const void* owner);
 
   // Jobs queued and not yet taken by a worker.

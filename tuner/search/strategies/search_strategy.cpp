@@ -27,6 +27,13 @@ std::vector<std::size_t> FixedOrderStrategy::propose(std::size_t max_count) {
   return {first, first + static_cast<std::ptrdiff_t>(n)};
 }
 
+std::vector<std::size_t> FixedOrderStrategy::likely_next() const {
+  // As many as the tuner keeps proposed ahead of the GPU on 16 cores (its look-ahead).
+  constexpr std::size_t kAhead = 32;
+  const auto first = order_.begin() + static_cast<std::ptrdiff_t>(next_);
+  return {first, first + static_cast<std::ptrdiff_t>(std::min(kAhead, order_.size() - next_))};
+}
+
 std::vector<std::size_t> order_by_prior(const StrategyContext& c) {
   std::vector<std::size_t> order(c.candidates.size());
   std::iota(order.begin(), order.end(), 0);

@@ -37,6 +37,10 @@ class SearchStrategy {
   // The GPU has measured every candidate whose binary is ready and waits for NVRTC: a strategy
   // that holds a generation back until the last of the previous one is measured may propose now.
   virtual void stalled() {}
+  // The candidates the strategy expects to propose next, likeliest first: the tuner compiles them
+  // on the cores a generation leaves idle. A guess, never a promise; asking changes nothing the
+  // strategy proposes later.
+  virtual std::vector<std::size_t> likely_next() const { return {}; }
   // Evaluations this strategy intends to make (for progress bars).
   virtual std::size_t planned() const = 0;
 };
@@ -57,6 +61,7 @@ class FixedOrderStrategy : public SearchStrategy {
  public:
   explicit FixedOrderStrategy(std::vector<std::size_t> order) : order_(std::move(order)) {}
   std::vector<std::size_t> propose(std::size_t max_count) override;
+  std::vector<std::size_t> likely_next() const override;  // the order's next stretch: no guess at all
   void observe(std::size_t, double) override {}
   std::size_t planned() const override { return order_.size(); }
 
