@@ -36,8 +36,19 @@ peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(f"{sys.argv[1]}: exit {rc}, {time.time() - start:.1f} s, peak memory {peak_mib:.0f} MiB")
 PY
   grep -A12 "^problem" "$work/$1.log"
-  timeout 100 "$tool" cross --gpu 0 --from "$shipped" --results-dir "$work/$1" --cache-dir "$work/$2" 2>&1 |
-    grep -E "%|portability"
+  timeout 100 "$tool" cross --gpu 0 --from "$shipped" --results-dir "$work/$1" --cache-dir "$work/$2" \
+    > "$work/$1.cross" 2>&1
+  grep -E "%|portability" "$work/$1.cross"
+  # cross gives the shipped winner as a percentage of ours; the target reads the other way round.
+  python3 - "$work/$1.cross" <<'PY'
+import re, sys
+rows = [(m.group(1), 10000 / float(m.group(2)))
+        for m in re.finditer(r"^\S+\s+(\S+)\s+\S+\s+[\d.]+\s+([\d.]+)%$", open(sys.argv[1]).read(), re.M)]
+if rows:
+    low = min(rows, key=lambda r: r[1])
+    print("  ours as % of the shipped winner: " + ", ".join(f"{p} {v:.1f}%" for p, v in rows) +
+          ("" if low[1] >= 98 else f"   <-- {low[0]} is more than 2% short"))
+PY
   python3 - "$work/$1" <<'PY'
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/nvidia-*.json"):
