@@ -112,11 +112,11 @@ class Surrogate : public SearchStrategy {
       std::set<int> shapes;
       for (std::size_t i : seeds_) {  // their tile shapes count as measured
         if (generation.size() >= size) break;
-        take(i, generation);
+        take(i, generation, proposed_);
         shapes.insert(shape_id_[i]);
       }
       for (std::size_t i : prior_order_)
-        if (generation.size() < size && shapes.insert(shape_id_[i]).second) take(i, generation);
+        if (generation.size() < size && shapes.insert(shape_id_[i]).second) take(i, generation, proposed_);
     } else {
       fit();
       generation = next_generation(size, rng_, proposed_);
@@ -132,8 +132,8 @@ class Surrogate : public SearchStrategy {
 
   void stalled() override { stalled_ = true; }
 
-  // The next generation as the latest fit would choose it, the measurements still outstanding
-  // counted as they are predicted. Replays of the default-space recordings (20 seeds, 2026-11-25):
+  // The next generation as the latest fit would choose it now, before the measurements still
+  // outstanding are in. Replays of the default-space recordings (20 seeds, 2026-11-25):
   // it holds 26% (1024) and 30% (64x4096x4096) of the generation the strategy proposes once they
   // are in; the static model's order of what is not yet proposed, 20 more compiled per generation,
   // held 0.4% and 8%. A copy of the random engine keeps later proposals as they would have been.
@@ -167,7 +167,6 @@ class Surrogate : public SearchStrategy {
     return std::none_of(outstanding_.begin(), outstanding_.end(), [&](std::size_t i) { return on_hand_[i]; });
   }
 
-  void take(std::size_t index, std::vector<std::size_t>& generation) { take(index, generation, proposed_); }
   static void take(std::size_t index, std::vector<std::size_t>& generation, std::set<std::size_t>& taken) {
     if (taken.insert(index).second) generation.push_back(index);
   }
