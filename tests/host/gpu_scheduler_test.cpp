@@ -170,9 +170,12 @@ TEST_F(GpuScheduler, WhenTheOnlyGpuDiesTheRestIsUntunedWithItsError) {
 TEST_F(GpuScheduler, EightGpusTwoOfWhichDieTuneTwoHundredProblemsOnceEach) {
   std::vector<std::unique_ptr<FakeGpu>> fakes;
   std::vector<ProblemTuner*> gpus;
+  // Every GPU takes at least a millisecond a problem, and the two that die do so early in the run
+  // (their second and third problems): with GPUs of 0 ms and a ninth problem to die on, the 16-core
+  // GPU machine once let the fast ones take all 200 before GPU 5 reached it (2026-11-25).
   for (int i = 0; i < 8; ++i) {
-    fakes.push_back(std::make_unique<FakeGpu>("GPU " + std::to_string(i), i % 3, ledger_, results(),
-                                              /*dies_on_problem=*/i == 2 || i == 5 ? 4 + i : -1));
+    fakes.push_back(std::make_unique<FakeGpu>("GPU " + std::to_string(i), 1 + i % 3, ledger_, results(),
+                                              /*dies_on_problem=*/i == 2 ? 2 : i == 5 ? 3 : -1));
     gpus.push_back(fakes.back().get());
   }
   const Schedule s = tune_on_gpus(gpus, problems(200), kNeverStop);
