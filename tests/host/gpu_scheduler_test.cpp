@@ -28,6 +28,7 @@ struct Ledger {
   std::mutex mutex;
   std::map<int, int> tuned_times;  // by m
   std::map<std::string, int> per_gpu;
+  std::set<int> fatal;  // problems a fake GPU died on
 };
 
 class FakeGpu : public ProblemTuner {
@@ -46,7 +47,14 @@ class FakeGpu : public ProblemTuner {
   ShapeOutcome tune(const GemmShape& shape) override {
     ++started_;
     std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
-    if (started_ == dies_on_problem_) throw std::runtime_error("the GPU worker could not prepare (fake)");
+    // A GPU dies of its own cause, not the problem's, so never on a problem another GPU died on:
+    // two deaths on one problem make the scheduler give it up (kGpusPerProblem), which is the
+    // poison test's case, not this one.
+    if (dies_on_problem_ > 0 && started_ >= dies_on_problem_ && !died_) {
+      std::lock_guard<std::mutex> lock(ledger_.mutex);
+      died_ = ledger_.fatal.insert(shape.m).second;
+    }
+    if (died_) throw std::runtime_error("the GPU worker could not prepare (fake)");
     if (shape.m == poison_m_) throw std::runtime_error("poison " + shape.label());
     merge_results(results_, {{"device", "fake"}},
                   nlohmann::json::array({{{"m", shape.m},
@@ -76,6 +84,7 @@ class FakeGpu : public ProblemTuner {
   int started_ = 0;
   int dies_on_problem_;
   int poison_m_;
+  bool died_ = false;
 };
 
 std::vector<GemmShape> problems(int count) {
@@ -171,8 +180,8 @@ TEST_F(GpuScheduler, EightGpusTwoOfWhichDieTuneTwoHundredProblemsOnceEach) {
   std::vector<std::unique_ptr<FakeGpu>> fakes;
   std::vector<ProblemTuner*> gpus;
   // Every GPU takes at least a millisecond a problem, and the two that die do so early in the run
-  // (their second and third problems): with GPUs of 0 ms and a ninth problem to die on, the 16-core
-  // GPU machine once let the fast ones take all 200 before GPU 5 reached it (2026-11-25).
+  // (at their second and third problems): with GPUs of 0 ms and a ninth problem to die on, the fast
+  // ones once took all 200 before GPU 5 got there (16 cores, 2026-11-25).
   for (int i = 0; i < 8; ++i) {
     fakes.push_back(std::make_unique<FakeGpu>("GPU " + std::to_string(i), 1 + i % 3, ledger_, results(),
                                               /*dies_on_problem=*/i == 2 ? 2 : i == 5 ? 3 : -1));
