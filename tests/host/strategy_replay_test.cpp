@@ -278,9 +278,9 @@ TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
 // the two launch-time variants the tuner measures after each proposal elsewhere: medians 0.13%,
 // 0.00% and 0.00%, the worst seeds 0.13%, 3.1% and 1.63%. 2048's worst seeds end in the 64x256x8
 // family without cp.async (one buffer: 97% of the optimum), three parameters away from that
-// family's best settings (three async stages, padding, FMA order 1: 99%), as two of the H100's 19
-// fresh runs at 2048 did on 2026-11-25. At the old budget of 120 the 64x4096x4096 medians were 2.6%
-// and 1.63% (recorded order).
+// family's best settings (three async stages, padding, FMA order 1: 99%), as two of the H100's 20
+// fresh runs at 2048 since the budget became 160 did. At the old budget of 120 the 64x4096x4096
+// medians were 2.6% and 1.63% (recorded order).
 TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
   ASSERT_EQ(default_space().size(), 3u) << "missing tests/data/h100-default-space-replay.jsonl.gz";
   for (const auto& [m, r] : default_space()) {
@@ -465,8 +465,8 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
 // finish. 100 runs per recording of the default space. Measured (2026-11-25): within 2% of the
 // optimum 100 (64x4096x4096), 100 (1024) and 92 (2048) runs, the worst 1.6%, 0.13% and 3.1% short;
 // measured as proposed instead, 2048 misses in 2 of 100. The H100's own fresh runs at 2048 missed 2
-// of 19 that day, both in the 64x256x8 family without cp.async; their measurements agree with the
-// recording (within 0.5% for 90% of candidates). Tried and not kept (as compiled, then the strategy
+// of 20 since the budget became 160, both in the 64x256x8 family; their measurements agree with
+// the recording (within 0.4% for 90% of candidates). Tried and not kept (as compiled, then the strategy
 // alone on 40 seeds as in SurrogateOnTheDefaultSpace):
 // - five leaders' neighbourhoods instead of three: 2048 100 runs, but the strategy alone at
 //   64x4096x4096 falls to a median of 1.63% (2 seeds of 40 within 1%, was 31); four: 2048 96;
