@@ -466,8 +466,8 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
 // optimum 100 (64x4096x4096), 100 (1024) and 92 (2048) runs, the worst 1.6%, 0.13% and 3.1% short;
 // measured as proposed instead, 2048 misses in 2 of 100. The H100's own fresh runs at 2048 missed 2
 // of 20 since the budget became 160, both in the 64x256x8 family; their measurements agree with
-// the recording (within 0.4% for 90% of candidates). Tried and not kept (as compiled, then the strategy
-// alone on 40 seeds as in SurrogateOnTheDefaultSpace):
+// the recording (within 0.4% for 90% of candidates). Tried and not kept (as compiled, then the
+// strategy alone on 40 seeds as in SurrogateOnTheDefaultSpace):
 // - five leaders' neighbourhoods instead of three: 2048 100 runs, but the strategy alone at
 //   64x4096x4096 falls to a median of 1.63% (2 seeds of 40 within 1%, was 31); four: 2048 96;
 // - stages and cp.async as one step of the neighbourhood (one buffer to three async stages is one
@@ -552,5 +552,3 @@ TEST(StrategyReplay, UnknownStrategyIsRefused) {
 
 }  // namespace
 }  // namespace gemmtune
-
-
