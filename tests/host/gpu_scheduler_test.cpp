@@ -183,8 +183,9 @@ TEST_F(GpuScheduler, EightGpusTwoOfWhichDieTuneTwoHundredProblemsOnceEach) {
   // (at their second and third problems): with GPUs of 0 ms and a ninth problem to die on, the fast
   // ones once took all 200 before GPU 5 got there (16 cores, 2026-11-25).
   for (int i = 0; i < 8; ++i) {
-    fakes.push_back(std::make_unique<FakeGpu>("GPU " + std::to_string(i), 1 + i % 3, ledger_, results(),
-                                              /*dies_on_problem=*/i == 2 ? 2 : i == 5 ? 3 : -1));
+    const int dies_on_problem = i == 2 ? 2 : (i == 5 ? 3 : -1);
+    fakes.push_back(
+        std::make_unique<FakeGpu>("GPU " + std::to_string(i), 1 + i % 3, ledger_, results(), dies_on_problem));
     gpus.push_back(fakes.back().get());
   }
   const Schedule s = tune_on_gpus(gpus, problems(200), kNeverStop);

@@ -291,8 +291,8 @@ TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
     const auto within_1 = std::count_if(surrogate.begin(), surrogate.end(), [](double g) { return g <= 0.01; });
     std::printf("m %d: median %.2f%%, %ld within 1%%, worst %.2f%%; genetic median %.2f%%; with launch variants median "
                 "%.2f%%, worst %.2f%%\n",
-                m, 100 * surrogate[20], long(within_1), 100 * surrogate.back(), 100 * genetic[20], 100 * with_variants[20],
-                100 * with_variants.back());
+                m, 100 * surrogate[20], long(within_1), 100 * surrogate.back(), 100 * genetic[20],
+                100 * with_variants[20], 100 * with_variants.back());
     RecordProperty("median_shortfall_m" + std::to_string(m), std::to_string(surrogate[20]));
     EXPECT_LE(surrogate[20], 0.01) << "m " << m << ": median shortfall";
     EXPECT_LE(surrogate.back(), m == 2048 ? 0.035 : 0.03) << "m " << m << ": worst seed";
@@ -358,10 +358,12 @@ Walk walk(const Recorded& r, std::uint64_t noise_seed, const std::vector<bool>& 
     return std::find_if(pending.begin(), pending.end(), [](const auto& p) { return p.second; });
   };
   std::mt19937_64 finish_rng(noise_seed * 31 + 7);
+  const auto any_pending = [&] {
+    const auto last = static_cast<std::ptrdiff_t>(pending.size()) - 1;
+    return pending.begin() + std::uniform_int_distribution<std::ptrdiff_t>(0, last)(finish_rng);
+  };
   for (ask(); !pending.empty(); ask()) {
-    auto next = first_ready();
-    if (order == Order::as_compiled && on_hand.empty())
-      next = pending.begin() + std::uniform_int_distribution<std::ptrdiff_t>(0, std::ptrdiff_t(pending.size()) - 1)(finish_rng);
+    auto next = order == Order::as_compiled && on_hand.empty() ? any_pending() : first_ready();
     if (next == pending.end()) {
       if (tell_stalls) strategy->stalled();
       if (!tell_stalls || !ask()) {
@@ -478,7 +480,9 @@ TEST(StrategyReplay, SurrogateThroughTheNoiseOfFreshRuns) {
     std::vector<double> found;
     for (int run = 1; run <= 100; ++run) found.push_back(walk(r, run, {}, true, Order::as_compiled).best / r.best);
     std::sort(found.begin(), found.end());
-    const auto within = [&](double f) { return std::count_if(found.begin(), found.end(), [&](double x) { return x >= 1 - f; }); };
+    const auto within = [&](double f) {
+      return std::count_if(found.begin(), found.end(), [&](double x) { return x >= 1 - f; });
+    };
     std::printf("m %d: within 1%% %ld, within 2%% %ld, median %.2f%% short, worst %.2f%%\n", m, long(within(0.01)),
                 long(within(0.02)), 100 * (1 - found[50]), 100 * (1 - found[0]));
     EXPECT_GE(within(0.02), m == 2048 ? 90 : 98) << "m " << m;
