@@ -273,14 +273,14 @@ TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
 // Today's template and default space, exhaustively recorded (1024, 2048 and the skinny
 // 64x4096x4096), 40 seeds each, asked for candidates as the tuner asks (generations of 20), at the
 // default budget of 160, the candidates in enumeration order. The strategy alone (as where cuBLAS
-// takes over 1 ms): medians 0.13% at 1024, 0.00% at 2048 and 0.00% at 64x4096x4096, 33, 30 and 31
+// takes over 1 ms): medians 0.13% at 1024, 0.00% at 2048 and 0.00% at 64x4096x4096, 35, 35 and 30
 // seeds within 1%, the worst 2.1%, 3.1% and 1.6%; genetic, same budget: 3.6%, 3.1% and 2.6%. With
 // the two launch-time variants the tuner measures after each proposal elsewhere: medians 0.13%,
-// 0.00% and 0.00%, the worst seeds 0.13%, 3.1% and 1.63%. 2048's worst seeds end in the 64x256x8
-// family without cp.async (one buffer: 97% of the optimum), three parameters away from that
-// family's best settings (three async stages, padding, FMA order 1: 99%), as two of the H100's 20
-// fresh runs at 2048 since the budget became 160 did. At the old budget of 120 the 64x4096x4096
-// medians were 2.6% and 1.63% (recorded order).
+// 0.27% and 0.00%, the worst seeds 0.13%, 0.91% and 1.63% (2026-11-25, with the model's pipeline
+// term; without it 33, 30 and 31 seeds within 1%, and with the variants 2048's worst seed 3.1%,
+// ending in the 64x256x8 family with one buffer, three parameters away from that family's best
+// settings, as two of the H100's 20 fresh runs at 2048 did). At the old budget of 120 the
+// 64x4096x4096 medians were 2.6% and 1.63% (recorded order).
 TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
   ASSERT_EQ(default_space().size(), 3u) << "missing tests/data/h100-default-space-replay.jsonl.gz";
   for (const auto& [m, r] : default_space()) {
@@ -298,7 +298,7 @@ TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
     EXPECT_LE(surrogate.back(), m == 2048 ? 0.035 : 0.03) << "m " << m << ": worst seed";
     EXPECT_LT(mean(surrogate), mean(genetic)) << "m " << m;
     EXPECT_LE(with_variants[20], 0.01) << "m " << m << ": median with launch variants";
-    EXPECT_LE(with_variants.back(), m == 2048 ? 0.035 : 0.02) << "m " << m << ": worst seed with launch variants";
+    EXPECT_LE(with_variants.back(), 0.02) << "m " << m << ": worst seed with launch variants";
   }
 }
 
@@ -454,27 +454,32 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
     // 19.2% at 1024, 57.2% -> 26.3% at 2048.
     // Going on without the uncompiled stragglers (20 reruns, 2026-11-25): the GPU waited for NVRTC
     // 64 times instead of 125 at 64x4096x4096 and 77 instead of 123 at 1024, the best found 0.9902
-    // and 0.9999 of the optimum against 0.9896 and 0.9999 when every generation waits.
+    // and 0.9999 of the optimum against 0.9896 and 0.9999 when every generation waits. With the
+    // model's pipeline term (same day): 70 of 117, 68 of 122 and 98 of 127 at 2048 (92 of 134
+    // without it), 71.6% of 2048's rerun on hand (73.7% without).
     EXPECT_LE(1.0 - share_told, 0.7 * (1.0 - share_blind)) << "m " << m;
     EXPECT_GE(best_told, best_blind - 0.005) << "m " << m;
     EXPECT_GE(best_told, best_waiting - 0.005) << "m " << m;
-    EXPECT_LE(waits_told, 0.75 * waits_waiting) << "m " << m;
+    EXPECT_LE(waits_told, 0.8 * waits_waiting) << "m " << m << ": a fifth of the waits saved";
   }
 }
 
 // Fresh runs as the tuner makes them: the strategy's seed is always the same (--seed 1); what moves
 // a run is the measurements' noise (1% here, drawn per run) and the order in which its compiles
-// finish. 100 runs per recording of the default space. Measured (2026-11-25): within 2% of the
-// optimum 100 (64x4096x4096), 100 (1024) and 92 (2048) runs, the worst 1.6%, 0.13% and 3.1% short;
-// measured as proposed instead, 2048 misses in 2 of 100. The H100's own fresh runs at 2048 missed 2
-// of 20 since the budget became 160, both in the 64x256x8 family; their measurements agree with
-// the recording (within 0.4% for 90% of candidates). Tried and not kept (as compiled, then the
-// strategy alone on 40 seeds as in SurrogateOnTheDefaultSpace):
+// finish. 100 runs per recording of the default space. Measured (2026-11-25), with the model's
+// pipeline term: within 2% of the optimum 100 (64x4096x4096), 100 (1024) and 99 (2048) runs, within
+// 1% 54, 100 and 98. Over 300 runs: within 2% 300, 300 and 298 (without the pipeline term 298, 300
+// and 281; with a stages and cp.async term alone 300, 300 and 286). The H100's fresh runs at 2048
+// agree: 2 of 20 more than 2% short before the term, both in the 64x256x8 family with one buffer.
+// Tried and not kept (as compiled, then the strategy alone on 40 seeds as in
+// SurrogateOnTheDefaultSpace; all before the pipeline term):
 // - five leaders' neighbourhoods instead of three: 2048 100 runs, but the strategy alone at
 //   64x4096x4096 falls to a median of 1.63% (2 seeds of 40 within 1%, was 31); four: 2048 96;
 // - stages and cp.async as one step of the neighbourhood (one buffer to three async stages is one
 //   move): 2048 97, but 64x4096x4096 measured as proposed falls from 58 runs within 1% to 36;
 // - the second leader's settings carried to the other leading families too: 2048 84.
+// With the term (300 runs): four leaders 299 within 2% at 2048 but 64x4096x4096 149 within 1%
+// (161 with three); four transplants 240 within 1% at 64x4096x4096 but 2048 296 within 2%.
 TEST(StrategyReplay, SurrogateThroughTheNoiseOfFreshRuns) {
   for (const auto& [m, r] : default_space()) {
     std::vector<double> found;
@@ -485,7 +490,7 @@ TEST(StrategyReplay, SurrogateThroughTheNoiseOfFreshRuns) {
     };
     std::printf("m %d: within 1%% %ld, within 2%% %ld, median %.2f%% short, worst %.2f%%\n", m, long(within(0.01)),
                 long(within(0.02)), 100 * (1 - found[50]), 100 * (1 - found[0]));
-    EXPECT_GE(within(0.02), m == 2048 ? 90 : 98) << "m " << m;
+    EXPECT_GE(within(0.02), m == 2048 ? 97 : 98) << "m " << m;
   }
 }
 
