@@ -91,10 +91,18 @@ class Surrogate : public SearchStrategy {
       const bool varies = std::any_of(genes_.begin(), genes_.end(), [&](const auto& g) { return g[p] != genes_[0][p]; });
       if (varies) (p < kTileShapeLength ? tile_parameters_ : setting_parameters_).push_back(p);
     }
+    std::vector<std::size_t> pipeline_parameters;
     for (const char* name : {"stages", "async_copy", "fma_order"}) {
       const auto& names = parameter_names();
-      pipeline_parameters_.push_back(std::size_t(std::find(names.begin(), names.end(), name) - names.begin()));
+      pipeline_parameters.push_back(std::size_t(std::find(names.begin(), names.end(), name) - names.begin()));
     }
+    std::map<std::vector<int>, int> pipeline_ids;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<int> pipeline;
+      for (std::size_t p : pipeline_parameters) pipeline.push_back(genes_[i][p]);
+      pipeline_id_.push_back(pipeline_ids.emplace(pipeline, int(pipeline_ids.size())).first->second);
+    }
+    pipelines_ = pipeline_ids.size();
     for (std::size_t i = 0; i < n; ++i) {
       shape_id_.push_back(shape_ids.emplace(tile_shape_of(genes_[i]), int(shape_ids.size())).first->second);
       if (std::size_t(shape_id_[i]) == shape_members_.size()) shape_members_.emplace_back();
@@ -210,19 +218,9 @@ class Surrogate : public SearchStrategy {
     for (std::size_t p : tile_parameters_) shared += ga[p] == gb[p];
     for (std::size_t p : setting_parameters_) settings += ga[p] == gb[p];
     double k = 1.0 + shared + (shape_id_[a] == shape_id_[b] ? 2 : 1) * settings;
-    if (pipeline_of(ga) == pipeline_of(gb)) k += kPipelineWeight;
+    if (pipeline_id_[a] == pipeline_id_[b]) k += kPipelineWeight;
     if (!log_prior_.empty()) k += kPriorWeight * log_prior_[a] * log_prior_[b];
     return k;
-  }
-
-  // The values of the pipeline's parameters, which act together: on the H100 at 2048, FMA order 1
-  // is the best of 64x256x8_t16x8_w4 with three cp.async stages (99.1% of the optimum) and its
-  // worst with one buffer (95.4%, where order 0 gives 96.9%). A sum of per-value terms cannot say
-  // that, and a search that first meets the family with one buffer stays there.
-  std::vector<int> pipeline_of(const std::vector<int>& genes) const {
-    std::vector<int> values;
-    for (std::size_t p : pipeline_parameters_) values.push_back(genes[p]);
-    return values;
   }
 
   // Kernel ridge regression of log TFLOP/s over everything measured (ridge 1, as for unit terms).
@@ -254,12 +252,12 @@ class Surrogate : public SearchStrategy {
     using ValueWeights = std::map<int, double>;
     std::vector<ValueWeights> by_value(genes_[0].size());
     std::map<int, std::vector<ValueWeights>> by_shape_value;
-    std::map<std::vector<int>, double> by_pipeline;
+    std::vector<double> by_pipeline(pipelines_, 0.0);
     double constant = mean, prior_slope = 0;
     for (std::size_t a = 0; a < rows.size(); ++a) {
       const std::vector<int>& g = genes_[rows[a]];
       constant += weight[a];
-      by_pipeline[pipeline_of(g)] += kPipelineWeight * weight[a];
+      by_pipeline[pipeline_id_[rows[a]]] += kPipelineWeight * weight[a];
       if (!log_prior_.empty()) prior_slope += kPriorWeight * weight[a] * log_prior_[rows[a]];
       for (std::size_t p : tile_parameters_) by_value[p][g[p]] += weight[a];
       auto& shape = by_shape_value.try_emplace(shape_id_[rows[a]], g.size()).first->second;
@@ -279,8 +277,7 @@ class Surrogate : public SearchStrategy {
       const auto shape = by_shape_value.find(shape_id_[i]);
       for (std::size_t q : setting_parameters_)
         p += weight_of(by_value[q], g[q]) + (shape == by_shape_value.end() ? 0.0 : weight_of(shape->second[q], g[q]));
-      const auto pipeline = by_pipeline.find(pipeline_of(g));
-      prediction_[i] = p + (pipeline == by_pipeline.end() ? 0.0 : pipeline->second);
+      prediction_[i] = p + by_pipeline[pipeline_id_[i]];
     }
   }
 
@@ -400,7 +397,13 @@ class Surrogate : public SearchStrategy {
   std::vector<int> shape_id_;               // per candidate, its tile shape
   std::vector<std::vector<std::size_t>> shape_members_;  // per tile shape, its candidates
   std::vector<std::size_t> tile_parameters_, setting_parameters_;  // those that vary, by index
-  std::vector<std::size_t> pipeline_parameters_;  // stages, async_copy, fma_order
+  // Per candidate, its pipeline: stages, async_copy and fma_order together. They act together: on
+  // the H100 at 2048, FMA order 1 is the best of 64x256x8_t16x8_w4 with three cp.async stages
+  // (99.1% of the optimum) and its worst with one buffer (95.4%, where order 0 gives 96.9%). A sum
+  // of per-value terms cannot say that, and a search that first meets the family with one buffer
+  // stays there.
+  std::vector<int> pipeline_id_;
+  std::size_t pipelines_ = 0;
   std::vector<double> log_prior_;           // centred; empty without a prior
   std::vector<double> prediction_;  // per candidate, log TFLOP/s (before the first fit: the prior)
   std::vector<bool> on_hand_;       // empty: nothing compiled before this search
