@@ -12,7 +12,8 @@
 # SETS="cold2" runs only the named runs (a warm run needs its cold one). WARM_RUNS=3 makes three warm
 # runs, each over its own copy of the cache the cold run left (a rerun adds to the cache it reads, so
 # reruns over one cache are not alike). JOBS=2 CORES=0,1 runs the searches as on a 2-core machine
-# (taskset). Work files under $WORK (default /tmp/fresh-user).
+# (taskset). TUNE_ARGS="--budget 240" adds options to every search. Work files under $WORK (default
+# /tmp/fresh-user).
 #   scripts/fresh-user-bench.sh [BUILD_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -27,7 +28,7 @@ run() {  # name cache-dir sizes
   # Wall time, and the peak resident memory of the largest process (the tuner with its NVRTC threads,
   # or its GPU worker): --jobs pressing and as many speculative compiles share the tuner's memory.
   python3 - "$1" "$work/$1.log" timeout 300 ${CORES:+taskset -c "$CORES"} "$tool" --gpu 0 \
-    -j "${JOBS:-$(nproc)}" --sizes "$3" --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug <<'PY'
+    -j "${JOBS:-$(nproc)}" --sizes "$3" --cache-dir "$work/$2" --results-dir "$work/$1" --log-level debug ${TUNE_ARGS:-} <<'PY'
 import resource, subprocess, sys, time
 start = time.time()
 with open(sys.argv[2], "w") as log:

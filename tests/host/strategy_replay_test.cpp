@@ -249,7 +249,7 @@ std::vector<double> gaps(const std::string& name, const Recorded& r, int count, 
 
 double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()); }
 
-// The surrogate's default budget on this recording (160, or the whole recording if smaller), which
+// The surrogate's default budget on this recording (200, or the whole recording if smaller), which
 // the other strategies get too where they are compared with it.
 std::size_t surrogate_budget(const Recorded& r) {
   StrategyContext ctx;
@@ -257,10 +257,10 @@ std::size_t surrogate_budget(const Recorded& r) {
   return make_strategy("surrogate", ctx)->planned();
 }
 
-// The surrogate search at its default budget (160): its median over 100 seeds is within 1% of the
+// The surrogate search at its default budget (200): its median over 100 seeds is within 1% of the
 // optimum at every size, and its mean shortfall is below the genetic search's with the same budget.
-// Measured: medians 0.00% at all three sizes, every seed within 1% (genetic, 120 evaluations: 100,
-// 63 and 100 seeds; its 1024 median 0.23%, mean 1.0%).
+// Measured (2026-11-26): medians 0.00% at all three sizes, every seed within 1% (genetic with the
+// same budget: 100, 93 and 100 seeds, its 1024 mean 0.20%; with 160, 86 and a mean of 0.48%).
 TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
   for (const auto& [m, r] : replay()) {
     const std::size_t budget = surrogate_budget(r);
@@ -272,15 +272,16 @@ TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
 
 // Today's template and default space, exhaustively recorded (1024, 2048 and the skinny
 // 64x4096x4096), 40 seeds each, asked for candidates as the tuner asks (generations of 20), at the
-// default budget of 160, the candidates in enumeration order. The strategy alone (as where cuBLAS
-// takes over 1 ms): medians 0.13% at 1024, 0.00% at 2048 and 0.00% at 64x4096x4096, 35, 35 and 30
-// seeds within 1%, the worst 2.1%, 3.1% and 1.6%; genetic, same budget: 3.6%, 3.1% and 2.6%. With
-// the two launch-time variants the tuner measures after each proposal elsewhere: medians 0.13%,
-// 0.27% and 0.00%, the worst seeds 0.13%, 0.91% and 1.63% (2026-11-25, with the model's pipeline
-// term; without it 33, 30 and 31 seeds within 1%, and with the variants 2048's worst seed 3.1%,
-// ending in the 64x256x8 family with one buffer, three parameters away from that family's best
-// settings, as two of the H100's 20 fresh runs at 2048 did). At the old budget of 120 the
-// 64x4096x4096 medians were 2.6% and 1.63% (recorded order).
+// default budget of 200, the candidates in enumeration order. The strategy alone (as where cuBLAS
+// takes over 1 ms), 2026-11-26: medians 0.13% at 1024, 0.00% at 2048 and 0.00% at 64x4096x4096, 39,
+// 39 and 32 seeds within 1%, the worst 2.1%, 1.6% and 1.6%; genetic, same budget: medians 2.2%,
+// 2.4% and 2.6%. With the two launch-time variants the tuner measures after each proposal
+// elsewhere: medians 0.00%, the worst seeds 0.13%, 0.91% and 0.00%. At the budget of 160 (with the
+// model's pipeline term, 2026-11-25): 35, 35 and 30 seeds within 1%, the worst with variants 0.13%,
+// 0.91% and 1.63%; without the term 2048's worst seed with variants was 3.1%, ending in the 64x256x8
+// family with one buffer, three parameters away from that family's best settings, as two of the
+// H100's 20 fresh runs at 2048 did. At the budget of 120 the 64x4096x4096 medians were 2.6% and
+// 1.63% (recorded order).
 TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
   ASSERT_EQ(default_space().size(), 3u) << "missing tests/data/h100-default-space-replay.jsonl.gz";
   for (const auto& [m, r] : default_space()) {
@@ -295,7 +296,7 @@ TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
                 100 * with_variants[20], 100 * with_variants.back());
     RecordProperty("median_shortfall_m" + std::to_string(m), std::to_string(surrogate[20]));
     EXPECT_LE(surrogate[20], 0.01) << "m " << m << ": median shortfall";
-    EXPECT_LE(surrogate.back(), m == 2048 ? 0.035 : 0.03) << "m " << m << ": worst seed";
+    EXPECT_LE(surrogate.back(), 0.03) << "m " << m << ": worst seed";
     EXPECT_LT(mean(surrogate), mean(genetic)) << "m " << m;
     EXPECT_LE(with_variants[20], 0.01) << "m " << m << ": median with launch variants";
     EXPECT_LE(with_variants.back(), 0.02) << "m " << m << ": worst seed with launch variants";
@@ -303,9 +304,10 @@ TEST(StrategyReplay, SurrogateOnTheDefaultSpace) {
 }
 
 // The large-tile recording's single spike defeats a model of additive effects: at the default budget
-// (160) the surrogate's median stops 1.9% short, 10 of 100 seeds reach the spike and every seed is
-// within 2%. Genetic does better here: with the same budget its median is 0.00% (51 seeds within 1%,
-// 99 within 3%); with 120, 2.1% (29 within 1%, 77 within 3%).
+// (200) the surrogate's median stops 1.9% short, 1 of 100 seeds reaches the spike and every seed is
+// within 2% (the same at 160, 2026-11-26). Genetic does better here: with the same budget its median
+// is 0.00% (68 seeds within 1%, 100 within 3%); with 160, 51 and 99; with 120, a median of 2.1% (29
+// within 1%, 77 within 3%).
 TEST(StrategyReplay, SurrogateNearTheLargeTileSpike) {
   const std::vector<double> surrogate = gaps("surrogate", large_tiles_4096(), 100);
   EXPECT_LE(surrogate[50], 0.025);
@@ -456,7 +458,9 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
     // 64 times instead of 125 at 64x4096x4096 and 77 instead of 123 at 1024, the best found 0.9902
     // and 0.9999 of the optimum against 0.9896 and 0.9999 when every generation waits. With the
     // model's pipeline term (same day): 70 of 117, 68 of 122 and 98 of 127 at 2048 (92 of 134
-    // without it), 71.6% of 2048's rerun on hand (73.7% without).
+    // without it), 71.6% of 2048's rerun on hand (73.7% without). At the budget of 200 (2026-11-26):
+    // 88 of 144, 82 of 153 and 109 of 165; on hand 79.3%, 83.1% and 75.9% (37.5% to 63.2%, 53.7%
+    // and 40.7% blind).
     EXPECT_LE(1.0 - share_told, 0.7 * (1.0 - share_blind)) << "m " << m;
     EXPECT_GE(best_told, best_blind - 0.005) << "m " << m;
     EXPECT_GE(best_told, best_waiting - 0.005) << "m " << m;
@@ -466,11 +470,20 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
 
 // Fresh runs as the tuner makes them: the strategy's seed is always the same (--seed 1); what moves
 // a run is the measurements' noise (1% here, drawn per run) and the order in which its compiles
-// finish. 100 runs per recording of the default space. Measured (2026-11-25), with the model's
-// pipeline term: within 2% of the optimum 100 (64x4096x4096), 100 (1024) and 99 (2048) runs, within
-// 1% 54, 100 and 98. Over 300 runs: within 2% 300, 300 and 298 (without the pipeline term 298, 300
-// and 281; with a stages and cp.async term alone 300, 300 and 286). The H100's fresh runs at 2048
-// agree: 2 of 20 more than 2% short before the term, both in the 64x256x8 family with one buffer.
+// finish. 100 runs per recording of the default space.
+// At 2048 the test asks for 0.5%, not 2%: the H100's fresh runs that ended 0.9% short by the
+// recording (64x256x8_t16x8_w4 with three cp.async stages, 99.1% of the optimum) were 2.8% short of
+// the shipped winner raced beside it by `cross` (2026-11-25, 7 of 87 runs at the budget of 160).
+// Measured at the budget of 200 (2026-11-26): within 0.5% of the optimum 69 (64x4096x4096, whose
+// runner-up is 1.63% short), 100 (1024) and 98 (2048) runs; within 2% all. Over 300 runs, within
+// 0.5%: 193, 300 and 293; at 160, 161, 300 and 269 (the H100 agreed: 8% of its runs at 2048 ended
+// short); at 240, 212, 300 and 299, but 2048, 8192 and the skinny shapes then took the H100 84.5 and
+// 89.9 s from nothing (target 90), against 73.9 and 77.0 s at 200 on the same machine.
+// Before that, at 160 (2026-11-25), with the model's pipeline term: within 2% of the optimum 100,
+// 100 and 99 runs, within 1% 54, 100 and 98. Over 300 runs: within 2% 300, 300 and 298 (without the
+// pipeline term 298, 300 and 281; with a stages and cp.async term alone 300, 300 and 286). The H100's
+// fresh runs at 2048 agreed: 2 of 20 more than 2% short before the term, both in the 64x256x8
+// family with one buffer.
 // Tried and not kept (as compiled, then the strategy alone on 40 seeds as in
 // SurrogateOnTheDefaultSpace; all before the pipeline term):
 // - five leaders' neighbourhoods instead of three: 2048 100 runs, but the strategy alone at
@@ -488,9 +501,10 @@ TEST(StrategyReplay, SurrogateThroughTheNoiseOfFreshRuns) {
     const auto within = [&](double f) {
       return std::count_if(found.begin(), found.end(), [&](double x) { return x >= 1 - f; });
     };
-    std::printf("m %d: within 1%% %ld, within 2%% %ld, median %.2f%% short, worst %.2f%%\n", m, long(within(0.01)),
-                long(within(0.02)), 100 * (1 - found[50]), 100 * (1 - found[0]));
-    EXPECT_GE(within(0.02), m == 2048 ? 97 : 98) << "m " << m;
+    std::printf("m %d: within 0.5%% %ld, within 1%% %ld, within 2%% %ld, median %.2f%% short, worst %.2f%%\n", m,
+                long(within(0.005)), long(within(0.01)), long(within(0.02)), 100 * (1 - found[50]), 100 * (1 - found[0]));
+    EXPECT_GE(within(0.02), 98) << "m " << m;
+    if (m == 2048) EXPECT_GE(within(0.005), 95) << "m " << m << ": runs within 0.5%";
   }
 }
 
