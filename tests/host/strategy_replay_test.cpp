@@ -504,7 +504,9 @@ TEST(StrategyReplay, SurrogateThroughTheNoiseOfFreshRuns) {
     std::printf("m %d: within 0.5%% %ld, within 1%% %ld, within 2%% %ld, median %.2f%% short, worst %.2f%%\n", m,
                 long(within(0.005)), long(within(0.01)), long(within(0.02)), 100 * (1 - found[50]), 100 * (1 - found[0]));
     EXPECT_GE(within(0.02), 98) << "m " << m;
-    if (m == 2048) EXPECT_GE(within(0.005), 95) << "m " << m << ": runs within 0.5%";
+    if (m == 2048) {
+      EXPECT_GE(within(0.005), 95) << "m " << m << ": runs within 0.5%";
+    }
   }
 }
 
