@@ -15,8 +15,8 @@
 
 namespace gemmtune {
 
-// Variants measured after each proposal. With the surrogate's 160 proposals (200 since 2026-11-26), two keep the
-// default-space replays' medians at 0.13% (1024) and 0.00% (64x4096x4096; 74 of 100 seeds within
+// Variants measured after each proposal. With the surrogate's 160 proposals (200 since
+// 2026-11-26), two keep the default-space replays' medians at 0.13% (1024) and 0.00% (64x4096x4096; 74 of 100 seeds within
 // 1%, with three 71, with one 13) and the GPU's share of a search where 120 proposals and three
 // variants had it: each measurement is eleven batches of launches (a warm-up and ten samples), and
 // the variants are most of a search's measurements.
