@@ -273,10 +273,11 @@ TEST(StrategyReplay, SurrogateWithinOnePercentAndAheadOfGenetic) {
 // Today's template and default space, exhaustively recorded (1024, 2048 and the skinny
 // 64x4096x4096), 40 seeds each, asked for candidates as the tuner asks (generations of 20), at the
 // default budget of 200, the candidates in enumeration order. The strategy alone (as where cuBLAS
-// takes over 1 ms), 2026-11-26: medians 0.13% at 1024, 0.00% at 2048 and 0.00% at 64x4096x4096, 39,
-// 39 and 32 seeds within 1%, the worst 2.1%, 1.6% and 1.6%; genetic, same budget: medians 2.2%,
-// 2.4% and 2.6%. With the two launch-time variants the tuner measures after each proposal
-// elsewhere: medians 0.00%, the worst seeds 0.13%, 0.91% and 0.00%. At the budget of 160 (with the
+// takes over 1 ms), 2026-11-26: medians 0.00% at 1024, 2048 and 64x4096x4096, 37, 39 and 28 seeds
+// within 1%, the worst 2.1%, 2.4% and 1.6% (before the exploring quarter looked for pipelines a
+// tile shape had not had: 39, 39 and 32, the worst 2.1%, 1.6% and 1.6%); genetic, same budget:
+// medians 2.2%, 2.4% and 2.6%. With the two launch-time variants the tuner measures after each
+// proposal elsewhere: medians 0.00%, the worst seeds 0.13%, 0.91% and 0.00%. At the budget of 160 (with the
 // model's pipeline term, 2026-11-25): 35, 35 and 30 seeds within 1%, the worst with variants 0.13%,
 // 0.91% and 1.63%; without the term 2048's worst seed with variants was 3.1%, ending in the 64x256x8
 // family with one buffer, three parameters away from that family's best settings, as two of the
@@ -474,11 +475,14 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
 // At 2048 the test asks for 0.5%, not 2%: the H100's fresh runs that ended 0.9% short by the
 // recording (64x256x8_t16x8_w4 with three cp.async stages, 99.1% of the optimum) were 2.8% short of
 // the shipped winner raced beside it by `cross` (2026-11-25, 7 of 87 runs at the budget of 160).
-// Measured at the budget of 200 (2026-11-26): within 0.5% of the optimum 69 (64x4096x4096, whose
-// runner-up is 1.63% short), 100 (1024) and 98 (2048) runs; within 2% all. Over 300 runs, within
-// 0.5%: 193, 300 and 293; at 160, 161, 300 and 269 (the H100 agreed: 8% of its runs at 2048 ended
-// short); at 240, 212, 300 and 299, but 2048, 8192 and the skinny shapes then took the H100 84.5 and
-// 89.9 s from nothing (target 90), against 73.9 and 77.0 s at 200 on the same machine.
+// Measured at the budget of 200 (2026-11-26), the exploring quarter of each generation trying
+// pipelines a tile shape has not had: within 0.5% of the optimum 63 (64x4096x4096, whose runner-up
+// is 1.63% short), 100 (1024) and 100 (2048) runs; within 2% all. Over 300 runs, within 0.5%: 186,
+// 300 and 299 (the H100's fresh runs at 2048: 38 of 38 within 0.1% of the shipped winner).
+// Without that rule 69, 100 and 98; over 300 runs 193, 300 and 293 (the H100: 2 of 39 at 2048
+// 2.9% short); at 160, 161, 300 and 269 (the H100: 8% of its runs at 2048 short); at 240, 212, 300
+// and 299, but 2048, 8192 and the skinny shapes then took the H100 84.5 and 89.9 s from nothing
+// (target 90), against 73.9 and 77.0 s at 200 on the same machine.
 // Before that, at 160 (2026-11-25), with the model's pipeline term: within 2% of the optimum 100,
 // 100 and 99 runs, within 1% 54, 100 and 98. Over 300 runs: within 2% 300, 300 and 298 (without the
 // pipeline term 298, 300 and 281; with a stages and cp.async term alone 300, 300 and 286). The H100's
@@ -505,7 +509,7 @@ TEST(StrategyReplay, SurrogateThroughTheNoiseOfFreshRuns) {
                 long(within(0.005)), long(within(0.01)), long(within(0.02)), 100 * (1 - found[50]), 100 * (1 - found[0]));
     EXPECT_GE(within(0.02), 98) << "m " << m;
     if (m == 2048) {
-      EXPECT_GE(within(0.005), 95) << "m " << m << ": runs within 0.5%";
+      EXPECT_GE(within(0.005), 99) << "m " << m << ": runs within 0.5%";
     }
   }
 }

@@ -19,8 +19,8 @@
 // takes half its candidates from the neighbourhood of the leaders (one parameter changed from the
 // best configuration of each of the best three tile shapes), then the best configuration's
 // settings carried to the next three tile shapes, a quarter as the best predicted candidate of
-// each tile shape in turn (a family measured only with poor pipeline settings gets another chance
-// once the fit knows better ones), and the rest from everything not yet measured, highest
+// each tile shape in turn, of a pipeline it has not had (a family measured only with poor pipeline
+// settings gets another chance), and the rest from everything not yet measured, highest
 // predicted first in each part. A generation is proposed at once so it compiles in parallel while
 // the GPU works through it. Launch-time variants the tuner measured unasked (learn) join the fit
 // like any measurement.
@@ -194,16 +194,24 @@ class Surrogate : public SearchStrategy {
     for (std::size_t i : local_candidates(order, size / 2)) take(i, generation, taken);
     for (std::size_t i : transplants())
       if (generation.size() < size) take(i, generation, taken);
-    // A quarter to the best predicted candidate of each tile shape in turn, one per shape: the
-    // fit's view of a family rests on its few measurements and on what other families taught it
-    // about the pipeline settings, and a family first measured with poor settings (the static
-    // model's favourite) is only found out this way. On the H100's 64x4096x4096 recording the
-    // best family's first measurement is 19% below its best.
+    // A quarter to the best predicted candidate of each tile shape in turn, one per shape, and
+    // of a pipeline that shape has not had yet: the fit's view of a family rests on its few
+    // measurements and on what other families taught it about the pipeline settings, and a
+    // family first measured with poor settings (the static model's favourite) is only found out
+    // this way. On the H100's 64x4096x4096 recording the best family's first measurement is 19%
+    // below its best; on 2048's, the best two families are best with a pipeline (one buffer, FMA
+    // order 2) the leading family taught the fit to rate low, and without the new-pipeline rule
+    // 7 of 300 fresh runs stayed 0.9% short in another family (1 with it).
     const std::size_t explore_end = std::min(size, generation.size() + size / 4);
+    std::set<std::pair<int, int>> had;  // (tile shape, pipeline) pairs proposed so far
+    for (std::size_t i : taken) had.emplace(shape_id_[i], pipeline_id_[i]);
     std::set<int> shapes_now;
     for (std::size_t i : generation) shapes_now.insert(shape_id_[i]);
-    for (std::size_t i : order)
-      if (generation.size() < explore_end && shapes_now.insert(shape_id_[i]).second) take(i, generation, taken);
+    for (std::size_t i : order) {
+      if (generation.size() >= explore_end) break;
+      if (!had.count({shape_id_[i], pipeline_id_[i]}) && shapes_now.insert(shape_id_[i]).second)
+        take(i, generation, taken);
+    }
     for (std::size_t i : order)
       if (generation.size() < size) take(i, generation, taken);
     return generation;
@@ -382,9 +390,9 @@ class Surrogate : public SearchStrategy {
   static constexpr double kOnHandBonus = 0.10;  // a compiled binary is worth 10% of predicted speed
   // Ten generations of 20. Replayed as fresh runs (300 per recording, 1% noise, measured as
   // compiled; 2026-11-26), runs within 0.5% of the optimum at 64x4096x4096, 1024 and 2048: 161, 300
-  // and 269 with 160; 193, 300 and 293 with 200; 212, 300 and 299 with 240. 0.5%, because the H100's
-  // runs at 2048 that ended 0.9% short by the recording were 2.8% short of the shipped winner raced
-  // beside them. 240 took the H100 85-90 s for 2048, 8192 and the skinny shapes from nothing (74-77 s
+  // and 269 with 160; 193, 300 and 293 with 200 (186, 300 and 299 once the exploring quarter looked
+  // for new pipelines); 212, 300 and 299 with 240. 0.5%, because the H100's runs at 2048 that ended
+  // 0.9% short by the recording were 2.8% short of the shipped winner raced beside them. 240 took the H100 85-90 s for 2048, 8192 and the skinny shapes from nothing (74-77 s
   // with 200 on the same machine; the target is 90). Earlier, at 64x4096x4096 alone (100 seeds, with
   // three launch variants, then without): median shortfall 1.63% and 2.60% with 120, 0.00% in both
   // with 160. The generation's size moves the outcome more than the budget does (200 in generations
