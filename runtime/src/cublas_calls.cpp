@@ -19,58 +19,64 @@ cudaError_t to_cuda(cublasStatus_t status) {
 }  // namespace
 
 CublasCalls::~CublasCalls() {
-  for (cublasHandle_t handle : all_) static_cast<void>(cublasDestroy(handle));
+  for (const auto& pooled : all_) static_cast<void>(cublasDestroy(pooled->handle));
 }
 
-CublasCalls::Pooled CublasCalls::acquire(cudaStream_t stream, cudaError_t& error) {
+CublasCalls::Pooled* CublasCalls::acquire(cudaStream_t stream, cudaError_t& error) {
+  Pooled* last = last_.exchange(nullptr, std::memory_order_acquire);
+  if (last && last->stream == stream) return last;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (last) idle_.push_back(last);  // on another stream: one of the idle handles again
     if (!idle_.empty()) {
       auto it = idle_.end() - 1;
       for (auto i = idle_.begin(); i != idle_.end(); ++i)
-        if (i->stream == stream) it = i;
-      const Pooled pooled = *it;
+        if ((*i)->stream == stream) it = i;
+      Pooled* const pooled = *it;
       *it = idle_.back();
       idle_.pop_back();
       return pooled;
     }
   }
   cublasHandle_t handle = nullptr;
-  if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return {};
+  if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return nullptr;
   // What cublasSgemm does for an application that never set a math mode: FP32, no TF32.
   static_cast<void>(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
   std::lock_guard<std::mutex> lock(mutex_);
   try {
-    all_.push_back(handle);
-    idle_.reserve(all_.size());  // so release() never allocates
+    all_.push_back(std::make_unique<Pooled>(Pooled{handle, nullptr}));  // on the legacy default stream
+    idle_.reserve(all_.size());  // so acquire() and release() never allocate
   } catch (...) {
+    if (!all_.empty() && all_.back()->handle == handle) all_.pop_back();
     static_cast<void>(cublasDestroy(handle));
     error = cudaErrorMemoryAllocation;
-    return {};
+    return nullptr;
   }
-  return {handle, nullptr};  // a new handle is on the legacy default stream
+  return all_.back().get();
 }
 
-void CublasCalls::release(Pooled pooled) {
+void CublasCalls::release(Pooled* pooled) {
+  Pooled* empty = nullptr;
+  if (last_.compare_exchange_strong(empty, pooled, std::memory_order_release, std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(mutex_);
   idle_.push_back(pooled);
 }
 
 cudaError_t CublasCalls::run(const GemmCall& call, cudaStream_t stream) {
   cudaError_t error = cudaSuccess;
-  Pooled pooled = acquire(stream, error);
-  if (!pooled.handle) return error;
+  Pooled* const pooled = acquire(stream, error);
+  if (!pooled) return error;
   const GemmProblem& p = call.problem;
   cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
-  if (pooled.stream != stream) {
-    status = cublasSetStream(pooled.handle, stream);
-    if (status == CUBLAS_STATUS_SUCCESS) pooled.stream = stream;
+  if (pooled->stream != stream) {
+    status = cublasSetStream(pooled->handle, stream);
+    if (status == CUBLAS_STATUS_SUCCESS) pooled->stream = stream;
   }
   if (status == CUBLAS_STATUS_SUCCESS) {
     status = p.batch == 1
-                 ? cublasSgemm(pooled.handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k, &call.alpha,
+                 ? cublasSgemm(pooled->handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k, &call.alpha,
                                call.b, p.ldb, call.a, p.lda, &call.beta, call.c, p.ldc)
-                 : cublasSgemmStridedBatched(pooled.handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
+                 : cublasSgemmStridedBatched(pooled->handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
                                              &call.alpha, call.b, p.ldb, p.stride_b, call.a, p.lda, p.stride_a,
                                              &call.beta, call.c, p.ldc, p.stride_c, p.batch);
   }
