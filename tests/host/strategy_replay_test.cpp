@@ -478,7 +478,7 @@ TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
 // Measured at the budget of 200 (2026-11-26), the exploring quarter of each generation trying
 // pipelines a tile shape has not had: within 0.5% of the optimum 63 (64x4096x4096, whose runner-up
 // is 1.63% short), 100 (1024) and 100 (2048) runs; within 2% all. Over 300 runs, within 0.5%: 186,
-// 300 and 299 (the H100's fresh runs at 2048: 2 of 87 more than 2% short of the shipped winner).
+// 300 and 299 (the H100's fresh runs at 2048: 2 of 117 more than 2% short of the shipped winner).
 // Without that rule 69, 100 and 98; over 300 runs 193, 300 and 293 (the H100: 2 of 39 at 2048 2.9%
 // short); at 160, 161, 300 and 269 (the H100: 8% of its runs at 2048 short); at 240, 212, 300 and
 // 299, but 2048, 8192 and the skinny shapes then took the H100 84.5 and 89.9 s from nothing (target
