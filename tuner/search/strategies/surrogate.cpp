@@ -82,7 +82,7 @@ class Surrogate : public SearchStrategy {
     for (std::size_t s : c.seeds)
       if (s < n) seeds_.push_back(s);
     budget_ = std::min(n, c.budget > 0 ? c.budget : kDefaultBudget);
-    population_ = std::clamp<std::size_t>(budget_ / 8, 8, kLargestGeneration);  // 20 from a budget of 160
+    population_ = std::clamp<std::size_t>(budget_ / 8, 8, kLargestGeneration);  // 20 at 160 and above
     for (const KernelConfig& config : c.candidates) genes_.push_back(parameter_values(config));
     // The model compares only the parameters that vary here, tile shape and pipeline settings
     // apart (a constant one would only add to every similarity alike).
