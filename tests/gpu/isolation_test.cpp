@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,64 @@ TEST(Isolation, FaultyCandidatesAreRecordedAndTheRunCompletes) {
   EXPECT_EQ(results["entries"][0]["best"]["config"]["block_m"], 64);
   EXPECT_GE(results["entries"][0]["search"]["worker_restarts"].get<int>(), 2);
   std::filesystem::remove_all(dir);
+}
+
+// One bad problem never stops a run of many: a problem no candidate fits and a problem whose every
+// candidate fails are recorded with cuBLAS as the winner and the reason, the others are tuned, the
+// run exits 0, and a fallback never replaces an earlier run's winner.
+TEST(Isolation, ProblemsWithoutAWinningKernelFallBackToCublasAndTheRunGoesOn) {
+  GEMMTUNE_REQUIRE_GPU();
+  const gemmtune::testing_gpu::TuningScratch scratch("fallback");
+  const auto& dir = scratch.dir;
+  // Tiles of 64 rows waste 7/8 of themselves at m = 8: load_balance leaves nothing.
+  std::ofstream(dir / "space.json") << R"({"parameters": {"block_m": [64], "block_n": [64], "block_k": [16],
+      "thread_m": [4], "thread_n": [4], "stages": [2], "vector_width": [1]},
+      "constraints": {"load_balance": {"max_tile_waste": 0.5}}})";
+  std::string wrong(gemmtune::embedded_file("kernel_templates/sgemm.cuh"));
+  const std::string anchor = "  const int tiles_m = (M + BM - 1) / BM;";
+  ASSERT_NE(wrong.find(anchor), std::string::npos) << "anchor line not found in the template";
+  wrong.insert(wrong.find(anchor), "  alpha *= 1.001f;  // injected: every kernel is wrong\n");
+  { std::ofstream(dir / "wrong.cuh") << wrong; }
+  const auto run = [&](const std::string& args, std::string& out) {
+    const std::string cmd = gemmtune::testing_paths::cli() + " --gpu auto --strategy exhaustive --top 1 --results-dir " +
+                            (dir / "results").string() + " --cache-dir " + (dir / "cache").string() + " --space " +
+                            (dir / "space.json").string() + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    char buf[4096];
+    while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    return pclose(pipe);
+  };
+  const auto entries_by_m = [&] {
+    std::map<int, nlohmann::json> by_m;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "results"))
+      if (entry.path().extension() == ".json")
+        for (const auto& e : nlohmann::json::parse(*gemmtune::read_whole_file(entry.path()))["entries"])
+          by_m[e["m"].get<int>()] = e;
+    return by_m;
+  };
+
+  std::string out;
+  int status = run("--sizes 8x256x256,256", out);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  EXPECT_NE(out.find("8x256x256: cuBLAS recorded as the winner: no candidate passes the constraints"),
+            std::string::npos) << out;
+  auto by_m = entries_by_m();
+  ASSERT_EQ(by_m.size(), 2u) << out;
+  EXPECT_EQ(by_m[8]["winner"], "cublas");
+  EXPECT_FALSE(by_m[8].contains("best"));
+  EXPECT_NE(by_m[8]["reason"].get<std::string>().find("load_balance"), std::string::npos) << by_m[8];
+  EXPECT_GT(by_m[8]["cublas"]["median_ms"].get<double>(), 0.0) << by_m[8];
+  ASSERT_TRUE(by_m[256].contains("best")) << out;
+
+  // Every kernel of the template is wrong: 128 falls back, 256 keeps the first run's winner.
+  out.clear();
+  status = run("--sizes 256,128 --template " + (dir / "wrong.cuh").string(), out);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  by_m = entries_by_m();
+  ASSERT_EQ(by_m.size(), 3u) << out;
+  EXPECT_EQ(by_m[128]["winner"], "cublas");
+  EXPECT_EQ(by_m[128]["reason"].get<std::string>().rfind("every candidate failed (incorrect", 0), 0u) << by_m[128];
+  EXPECT_TRUE(by_m[256].contains("best")) << "a fallback replaced the earlier winner: " << by_m[256];
 }
 
 }  // namespace

@@ -37,6 +37,26 @@ TEST_F(ResultsStore, MergeReplacesSameProblemAndKeepsOthers) {
   EXPECT_EQ(doc["entries"][1]["best"]["tflops"], 2.0);
 }
 
+// A cuBLAS fallback (no candidate, every candidate failed) joins the file for a new problem but
+// never replaces an earlier run's winner: it measured nothing against it.
+TEST_F(ResultsStore, FallbackEntriesKeepAnEarlierWinner) {
+  const auto path = dir_ / "gpu.json";
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({entry(512, 1.0)}));
+  nlohmann::json fallback_512 = entry(512, 0.0), fallback_8 = entry(8, 0.0);
+  for (nlohmann::json* e : {&fallback_512, &fallback_8}) {
+    e->erase("best");
+    (*e)["winner"] = "cublas";
+    (*e)["reason"] = "no candidate passes the constraints";
+  }
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({fallback_512, fallback_8}), MergeRule::keep_existing);
+  const auto doc = nlohmann::json::parse(*read_whole_file(path));
+  ASSERT_EQ(doc["entries"].size(), 2u);
+  EXPECT_EQ(doc["entries"][0]["m"], 8);
+  EXPECT_EQ(doc["entries"][0]["winner"], "cublas");
+  EXPECT_FALSE(doc["entries"][0].contains("best"));
+  EXPECT_EQ(doc["entries"][1]["best"]["tflops"], 1.0);
+}
+
 TEST_F(ResultsStore, SchemaOneFilesAreUpgradedWhenNextWritten) {
   const auto path = dir_ / "gpu.json";
   nlohmann::json lost = entry(2048, 1.0), won = entry(512, 2.0);

@@ -3,11 +3,13 @@
 #include "commands/bench_command.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -23,10 +25,12 @@
 namespace gemmtune {
 namespace {
 
-// A tuned problem's best kernel and whether the runtime runs cuBLAS there instead.
+// A tuned problem's best kernel and whether the runtime runs cuBLAS there instead; no kernel where
+// the tuner recorded cuBLAS without a race (fallback says why).
 struct TunedWinner {
-  KernelConfig config;
+  std::optional<KernelConfig> config;
   bool cublas_won = false;
+  std::string fallback;
 };
 
 std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path) {
@@ -38,9 +42,11 @@ std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path
     throw std::invalid_argument(fmt::format("{} is not a readable results file", path.string()));
   for (nlohmann::json e : doc.at("entries")) {
     upgrade_results_entry(e);
-    if (!e.contains("best")) continue;
-    winners[shape_from_json(e)] = {e.at("best").at("config").get<KernelConfig>(),
-                                   e.value("winner", "kernel") == "cublas"};
+    const bool cublas_won = e.value("winner", "kernel") == "cublas";
+    if (e.contains("best"))
+      winners[shape_from_json(e)] = {e.at("best").at("config").get<KernelConfig>(), cublas_won, ""};
+    else if (cublas_won)
+      winners[shape_from_json(e)] = {std::nullopt, true, e.value("reason", "no kernel recorded")};
   }
   return winners;
 }
@@ -71,13 +77,40 @@ int run_bench(const TuneOptions& options) {
   std::printf("%-16s %-50s %9s %7s %9s %7s %8s %9s\n", "shape", "tuned config", "TFLOP/s", "% peak", "cuBLAS",
               "% peak", "ratio", "delivered");
   double log_ratio_sum = 0, log_delivered_sum = 0;
+  std::size_t kernel_rows = 0, rows = 0;
   for (const auto& shape : options.shapes) {
     const auto it = winners.find(shape);
     if (it == winners.end()) throw std::runtime_error("no tuned result for " + shape.label());
-    const KernelConfig& config = it->second.config;
-    compiler.compile(config, device.arch(), kernel_path_for(config, shape));  // into the cache the worker reads
-    gpu.prepare(shape, options.seed);
-    const RaceResult race = gpu.race({config});
+    const std::optional<KernelConfig>& config = it->second.config;
+    if (config)  // into the disk cache the worker reads
+      compiler.compile(*config, device.arch(), kernel_path_for(*config, shape));
+    try {
+      gpu.prepare(shape, options.seed);
+    } catch (const ProblemError& e) {  // one problem the GPU cannot hold never stops the rest
+      spdlog::warn("{}: not benchmarked: {}", shape.label(), e.what());
+      continue;
+    }
+    ++rows;
+    if (!config) {  // the tuner recorded cuBLAS without a race: it runs, so 1.0 is delivered
+      const RaceResult race = gpu.race({});
+      const double cublas = tflops_of(shape.flops(), median(race.cublas_ms));
+      std::printf("%-16s %-50s %9s %7s %9.2f %6.1f%% %8s %8.3fx (cuBLAS)\n", shape.label().c_str(),
+                  ("no kernel: " + it->second.fallback).substr(0, 50).c_str(), "-", "-", cublas,
+                  100 * cublas / device.fp32_tflops, "-", 1.0);
+      nlohmann::json entry = {{"dtype", "f32"},
+                              {"winner", "cublas"},
+                              {"reason", it->second.fallback},
+                              {"cublas", timing_summary(race.cublas_ms, shape.flops())},
+                              {"cublas_percent_of_peak", 100 * cublas / device.fp32_tflops},
+                              {"delivered_ratio", 1.0},
+                              {"race_rounds", race.rounds},
+                              {"date", utc_timestamp()}};
+      shape_to_json(entry, shape);
+      entries.push_back(entry);
+      continue;
+    }
+    ++kernel_rows;
+    const RaceResult race = gpu.race({*config});
     const double tuned = tflops_of(shape.flops(), median(race.configs_ms[0]));
     const double cublas = tflops_of(shape.flops(), median(race.cublas_ms));
     const double ratio = tuned / cublas;
@@ -86,11 +119,11 @@ int run_bench(const TuneOptions& options) {
     log_ratio_sum += std::log(ratio);
     log_delivered_sum += std::log(delivered);
     std::printf("%-16s %-50s %9.2f %6.1f%% %9.2f %6.1f%% %7.3fx %8.3fx%s\n", shape.label().c_str(),
-                config.name().c_str(), tuned, 100 * tuned / device.fp32_tflops, cublas,
+                config->name().c_str(), tuned, 100 * tuned / device.fp32_tflops, cublas,
                 100 * cublas / device.fp32_tflops, ratio, delivered, it->second.cublas_won ? " (cuBLAS)" : "");
     nlohmann::json tuned_summary = timing_summary(race.configs_ms[0], shape.flops());
-    tuned_summary["name"] = config.name();
-    tuned_summary["config"] = config;
+    tuned_summary["name"] = config->name();
+    tuned_summary["config"] = *config;
     nlohmann::json entry = {
                        {"dtype", "f32"},
                        {"winner", it->second.cublas_won ? "cublas" : "kernel"},
@@ -105,10 +138,11 @@ int run_bench(const TuneOptions& options) {
     shape_to_json(entry, shape);
     entries.push_back(entry);
   }
-  const double geomean = std::exp(log_ratio_sum / double(options.shapes.size()));
-  const double delivered_geomean = std::exp(log_delivered_sum / double(options.shapes.size()));
-  std::printf("geometric mean ratio vs cuBLAS: %.3f kernels, %.3f delivered, over %zu shapes\n", geomean,
-              delivered_geomean, options.shapes.size());
+  // Shapes with no kernel count as 1.0 delivered and not at all among the kernels.
+  const double geomean = kernel_rows ? std::exp(log_ratio_sum / double(kernel_rows)) : 1.0;
+  const double delivered_geomean = rows ? std::exp(log_delivered_sum / double(rows)) : 1.0;
+  std::printf("geometric mean ratio vs cuBLAS: %.3f kernels (%zu shapes), %.3f delivered (%zu shapes)\n", geomean,
+              kernel_rows, delivered_geomean, rows);
   const auto out = std::filesystem::path(options.results_dir) / ("bench-" + device.slug + ".json");
   nlohmann::json header = measured_header(device);
   header["geometric_mean_ratio_vs_cublas"] = geomean;

@@ -69,6 +69,7 @@ int run_cross(const CrossOptions& options) {
   // Problems this GPU has tuned, and which foreign winners to race there.
   std::map<GemmShape, std::pair<KernelConfig, std::vector<Pending>>> work;
   for (const auto& e : own["entries"]) {
+    if (!e.contains("best")) continue;  // a cuBLAS fallback: no kernel to race against
     const GemmShape s = shape_from_json(e);
     work[s].first = e.at("best").at("config").get<KernelConfig>();
   }
@@ -83,6 +84,7 @@ int run_cross(const CrossOptions& options) {
     const std::string slug = other["device"].value("slug", path);
     const std::string from = slug == device.slug ? path : slug;
     for (const auto& e : other["entries"]) {
+      if (!e.contains("best")) continue;  // a cuBLAS fallback: no kernel to run here
       const GemmShape s = shape_from_json(e);
       const KernelConfig config = e.at("best").at("config").get<KernelConfig>();
       if (!work.count(s)) {

@@ -28,6 +28,9 @@ struct ShapeOutcome {
   double seconds = 0;
   bool complete = false;
   std::string gpu;  // which GPU tuned it, e.g. "GPU 1"
+  // Why cuBLAS was recorded as the winner without a race (no candidate fits the problem, every
+  // candidate failed, the GPU cannot hold it); empty when the search found a winner.
+  std::string fallback;
 };
 
 // One GPU's tuner as the scheduler sees it. tune() is called from one thread per GPU.

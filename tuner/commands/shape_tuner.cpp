@@ -186,9 +186,28 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
   search.outcome.shape = shape;
   const Candidates candidates = gather_candidates(shape);
   search.rejected = candidates.enumeration.removed;
+  if (candidates.enumeration.candidates.empty()) {
+    std::string reason = "no candidate passes the constraints";
+    if (!search.rejected.empty()) {
+      std::vector<std::string> cuts;
+      for (const auto& [constraint, count] : search.rejected) cuts.push_back(fmt::format("{} {}", constraint, count));
+      reason += fmt::format(" ({})", fmt::join(cuts, ", "));
+    }
+    try {  // cuBLAS's time at the problem, for the results entry
+      const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
+      return record_cublas_fallback(candidates, search, reason, &prepared);
+    } catch (const ProblemError& e) {
+      return record_cublas_fallback(candidates, search, reason + "; " + e.what(), nullptr);
+    }
+  }
   search.screen = screening_shape(shape, candidates.enumeration.candidates);
   const double gathered = seconds_since(search.started);
-  PreparedShape prepared = gpu_.prepare(search.screen, options_.seed);
+  PreparedShape prepared;
+  try {
+    prepared = gpu_.prepare(search.screen, options_.seed);
+  } catch (const ProblemError& e) {
+    return record_cublas_fallback(candidates, search, e.what(), nullptr);
+  }
   spdlog::debug("{}: {} candidates gathered in {:.1f} s, GPU prepared {:.1f} s later{}", shape.label(),
                 candidates.enumeration.candidates.size(), gathered, seconds_since(search.started) - gathered,
                 search.screen == shape ? "" : "; screening them at " + search.screen.label());
@@ -199,9 +218,13 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
     return out;
   }
   if (search.measured.empty()) {
-    out.seconds = seconds_since(search.started);
-    spdlog::error("{}: no candidate passed verification and timing", shape.label());
-    return out;
+    std::vector<std::string> failures;  // the evaluations' outcomes, counted by status
+    for (const auto& [status, count] : search.rejected)
+      if (!candidates.enumeration.removed.count(status)) failures.push_back(fmt::format("{} {}", status, count));
+    return record_cublas_fallback(
+        candidates, search,
+        fmt::format("every candidate failed ({})", failures.empty() ? "none evaluated" : fmt::format("{}", fmt::join(failures, ", "))),
+        search.screen == shape ? &prepared : nullptr);
   }
   if (search.screen != shape) prepared = gpu_.prepare(shape, options_.seed);
   const FinalRace race = race_finalists(candidates, search);
@@ -213,6 +236,42 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
   out.complete = !g_interrupted;
   merge_results(results_path(), measured_header(device_),
                 nlohmann::json::array({results_entry(candidates, prepared, race, search)}));
+  return out;
+}
+
+// One warning line names the problem and the reason; the results entry says the same, with
+// cuBLAS's time where it was measured at the problem itself. An entry the file already holds for
+// the problem (an earlier run's winner) is kept: a failure here says nothing against it.
+ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Search& search,
+                                                const std::string& reason, const PreparedShape* prepared) {
+  ShapeOutcome& out = search.outcome;
+  const GemmShape& shape = out.shape;
+  spdlog::warn("{}: cuBLAS recorded as the winner: {}", shape.label(), reason);
+  out.fallback = reason;
+  out.ratio = 1.0;
+  out.complete = true;
+  out.seconds = seconds_since(search.started);
+  nlohmann::json entry = {{"dtype", "f32"},
+                          {"winner", "cublas"},
+                          {"reason", reason},
+                          {"search",
+                           {{"strategy", options_.strategy},
+                            {"seed", options_.seed},
+                            {"complete", true},
+                            {"space", space_.source},
+                            {"space_size", candidates.enumeration.total},
+                            {"candidates", candidates.enumeration.candidates.size()},
+                            {"evaluated", out.evaluated},
+                            {"rejected", search.rejected},
+                            {"wall_seconds", out.seconds}}},
+                          {"date", utc_timestamp()},
+                          {"tool_version", kGemmtuneVersion}};
+  if (prepared) {
+    entry["cublas"] = timing_summary({prepared->cublas_ms}, shape.flops());
+    out.best_tflops = tflops_of(shape.flops(), prepared->cublas_ms);
+  }
+  shape_to_json(entry, shape);
+  merge_results(results_path(), measured_header(device_), nlohmann::json::array({entry}), MergeRule::keep_existing);
   return out;
 }
 
@@ -241,7 +300,6 @@ ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) con
     const std::optional<std::size_t> index = seed_index(configs, config);
     if (index && std::find(c.seeds.begin(), c.seeds.end(), *index) == c.seeds.end()) c.seeds.push_back(*index);
   }
-  if (configs.empty()) throw std::runtime_error("no candidate passes the constraints for " + shape.label());
   return c;
 }
 

@@ -69,8 +69,9 @@ class ShapeTuner : public ProblemTuner {
 
   std::string label() const override;
 
-  // Throws when no candidate passes the constraints or the GPU worker cannot prepare; a shape where
-  // every candidate failed is an outcome with no winner, and nothing is merged into the results.
+  // A problem no candidate fits, whose every candidate failed or that the GPU worker cannot prepare
+  // is recorded with cuBLAS as its winner and the reason (ShapeOutcome::fallback), so a run of many
+  // problems goes on. Throws only when this GPU cannot go on (its worker keeps failing).
   ShapeOutcome tune(const GemmShape& shape) override;
 
   std::filesystem::path results_path() const;
@@ -88,6 +89,8 @@ class ShapeTuner : public ProblemTuner {
                           const std::shared_future<CompileOutcome>& compiled, Search& search);
   double book(std::size_t index, const std::string& name, const nlohmann::json& record, Search& search) const;
   FinalRace race_finalists(const Candidates& candidates, Search& search);
+  ShapeOutcome record_cublas_fallback(const Candidates& candidates, Search& search, const std::string& reason,
+                                      const PreparedShape* prepared);
   nlohmann::json results_entry(const Candidates& candidates, const PreparedShape& prepared,
                                const FinalRace& race, const Search& search) const;
 

@@ -69,10 +69,13 @@ int run_tune(const TuneOptions& options) {
   const Schedule schedule = tune_on_gpus(gpus, options.shapes, interrupted);
   std::printf("\n%-16s %-52s %9s %9s %7s %8s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS",
               "evals", "variants", "time", gpus.size() > 1 ? "  GPU" : "");
-  for (const auto& o : schedule.outcomes)
-    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %8zu %7.1fs%s\n", o.shape.label().c_str(), o.best_name.c_str(),
+  for (const auto& o : schedule.outcomes) {
+    // A fallback's row says cuBLAS and the start of the reason; its warning line said all of it.
+    const std::string best = o.fallback.empty() ? o.best_name : ("cublas: " + o.fallback).substr(0, 52);
+    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %8zu %7.1fs%s\n", o.shape.label().c_str(), best.c_str(),
                 o.best_tflops, o.ratio, o.evaluated, o.launch_variants, o.seconds,
                 gpus.size() > 1 ? ("  " + o.gpu).c_str() : "");
+  }
   std::vector<std::string> files;  // one per GPU model
   for (const auto& tuner : tuners)
     if (std::find(files.begin(), files.end(), tuner->results_path().string()) == files.end())

@@ -32,8 +32,12 @@ PreparedShape GpuSession::prepare(const GemmShape& shape, std::uint64_t seed) {
   constexpr double kPrepareTimeout = 300;  // allocation, reference GEMMs, kernel compile
   worker_.set_preamble(request, kPrepareTimeout);
   const auto reply = worker_.call(request, kPrepareTimeout);
-  if (reply.value("status", "") != "ok")
-    throw std::runtime_error("the GPU worker could not prepare " + shape.label() + ": " + reply.value("detail", ""));
+  const std::string status = reply.value("status", "");
+  const std::string why = "the GPU worker could not prepare " + shape.label() + ": " + reply.value("detail", "");
+  // "resources" (out of memory) and "error" are the worker's own answers about this problem; a
+  // crash, a hang or an unreadable reply says nothing about the problem and everything about the GPU.
+  if (status == "resources" || status == "error") throw ProblemError(why);
+  if (status != "ok") throw std::runtime_error(why);
   prepared_.shape = shape;
   prepared_.cublas_ms = median(reply["cublas_ms"].get<std::vector<double>>());
   prepared_.launches_per_sample = reply["launches_per_sample"].get<int>();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct PreparedShape {
   double evaluation_timeout = 0;
 };
 
+// The worker is alive but cannot run this problem (it answered prepare with a failure: too large
+// for the GPU's memory, say). Another problem may still run, so the run goes on without it.
+class ProblemError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct RaceResult {
   std::vector<double> cublas_ms;
   std::vector<std::vector<double>> configs_ms;  // per config, in the order given
@@ -36,7 +44,7 @@ class GpuSession {
              double evaluation_timeout);
 
   // Allocates operands and references for shape (also in every replacement worker). Throws
-  // std::runtime_error if the worker cannot.
+  // ProblemError if the worker answers that it cannot, std::runtime_error if the worker fails.
   PreparedShape prepare(const GemmShape& shape, std::uint64_t seed);
 
   // The worker's reply: status "ok" with samples_ms, or a failure status with detail.

@@ -37,9 +37,9 @@ void upgrade_results_entry(nlohmann::json& entry) {
   entry["winner"] = ratio != entry.end() && ratio->is_number() && ratio->get<double>() < 1.0 ? "cublas" : "kernel";
 }
 
-void merge_results(const std::filesystem::path& path, const nlohmann::json& header,
-                   const nlohmann::json& entries) {
-  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "dtype", "layout", "batch"});
+void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries,
+                   MergeRule rule) {
+  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "dtype", "layout", "batch"}, rule);
 }
 
 nlohmann::json measured_header(const nlohmann::json& device) {
@@ -53,7 +53,7 @@ nlohmann::json measured_header(const nlohmann::json& device) {
 }
 
 void merge_entries(const std::filesystem::path& path, const std::string& schema, const nlohmann::json& header,
-                   const nlohmann::json& entries, const std::vector<std::string>& key_fields) {
+                   const nlohmann::json& entries, const std::vector<std::string>& key_fields, MergeRule rule) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   FileLock lock(path.string() + ".lock");
@@ -88,7 +88,7 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
     bool replaced = false;
     for (auto& old : merged) {
       if (same_key(old, e, key_fields)) {
-        old = e;
+        if (rule == MergeRule::replace) old = e;
         replaced = true;
       }
     }

@@ -24,14 +24,19 @@ bool is_results_schema(const std::string& schema);
 // its recorded race says (cuBLAS where the kernel's ratio is below 1).
 void upgrade_results_entry(nlohmann::json& entry);
 
+// What a new entry does to the file's entry for the same problem: replace it (a new measurement),
+// or leave it (a cuBLAS fallback, which measured nothing against an earlier winner).
+enum class MergeRule { replace, keep_existing };
+
 // Merges entries into the file; header fields (device, versions) are refreshed. Throws
 // std::runtime_error naming the file and the reason when it cannot be written.
-void merge_results(const std::filesystem::path& path, const nlohmann::json& header,
-                   const nlohmann::json& entries);
+void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries,
+                   MergeRule rule = MergeRule::replace);
 
 // The same for any file of this shape: entries are the same problem when all key_fields match.
 void merge_entries(const std::filesystem::path& path, const std::string& schema, const nlohmann::json& header,
-                   const nlohmann::json& entries, const std::vector<std::string>& key_fields);
+                   const nlohmann::json& entries, const std::vector<std::string>& key_fields,
+                   MergeRule rule = MergeRule::replace);
 
 // The header every measured file starts with: device, CUDA runtime, NVRTC and tool versions, time.
 nlohmann::json measured_header(const nlohmann::json& device);

@@ -49,6 +49,7 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
       double best_distance = std::numeric_limits<double>::infinity();
       for (const auto& entry : doc.at("entries")) {
         if (dimension(entry, "m") <= 0 || dimension(entry, "n") <= 0 || dimension(entry, "k") <= 0) continue;
+        if (!entry.contains("best")) continue;  // a cuBLAS fallback: no kernel to start from
         const double d = log_distance(entry, shape);
         if (d < best_distance) best_distance = d, nearest = &entry;
       }
