@@ -19,7 +19,7 @@
 #include "commands/portfolio_command.hpp"
 #include "commands/tune_command.hpp"
 #include "commands/worker_command.hpp"
-#include "version.hpp"
+#include "core/version.hpp"
 
 namespace {
 

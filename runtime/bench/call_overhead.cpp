@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "kernel_path.hpp"
-#include "device_profile.hpp"
-#include "kernel_compiler.hpp"
-#include "kernel_config.hpp"
+#include "core/kernel_path.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/kernel_config.hpp"
 
 namespace {
 

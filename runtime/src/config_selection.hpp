@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "kernel_path.hpp"
-#include "device_profile.hpp"
-#include "kernel_config.hpp"
+#include "core/kernel_path.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_config.hpp"
 #include "results_catalog.hpp"
 
 namespace gemmtune {

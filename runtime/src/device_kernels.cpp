@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 #include "runtime_log.hpp"
 
 namespace gemmtune {

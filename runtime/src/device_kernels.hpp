@@ -17,9 +17,9 @@
 
 #include "config_selection.hpp"
 #include "cublas_calls.hpp"
-#include "device_profile.hpp"
-#include "gemm_launch.hpp"
-#include "kernel_compiler.hpp"
+#include "core/device_profile.hpp"
+#include "core/gemm_launch.hpp"
+#include "core/kernel_compiler.hpp"
 #include "results_catalog.hpp"
 #include "stream_workspaces.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <gemmtune/gemmtune.hpp>
 
-#include "gemm_launch.hpp"
+#include "core/gemm_launch.hpp"
 
 namespace gemmtune {
 

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <new>
 
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 #include "device_kernels.hpp"
 #include "gemm_call.hpp"
 #include "install_location.hpp"

@@ -12,14 +12,13 @@
 #include <set>
 #include <tuple>
 
-#include "device_profile.hpp"
+#include "core/device_profile.hpp"
+#include "core/file_formats.hpp"
 #include "runtime_log.hpp"
 
 namespace gemmtune {
 namespace {
 
-constexpr const char* kPlanSchemaName = "gemmtune.plan/1";
-constexpr const char* kCrossSchemaName = "gemmtune.cross/1";
 
 const nlohmann::json& member(const nlohmann::json& object, const char* key, const std::string& where) {
   const auto it = object.find(key);
@@ -172,16 +171,16 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
   }
   if (!doc.is_object()) throw std::invalid_argument("is not a JSON object");
   const std::string schema = string_member(doc, "schema", "the document");
-  if (schema == kPlanSchemaName)
+  if (schema == kPlanSchema)
     throw NotResultsDocument("is a plan (predictions from a static model), not measured results");
-  if (schema == kCrossSchemaName)
+  if (schema == kCrossSchema)
     throw NotResultsDocument("is a cross-GPU portability report, not tuned results");
   // Reports that live beside the results (bench, compare, held-out, peers, ...): skipped in a directory.
   if (schema.rfind("gemmtune.", 0) == 0 && schema.rfind("gemmtune.results/", 0) != 0)
     throw NotResultsDocument(fmt::format("is a gemm-tune '{}' report, not tuned results", printable(schema, 64)));
-  if (schema != kResultsSchemaV1 && schema != kResultsSchemaV2)
+  if (schema != kResultsSchemaV1 && schema != kResultsSchema)
     throw std::invalid_argument(fmt::format("has schema '{}', not '{}' (or '{}')", printable(schema, 64),
-                                            kResultsSchemaV2, kResultsSchemaV1));
+                                            kResultsSchema, kResultsSchemaV1));
   const int version = schema == kResultsSchemaV1 ? 1 : 2;
   const std::string kind = string_member(doc, "kind", "the document");
   if (kind != "measured" && !(version >= 2 && kind == "portfolio"))

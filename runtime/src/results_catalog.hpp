@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kernel_config.hpp"
-#include "layout.hpp"
+#include "core/kernel_config.hpp"
+#include "core/layout.hpp"
 
 namespace gemmtune {
 
@@ -65,9 +65,6 @@ class NotResultsDocument : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
-
-inline constexpr const char* kResultsSchemaV1 = "gemmtune.results/1";
-inline constexpr const char* kResultsSchemaV2 = "gemmtune.results/2";
 
 // Validates one document; throws std::invalid_argument (or NotResultsDocument) with a printable
 // reason. origin names the document in messages.

@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "record_file.hpp"
+#include "core/record_file.hpp"
 
 namespace gemmtune {
 

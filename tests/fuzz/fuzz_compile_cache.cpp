@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   spdlog::set_level(spdlog::level::off);  // a warning per rejected entry would drown the run

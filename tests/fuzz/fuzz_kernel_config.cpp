@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "kernel_config.hpp"
+#include "core/kernel_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto j = nlohmann::json::parse(data, data + size, nullptr, false);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<gemmtune::GemmShape> shapes;

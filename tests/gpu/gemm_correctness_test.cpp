@@ -9,10 +9,10 @@
 #include <memory>
 #include <random>
 
-#include "cuda_check.hpp"
-#include "gemm_launch.hpp"
+#include "core/cuda_check.hpp"
+#include "core/gemm_launch.hpp"
 #include "gpu_test_support.hpp"
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 #include "measure/gpu_bench.hpp"
 
 namespace gemmtune {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "../test_paths.hpp"
-#include "device_profile.hpp"
+#include "core/device_profile.hpp"
 
 #define GEMMTUNE_REQUIRE_GPU()                                                     \
   do {                                                                             \

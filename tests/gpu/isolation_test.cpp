@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.hpp"
-#include "embedded_files.hpp"
+#include "core/atomic_file.hpp"
+#include "core/embedded_files.hpp"
 #include "gpu_test_support.hpp"
 #include "../test_paths.hpp"
 

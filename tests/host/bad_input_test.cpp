@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../temp_dir_test.hpp"
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 #include "record/tuning_log.hpp"
 #include "search/device_catalog.hpp"
 #include "search/search_space.hpp"

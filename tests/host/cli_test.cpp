@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "device_profile.hpp"
+#include "core/device_profile.hpp"
 #include "../command_output.hpp"
 #include "../test_paths.hpp"
 

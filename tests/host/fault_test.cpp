@@ -20,11 +20,11 @@
 #include <thread>
 
 #include "../temp_dir_test.hpp"
-#include "atomic_file.hpp"
-#include "kernel_compiler.hpp"
+#include "core/atomic_file.hpp"
+#include "core/kernel_compiler.hpp"
 #include "record/results_store.hpp"
 #include "record/tuning_log.hpp"
-#include "stable_hash.hpp"
+#include "core/stable_hash.hpp"
 
 namespace gemmtune {
 namespace {

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "../temp_dir_test.hpp"
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "record/results_store.hpp"
 
 namespace gemmtune {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "kernel_config.hpp"
+#include "core/kernel_config.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,5 +1,5 @@
 // --sizes parsing: cubes, MxNxK, duplicates, and every kind of bad entry.
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,8 @@
 #include <thread>
 
 #include "../temp_dir_test.hpp"
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
+#include "core/file_formats.hpp"
 #include "record/tuning_log.hpp"
 
 namespace gemmtune {

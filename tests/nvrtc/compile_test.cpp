@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 #include "search/device_catalog.hpp"
 #include "search/search_space.hpp"
 

@@ -19,9 +19,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.hpp"
-#include "kernel_compiler.hpp"
-#include "kernel_config.hpp"
+#include "core/atomic_file.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/kernel_config.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The record file of GEMMTUNE_RECORD: its format round-trips, merging adds counts (also from
 // several processes writing at once), and bad input names its line and field.
-#include "record_file.hpp"
+#include "core/record_file.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -8,7 +8,7 @@
 
 #include <fstream>
 
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "results_fixtures.hpp"
 
 namespace gemmtune {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "device_profile.hpp"
-#include "kernel_config.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_config.hpp"
 
 namespace gemmtune::testing_results {
 

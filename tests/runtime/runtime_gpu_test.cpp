@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <thread>
 
-#include "atomic_file.hpp"
-#include "record_file.hpp"
+#include "core/atomic_file.hpp"
+#include "core/record_file.hpp"
 
 #include "results_fixtures.hpp"
 

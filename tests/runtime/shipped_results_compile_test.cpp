@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 #include "results_catalog.hpp"
 #include "test_paths.hpp"
 

@@ -9,11 +9,10 @@
 
 #include "commands/command.hpp"
 #include "commands/tune_command.hpp"
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 
-inline constexpr const char* kBenchSchema = "gemmtune.bench/1";
 inline constexpr const char* kDefaultBenchSizes =
     "512,1000,1024,2048,3000,4095,4096,8192,64x4096x4096,4096x4096x64,4096x64x4096";
 

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 
 namespace gemmtune {
 

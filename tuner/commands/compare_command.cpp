@@ -6,7 +6,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "record/result_files.hpp"
 #include "report/compare_report.hpp"
 #include "report/html_report.hpp"

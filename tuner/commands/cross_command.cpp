@@ -13,15 +13,16 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "commands/tune_command.hpp"
-#include "device_profile.hpp"
-#include "kernel_compiler.hpp"
+#include "core/device_profile.hpp"
+#include "core/file_formats.hpp"
+#include "core/kernel_compiler.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "record/results_store.hpp"
-#include "record/timestamp.hpp"
-#include "version.hpp"
+#include "core/timestamp.hpp"
+#include "core/version.hpp"
 
 namespace gemmtune {
 namespace {

@@ -14,7 +14,6 @@
 
 namespace gemmtune {
 
-inline constexpr const char* kCrossSchema = "gemmtune.cross/1";
 
 struct CrossOptions {
   std::string gpu = "auto";

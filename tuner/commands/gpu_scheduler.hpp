@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "record/results_merge.hpp"
 
 namespace gemmtune {

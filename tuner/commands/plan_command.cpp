@@ -8,10 +8,10 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 #include "search/device_catalog.hpp"
-#include "search/planner.hpp"
-#include "search/problem.hpp"
+#include "commands/planner.hpp"
+#include "core/problem.hpp"
 #include "search/search_space.hpp"
 #include "search/shard.hpp"
 

@@ -13,19 +13,19 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "commands/tune_command.hpp"
 #include "compile/compile_service.hpp"
 #include "compile/thread_pool.hpp"
-#include "device_profile.hpp"
-#include "kernel_compiler.hpp"
-#include "kernel_config.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/kernel_config.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "record/results_store.hpp"
-#include "record/timestamp.hpp"
+#include "core/timestamp.hpp"
 #include "report/progress_bar.hpp"
-#include "version.hpp"
+#include "core/version.hpp"
 
 namespace gemmtune {
 namespace {

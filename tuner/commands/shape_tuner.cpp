@@ -14,19 +14,19 @@
 #include <optional>
 #include <utility>
 
-#include "atomic_file.hpp"
-#include "embedded_files.hpp"
+#include "core/atomic_file.hpp"
+#include "core/embedded_files.hpp"
 #include "measure/statistics.hpp"
 #include "record/results_store.hpp"
-#include "record/timestamp.hpp"
+#include "core/timestamp.hpp"
 #include "search/launch_variants.hpp"
 #include "search/occupancy.hpp"
 #include "search/screening.hpp"
 #include "search/seed_configs.hpp"
 #include "search/static_model.hpp"
 #include "search/strategies/search_strategy.hpp"
-#include "stable_hash.hpp"
-#include "version.hpp"
+#include "core/stable_hash.hpp"
+#include "core/version.hpp"
 
 namespace gemmtune {
 namespace {

@@ -21,13 +21,13 @@
 #include "commands/gpu_scheduler.hpp"
 #include "commands/tune_command.hpp"
 #include "compile/compile_service.hpp"
-#include "device_profile.hpp"
-#include "kernel_compiler.hpp"
-#include "kernel_config.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/kernel_config.hpp"
 #include "measure/gpu_session.hpp"
 #include "record/tuning_log.hpp"
 #include "report/progress_board.hpp"
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 #include "search/search_space.hpp"
 
 namespace gemmtune {

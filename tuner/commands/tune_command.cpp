@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "commands/common_options.hpp"
 #include "commands/gpu_scheduler.hpp"
 #include "commands/shape_tuner.hpp"
-#include "device_profile.hpp"
+#include "core/device_profile.hpp"
 #include "measure/gpu_list.hpp"
-#include "record_file.hpp"
+#include "core/record_file.hpp"
 #include "search/shard.hpp"
 #include "search/strategies/search_strategy.hpp"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "commands/command.hpp"
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 

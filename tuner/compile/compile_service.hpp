@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 
 namespace gemmtune {
 

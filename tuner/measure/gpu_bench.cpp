@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 #include "measure/cublas_check.hpp"
 
 namespace gemmtune {

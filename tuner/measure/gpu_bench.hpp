@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "gemm_launch.hpp"
-#include "search/problem.hpp"
+#include "core/gemm_launch.hpp"
+#include "core/problem.hpp"
 #include "verify/device_checks.hpp"
 
 namespace gemmtune {

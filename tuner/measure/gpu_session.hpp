@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernel_config.hpp"
-#include "search/problem.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
 #include "measure/worker_process.hpp"
 
 namespace gemmtune {

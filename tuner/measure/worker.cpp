@@ -12,10 +12,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "cuda_check.hpp"
-#include "device_profile.hpp"
-#include "gemm_launch.hpp"
-#include "kernel_compiler.hpp"
+#include "core/cuda_check.hpp"
+#include "core/device_profile.hpp"
+#include "core/gemm_launch.hpp"
+#include "core/kernel_compiler.hpp"
 #include "measure/gpu_bench.hpp"
 
 namespace gemmtune {

@@ -10,10 +10,9 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "atomic_file.hpp"
-#include "commands/cross_command.hpp"
+#include "core/atomic_file.hpp"
+#include "core/file_formats.hpp"
 #include "record/results_store.hpp"
-#include "search/planner.hpp"
 
 namespace gemmtune {
 namespace {

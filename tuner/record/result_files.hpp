@@ -13,9 +13,9 @@
 #include <variant>
 #include <vector>
 
-#include "device_profile.hpp"
-#include "kernel_config.hpp"
-#include "search/problem.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 
@@ -72,7 +72,6 @@ struct CrossMeasurements {
   std::vector<CrossRun> runs;
 };
 
-inline constexpr const char* kPeersSchema = "gemmtune.peers/1";
 
 // One shape of a peers file: the peer's autotuned winner raced against the file's baseline (torch.mm,
 // which is cuBLAS SGEMM underneath) in the peer's own run. The numbers are set only when it passed.

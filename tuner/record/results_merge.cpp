@@ -13,8 +13,8 @@
 
 #include "record/result_files.hpp"
 #include "record/results_store.hpp"
-#include "record/timestamp.hpp"
-#include "search/planner.hpp"
+#include "core/file_formats.hpp"
+#include "core/timestamp.hpp"
 
 namespace gemmtune {
 namespace {

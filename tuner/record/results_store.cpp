@@ -8,11 +8,12 @@
 
 #include <stdexcept>
 
-#include "atomic_file.hpp"
-#include "file_lock.hpp"
-#include "kernel_compiler.hpp"
-#include "record/timestamp.hpp"
-#include "version.hpp"
+#include "core/atomic_file.hpp"
+#include "core/file_formats.hpp"
+#include "core/file_lock.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/timestamp.hpp"
+#include "core/version.hpp"
 
 namespace gemmtune {
 namespace {
@@ -24,10 +25,6 @@ bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vecto
 }
 
 }  // namespace
-
-bool is_results_schema(const std::string& schema) {
-  return schema == kResultsSchema || schema == kResultsSchemaV1;
-}
 
 void upgrade_results_entry(nlohmann::json& entry) {
   if (!entry.is_object() || entry.contains("winner")) return;

@@ -14,11 +14,6 @@
 
 namespace gemmtune {
 
-inline constexpr const char* kResultsSchema = "gemmtune.results/2";
-inline constexpr const char* kResultsSchemaV1 = "gemmtune.results/1";
-
-// Schema 2 or the schema 1 it replaces: both are read everywhere.
-bool is_results_schema(const std::string& schema);
 
 // A schema 1 entry in schema 2's terms: layout "row-major" is "nn", batch 1, and the winner is what
 // its recorded race says (cuBLAS where the kernel's ratio is below 1).

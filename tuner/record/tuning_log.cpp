@@ -8,7 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "record/timestamp.hpp"
+#include "core/timestamp.hpp"
 
 namespace gemmtune {
 namespace {

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 

@@ -2,6 +2,7 @@
 // peak, a peer that did not run a problem or did not pass it) are left out rather than written as
 // null or zero; "peers" appears only where peers files were given.
 #include "report/json_report.hpp"
+#include "core/file_formats.hpp"
 
 namespace gemmtune {
 namespace {

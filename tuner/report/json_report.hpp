@@ -9,7 +9,6 @@
 
 namespace gemmtune {
 
-inline constexpr const char* kCompareSchema = "gemmtune.compare/1";
 
 nlohmann::json comparison_json(const Comparison& comparison);
 

@@ -10,7 +10,7 @@
 #include <regex>
 #include <stdexcept>
 
-#include "embedded_files.hpp"
+#include "core/embedded_files.hpp"
 
 namespace gemmtune {
 namespace {

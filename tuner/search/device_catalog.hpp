@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "device_profile.hpp"
+#include "core/device_profile.hpp"
 
 namespace gemmtune {
 

@@ -2,8 +2,8 @@
 // computed for a GPU that is not present, from a device profile and the compiler's register count.
 #pragma once
 
-#include "device_profile.hpp"
-#include "kernel_config.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_config.hpp"
 
 namespace gemmtune {
 

@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "kernel_config.hpp"
-#include "search/problem.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "embedded_files.hpp"
+#include "core/embedded_files.hpp"
 
 namespace gemmtune {
 namespace {

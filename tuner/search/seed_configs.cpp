@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
-#include "record/results_store.hpp"
+#include "core/atomic_file.hpp"
+#include "core/file_formats.hpp"
 
 namespace gemmtune {
 namespace {

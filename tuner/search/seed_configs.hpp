@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "device_profile.hpp"
-#include "kernel_config.hpp"
-#include "search/problem.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 

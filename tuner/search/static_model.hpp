@@ -5,10 +5,10 @@
 
 #include <vector>
 
-#include "device_profile.hpp"
-#include "kernel_config.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_config.hpp"
 #include "search/occupancy.hpp"
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 

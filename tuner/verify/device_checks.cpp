@@ -5,9 +5,9 @@
 #include <cstring>
 #include <string>
 
-#include "cuda_check.hpp"
-#include "embedded_files.hpp"
-#include "kernel_compiler.hpp"
+#include "core/cuda_check.hpp"
+#include "core/embedded_files.hpp"
+#include "core/kernel_compiler.hpp"
 
 namespace gemmtune {
 namespace {

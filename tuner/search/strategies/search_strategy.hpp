@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel_config.hpp"
+#include "core/kernel_config.hpp"
 
 namespace gemmtune {
 

@@ -6,9 +6,9 @@
 
 #include <cuda_runtime.h>
 
-#include "kernel_path.hpp"
-#include "kernel_compiler.hpp"
-#include "kernel_config.hpp"
+#include "core/kernel_path.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/kernel_config.hpp"
 
 namespace gemmtune {
 

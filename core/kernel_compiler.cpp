@@ -1,7 +1,7 @@
 // NVRTC compilation with an on-disk cache. A cache entry is two files written atomically (temporary
 // name, then rename): <key>.cubin and <key>.json, the latter holding the symbols, resources and a
 // hash of the cubin, so a truncated or corrupted entry is detected and rebuilt, never loaded.
-#include "kernel_compiler.hpp"
+#include "core/kernel_compiler.hpp"
 
 #include <chrono>
 #include <climits>
@@ -13,9 +13,9 @@
 #include <nvrtc.h>
 #include <spdlog/spdlog.h>
 
-#include "atomic_file.hpp"
-#include "embedded_files.hpp"
-#include "stable_hash.hpp"
+#include "core/atomic_file.hpp"
+#include "core/embedded_files.hpp"
+#include "core/stable_hash.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,6 +1,6 @@
 // Names as the files spell them. What else a file holds is not repeated in the error: the caller
 // names the file and field, and untrusted text stays out of messages.
-#include "layout.hpp"
+#include "core/layout.hpp"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 // Device profiles: conversion from JSON and from cudaGetDeviceProperties, with validation, since
 // profiles come from files a user may have edited.
-#include "device_profile.hpp"
+#include "core/device_profile.hpp"
 
 #include <cctype>
 #include <stdexcept>
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 
 namespace gemmtune {
 

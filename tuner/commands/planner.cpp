@@ -1,7 +1,7 @@
 // Plan construction. Compilation is shared across problem sizes (a binary serves every shape and
 // every launch-time variant), so the plan compiles each distinct instantiation once; and of the
 // candidates the model cannot rank apart (parameters_the_model_cannot_rank) only the first.
-#include "search/planner.hpp"
+#include "commands/planner.hpp"
 
 #include <fmt/format.h>
 
@@ -10,11 +10,12 @@
 #include <map>
 
 #include "compile/compile_service.hpp"
-#include "record/timestamp.hpp"
+#include "core/file_formats.hpp"
+#include "core/timestamp.hpp"
 #include "report/progress_bar.hpp"
 #include "search/occupancy.hpp"
 #include "search/static_model.hpp"
-#include "version.hpp"
+#include "core/version.hpp"
 
 namespace gemmtune {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "layout.hpp"
+#include "core/layout.hpp"
 
 namespace gemmtune {
 

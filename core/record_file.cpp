@@ -1,6 +1,7 @@
 // Every value is checked as untrusted input: the file may be hand-edited, truncated by a full disk or
 // come from another machine; a bad line is reported with its number and never half-used.
-#include "record_file.hpp"
+#include "core/file_formats.hpp"
+#include "core/record_file.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "atomic_file.hpp"
-#include "file_lock.hpp"
+#include "core/atomic_file.hpp"
+#include "core/file_lock.hpp"
 
 namespace gemmtune {
 namespace {

@@ -14,11 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "layout.hpp"
+#include "core/layout.hpp"
 
 namespace gemmtune {
 
-inline constexpr const char* kRecordSchema = "gemmtune.record/1";
 inline constexpr std::size_t kMaxRecordFileBytes = 64u << 20;
 inline constexpr std::size_t kMaxRecordLineBytes = 1024;
 

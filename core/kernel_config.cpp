@@ -1,6 +1,6 @@
 // Parameter rules and naming for KernelConfig; the ranges here bound what any results cache can ask
 // the compiler for, so untrusted caches cannot reach NVRTC with anything else.
-#include "kernel_config.hpp"
+#include "core/kernel_config.hpp"
 
 #include <stdexcept>
 #include <tuple>

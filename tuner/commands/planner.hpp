@@ -7,14 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "device_profile.hpp"
-#include "kernel_compiler.hpp"
-#include "search/problem.hpp"
+#include "core/device_profile.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/problem.hpp"
 #include "search/search_space.hpp"
 
 namespace gemmtune {
-
-inline constexpr const char* kPlanSchema = "gemmtune.plan/1";
 
 struct PlanOptions {
   std::vector<GemmShape> shapes;

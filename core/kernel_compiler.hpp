@@ -13,7 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "kernel_config.hpp"
+#include "core/kernel_config.hpp"
 
 namespace gemmtune {
 

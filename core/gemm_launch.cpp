@@ -5,12 +5,12 @@
 // while that kernel finishes and wait for it (griddepcontrol.wait) before touching memory, which
 // hides the launch gap between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to
 // 4096x64x4096, nothing at 2048 and up; docs/kernel-notes.md).
-#include "gemm_launch.hpp"
+#include "core/gemm_launch.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 
 namespace gemmtune {
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kernel_path.hpp"
-#include "layout.hpp"
+#include "core/kernel_path.hpp"
+#include "core/layout.hpp"
 
 namespace gemmtune {
 

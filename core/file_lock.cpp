@@ -1,5 +1,5 @@
 // Closing the descriptor releases the lock, so the destructor is all the unlocking there is.
-#include "file_lock.hpp"
+#include "core/file_lock.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // POSIX implementation: open/write/fsync/rename, with errno turned into the error text.
-#include "atomic_file.hpp"
+#include "core/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "kernel_path.hpp"
+#include "core/kernel_path.hpp"
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // Turns CUDA and NVRTC status codes into exceptions with the failing expression and site.
-#include "cuda_check.hpp"
+#include "core/cuda_check.hpp"
 
 #include <fmt/format.h>
 

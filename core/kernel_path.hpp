@@ -3,7 +3,7 @@
 // launched where the template's assumptions hold.
 #pragma once
 
-#include "kernel_config.hpp"
+#include "core/kernel_config.hpp"
 
 namespace gemmtune {
 

@@ -1,6 +1,6 @@
 // Size-list parsing: strict, because a typo in --sizes should stop the run before any GPU time is
 // spent, with a message that names the entry.
-#include "search/problem.hpp"
+#include "core/problem.hpp"
 
 #include <fmt/format.h>
 

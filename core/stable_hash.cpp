@@ -1,5 +1,5 @@
 // Hex form of stable_hash, fixed width so file names sort and compare cleanly.
-#include "stable_hash.hpp"
+#include "core/stable_hash.hpp"
 
 #include <fmt/format.h>
 
