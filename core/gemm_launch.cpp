@@ -39,12 +39,19 @@ const char* gemm_arguments_error(const GemmArguments& a, Layout layout) {
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch) {
   if (config.split_k <= 1) return 0;
   const std::size_t entries = std::size_t(std::clamp(batch, 1, kMaxBatchPerLaunch));
+  if (is_skinny(config.family)) {  // kernel_templates/skinny/*.cuh: a tile's sums per slice (stream) or one
+    const std::size_t tiles = entries * std::size_t(tile_count(config, m, n));
+    const std::size_t slices = config.family == KernelFamily::skinny_stream ? std::size_t(config.split_k) : 1;
+    return tiles * slices * std::size_t(config.block_m) * std::size_t(config.block_n) * sizeof(float) +
+           tiles * sizeof(unsigned);
+  }
   if (config.split_k_atomic) return entries * std::size_t(tile_count(config, m, n)) * sizeof(unsigned long long);
   return entries * std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
 }
 
-bool workspace_holds_counters(const KernelConfig& config) {
-  return config.split_k > 1 && config.split_k_atomic;
+WorkspaceKind workspace_kind(const KernelConfig& config) {
+  if (is_skinny(config.family)) return WorkspaceKind::zeros;
+  return config.split_k > 1 && config.split_k_atomic ? WorkspaceKind::counters : WorkspaceKind::scratch;
 }
 
 KernelPath kernel_path_for(const KernelConfig& config, const GemmArguments& args) {
@@ -55,20 +62,20 @@ KernelPath kernel_path_for(const KernelConfig& config, const GemmArguments& args
 
 LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& config)
     : config_(config), path_(compiled.path) {
-  if (config.split_k > 1 && !compiled.reduce)
+  if (needs_reduction(config) && !compiled.reduce)
     throw std::invalid_argument(config.name() + " splits K but its binary came without the reduction kernel");
   GEMMTUNE_CUDA_CHECK(
       cudaLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   try {
     GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&gemm_, library_, compiled.symbol.c_str()));
-    if (config.split_k > 1) {
+    if (needs_reduction(config)) {
       GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&reduce_library_, compiled.reduce->cubin.data(), nullptr, nullptr,
                                               0, nullptr, nullptr, 0));
       GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&reduce_, reduce_library_, compiled.reduce->symbol.c_str()));
     }
     GEMMTUNE_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(config.shared_bytes())));
+                                             static_cast<int>(config.dynamic_shared_bytes())));
     int device = 0, major = 0;
     GEMMTUNE_CUDA_CHECK(cudaGetDevice(&device));
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -110,7 +117,7 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
 }  // namespace
 
 bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspace) const {
-  return workspace_holds_counters(config_) && args.beta != 1.0f && workspace != nullptr;
+  return workspace_kind(config_) == WorkspaceKind::counters && args.beta != 1.0f && workspace != nullptr;
 }
 
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
@@ -133,9 +140,10 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
 cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   const long long tiles = tile_count(config_, args.m, args.n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-  const int splits = config_.split_k;
+  int splits = config_.split_k;
   const bool atomic = splits > 1 && config_.split_k_atomic;  // its workspace is optional
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
+  if (is_skinny(config_.family)) return launch_skinny(args, workspace, stream, tiles);
 
   int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc, batch = args.batch;
   long long stride_a = args.stride_a, stride_b = args.stride_b, stride_c = args.stride_c;
@@ -178,6 +186,24 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
 
   // The GEMM lets it launch from its epilogue, so it is scheduled while the last blocks run.
   return launch_over_c(splits, workspace, programmatic_launch_, 65535LL * 8);
+}
+
+// kernel_templates/skinny.cuh: the sgemm template's arguments with the split count in the swizzle's
+// place; the slices of a tile are neighbours in gridDim.x, and the last to finish reduces them.
+cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* workspace, cudaStream_t stream,
+                                        long long tiles) const {
+  int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc, splits = config_.split_k;
+  long long stride_a = args.stride_a, stride_b = args.stride_b, stride_c = args.stride_c;
+  float alpha = args.alpha, beta = args.beta;
+  const float* a = args.a;
+  const float* b = args.b;
+  float* c = args.c;
+  if (tiles * splits > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+  void* params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &splits,
+                    &stride_a, &stride_b, &stride_c};
+  const dim3 grid(static_cast<unsigned>(tiles * splits), static_cast<unsigned>(args.batch));
+  return launch_on(gemm_, grid, dim3(static_cast<unsigned>(config_.threads())), config_.dynamic_shared_bytes(),
+                   stream, params, programmatic_launch_);
 }
 
 }  // namespace gemmtune

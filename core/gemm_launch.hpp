@@ -37,13 +37,17 @@ inline constexpr int kMaxBatchPerLaunch = 65535;
 const char* gemm_arguments_error(const GemmArguments& args, Layout layout);
 
 // Bytes of device workspace a launch needs: split-K's partial sums, or for atomic split-K a counter
-// per tile, for every batch entry; 0 without split-K.
+// per tile, for every batch entry (the skinny kernels: partial sums, then a counter per tile); 0
+// without split-K.
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch = 1);
 
-// True when the workspace holds atomic split-K's counters: it must be zero before its first launch
-// (each launch then adds exactly 2^32 to the counters it uses), and nothing else may write it
-// (another kernel's partial sums would read as counts). Other workspaces are scratch.
-bool workspace_holds_counters(const KernelConfig& config);
+// What a workspace must hold between launches, so that kernels share one only with their own kind:
+//  - scratch: anything (the split-K partial sums are written before they are read);
+//  - counters: atomic split-K's, zero before the first launch; each launch then adds exactly 2^32 to
+//    the counters it uses, and nothing else may write it (partial sums would read as counts);
+//  - zeros: the skinny kernels', all zero before every launch, and every launch leaves it so.
+enum class WorkspaceKind { scratch, counters, zeros };
+WorkspaceKind workspace_kind(const KernelConfig& config);
 
 // The most specialised binary these arguments allow (kernel_path.hpp): from the pointers, leading
 // dimensions and strides.
@@ -66,7 +70,7 @@ class LoadedKernel {
 
   // Atomic split-K must scale C by beta before adding into it. True when this call's GEMM does it
   // itself, which needs its workspace (a counter per tile); otherwise launch() runs a kernel over C
-  // first.
+  // first. (The skinny kernels reduce inside the launch: never.)
   bool gemm_scales_c(const GemmArguments& args, const float* workspace) const;
 
   const KernelConfig& config() const { return config_; }
@@ -74,6 +78,7 @@ class LoadedKernel {
 
  private:
   cudaError_t launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
+  cudaError_t launch_skinny(const GemmArguments& args, float* workspace, cudaStream_t stream, long long tiles) const;
 
   KernelConfig config_;
   KernelPath path_ = KernelPath::general;

@@ -45,6 +45,8 @@ void check_path(const KernelConfig& config, KernelPath path) {
   if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
   if (path != KernelPath::general && config.vector_width == 1)
     throw std::invalid_argument("whole-vector copies need vector_width > 1 (" + config.name() + ")");
+  if (path == KernelPath::whole_tiles && is_skinny(config.family))
+    throw std::invalid_argument("the skinny kernels have no whole-tile path (" + config.name() + ")");
   if (path == KernelPath::whole_tiles && config.thread_n % 4 != 0)
     throw std::invalid_argument("whole-tile stores need thread_n a multiple of 4 (" + config.name() + ")");
 }
@@ -188,14 +190,21 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::stri
 
 KernelCompiler::KernelCompiler(std::filesystem::path cache_dir, std::string template_source)
     : cache_dir_(std::move(cache_dir)),
-      template_source_(template_source.empty() ? embedded_template() : std::move(template_source)),
-      template_hash_(stable_hash(template_source_)) {}
+      sgemm_(template_source.empty() ? embedded_template() : std::move(template_source)),
+      skinny_(std::string(embedded_file("kernel_templates/skinny.cuh"))) {}
 
-std::string KernelCompiler::cache_key(const std::string& name_expression, const std::string& arch) const {
+KernelCompiler::Template::Template(std::string text) : source(std::move(text)), hash(stable_hash(source)) {}
+
+const KernelCompiler::Template& KernelCompiler::template_of(KernelFamily family) const {
+  return is_skinny(family) ? skinny_ : sgemm_;
+}
+
+std::string KernelCompiler::cache_key(KernelFamily family, const std::string& name_expression,
+                                      const std::string& arch) const {
   // The hash of template source + the rest, with the source's part computed once.
   std::string material = '\0' + name_expression + '\0' + arch + '\0' + nvrtc_version();
   for (const auto& opt : nvrtc_options(arch)) material += '\0' + opt;
-  return arch + "-" + fmt::format("{:016x}", stable_hash(material, template_hash_));
+  return arch + "-" + fmt::format("{:016x}", stable_hash(material, template_of(family).hash));
 }
 
 std::unordered_set<std::string> KernelCompiler::cached_keys() const {
@@ -212,32 +221,35 @@ std::optional<CompiledKernel> KernelCompiler::cached(const KernelConfig& config,
   check_path(config, path);
   check_arch(arch);
   if (cache_dir_.empty()) return std::nullopt;
-  std::optional<CompiledKernel> k = load_cached(cache_dir_, cache_key(config.name_expression(path), arch));
+  std::optional<CompiledKernel> k =
+      load_cached(cache_dir_, cache_key(config.family, config.name_expression(path), arch));
   if (!k) return std::nullopt;
   k->path = path;
-  if (config.split_k > 1) k->reduce = reduce_kernel(arch);
+  if (needs_reduction(config)) k->reduce = reduce_kernel(arch);
   return k;
 }
 
 CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, KernelPath path) const {
   check_path(config, path);
-  CompiledKernel k = compile_expression(config.name_expression(path), arch, config.name());
+  CompiledKernel k = compile_expression(config.family, config.name_expression(path), arch, config.name());
   k.path = path;
-  if (config.split_k > 1) k.reduce = reduce_kernel(arch);
+  if (needs_reduction(config)) k.reduce = reduce_kernel(arch);
   return k;
 }
 
 std::shared_ptr<const CompiledKernel> KernelCompiler::reduce_kernel(const std::string& arch) const {
   std::lock_guard<std::mutex> lock(reduce_kernels_->mutex);
   auto& slot = reduce_kernels_->by_arch[arch];
-  if (!slot) slot = std::make_shared<const CompiledKernel>(compile_expression(reduce_expression(), arch, "splitk_reduce"));
+  if (!slot)
+    slot = std::make_shared<const CompiledKernel>(
+        compile_expression(KernelFamily::sgemm, reduce_expression(), arch, "splitk_reduce"));
   return slot;
 }
 
-CompiledKernel KernelCompiler::compile_expression(const std::string& expression, const std::string& arch,
-                                                  const std::string& label) const {
+CompiledKernel KernelCompiler::compile_expression(KernelFamily family, const std::string& expression,
+                                                  const std::string& arch, const std::string& label) const {
   check_arch(arch);
-  const std::string key = cache_key(expression, arch);
+  const std::string key = cache_key(family, expression, arch);
   if (!cache_dir_.empty()) {
     if (auto cached = load_cached(cache_dir_, key)) return *cached;
   }
@@ -245,7 +257,7 @@ CompiledKernel KernelCompiler::compile_expression(const std::string& expression,
   const auto t0 = std::chrono::steady_clock::now();
   NvrtcOutput out;
   try {
-    out = nvrtc_compile(template_source_, {expression}, arch);
+    out = nvrtc_compile(template_of(family).source, {expression}, arch);
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("{} ({})", e.what(), label), e.log(), e.options());
   }
@@ -263,7 +275,7 @@ CompiledKernel KernelCompiler::compile_expression(const std::string& expression,
 std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch, KernelPath path) const {
   check_path(config, path);
   try {
-    return nvrtc_compile(template_source_, {config.name_expression(path)}, arch, true).ptx;
+    return nvrtc_compile(template_of(config.family).source, {config.name_expression(path)}, arch, true).ptx;
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
   }

@@ -32,8 +32,8 @@ struct CompiledKernel {
   KernelPath path = KernelPath::general;  // the calls a GEMM binary serves
   bool from_cache = false;
   double compile_seconds = 0;
-  // A GEMM that splits K: the kernel over C that reduces the slices (or scales C before atomic
-  // split-K). It does not depend on the config, so it is a program of its own, compiled once per
+  // An sgemm GEMM that splits K: the kernel over C that reduces the slices (or scales C before
+  // atomic split-K); the skinny kernels reduce inside their own launch. It does not depend on the config, so it is a program of its own, compiled once per
   // architecture; in every GEMM's program it cost a sixth of each compile.
   std::shared_ptr<const CompiledKernel> reduce;
 };
@@ -62,11 +62,15 @@ struct NvrtcOutput {
 // Threads per block of the split-K reduction kernel.
 inline constexpr int kReduceThreads = 256;
 
+// True when config's launches need the split-K reduction kernel beside the GEMM.
+inline bool needs_reduction(const KernelConfig& config) { return config.split_k > 1 && !is_skinny(config.family); }
+
 class KernelCompiler {
  public:
   // cache_dir empty: no disk cache. template_source empty: the embedded kernel_templates/sgemm.cuh,
   // its parts joined (cmake/JoinTemplate.cmake); else one whole program, as NVRTC gets it (tests pass
-  // deliberately broken templates to prove that failures are contained).
+  // deliberately broken templates to prove that failures are contained). The skinny families always
+  // compile the embedded kernel_templates/skinny.cuh.
   explicit KernelCompiler(std::filesystem::path cache_dir, std::string template_source = {});
 
   // arch: "sm_75", "sm_80", "sm_90", ... Throws CompileError, or std::invalid_argument for an
@@ -85,9 +89,9 @@ class KernelCompiler {
 
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
 
-  // The key a compile is cached under: hash of template source, name expression, options, NVRTC
-  // version and architecture.
-  std::string cache_key(const std::string& name_expression, const std::string& arch) const;
+  // The key a compile is cached under: hash of the family's template source, name expression,
+  // options, NVRTC version and architecture.
+  std::string cache_key(KernelFamily family, const std::string& name_expression, const std::string& arch) const;
 
   // The binary from the disk cache, if it is there; never compiles (but a split-K config's
   // reduction kernel is compiled when it is missing).
@@ -99,13 +103,22 @@ class KernelCompiler {
   std::unordered_set<std::string> cached_keys() const;
 
  private:
-  // Compiles one instantiation of the template, through the disk cache; label names it in errors.
-  CompiledKernel compile_expression(const std::string& expression, const std::string& arch,
+  // A family's program and its stable_hash, the start of every cache key.
+  struct Template {
+    explicit Template(std::string text);
+    std::string source;
+    std::uint64_t hash;
+  };
+  const Template& template_of(KernelFamily family) const;
+
+  // Compiles one instantiation of the family's template, through the disk cache; label names it in
+  // errors.
+  CompiledKernel compile_expression(KernelFamily family, const std::string& expression, const std::string& arch,
                                     const std::string& label) const;
 
   std::filesystem::path cache_dir_;
-  std::string template_source_;
-  std::uint64_t template_hash_;  // stable_hash of template_source_: the start of every cache key
+  Template sgemm_;
+  Template skinny_;
   struct ReduceKernels {
     std::mutex mutex;
     std::map<std::string, std::shared_ptr<const CompiledKernel>> by_arch;

@@ -18,19 +18,57 @@ bool in(int x, std::initializer_list<int> allowed) {
   return false;
 }
 auto fields(const KernelConfig& c) {
-  return std::tie(c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
-                  c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order, c.swizzle,
-                  c.split_k, c.split_k_atomic, c.layout);
+  return std::tie(c.family, c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
+                  c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
+                  c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
+                  c.prefetch);
+}
+
+// The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
+std::size_t skinny_tiled_shared_bytes(const KernelConfig& c) {
+  const std::size_t stage_a = std::size_t(c.block_m) * (c.block_k + 4);
+  const std::size_t stage_b = op_b_transposed(c.layout) ? std::size_t(c.block_n) * (c.block_k + 4)
+                                                        : std::size_t(c.block_k) * (c.block_n + 4);
+  return std::size_t(c.stages) * (stage_a + stage_b) * sizeof(float);
 }
 
 }  // namespace
 
+const char* family_name(KernelFamily family) {
+  switch (family) {
+    case KernelFamily::skinny_stream: return "skinny_stream";
+    case KernelFamily::skinny_tiled: return "skinny_tiled";
+    case KernelFamily::sgemm: break;
+  }
+  return "sgemm";
+}
+
+KernelFamily parse_family(const std::string& name) {
+  for (KernelFamily f : {KernelFamily::sgemm, KernelFamily::skinny_stream, KernelFamily::skinny_tiled})
+    if (name == family_name(f)) return f;
+  throw std::invalid_argument("is not sgemm, skinny_stream or skinny_tiled");
+}
+
 int KernelConfig::threads() const {
+  switch (family) {
+    case KernelFamily::skinny_stream: return 32 * warps_n * k_groups;
+    case KernelFamily::skinny_tiled:
+      if (thread_m <= 0 || thread_n <= 0) return 0;
+      return (block_m / thread_m) * (block_n / thread_n) * k_groups;
+    case KernelFamily::sgemm: break;
+  }
   if (thread_m <= 0 || thread_n <= 0) return 0;
   return (block_m / thread_m) * (block_n / thread_n);
 }
 
+std::size_t KernelConfig::dynamic_shared_bytes() const {
+  return family == KernelFamily::skinny_stream ? 0 : shared_bytes();
+}
+
 std::size_t KernelConfig::shared_bytes() const {
+  if (family == KernelFamily::skinny_stream)  // the warps' sums before they are added (static)
+    return k_groups > 1 ? std::size_t(k_groups) * block_m * block_n * sizeof(float) : 0;
+  if (family == KernelFamily::skinny_tiled) return skinny_tiled_shared_bytes(*this);
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
                                          : std::size_t(block_m) * (block_k + pad_a);
   const std::size_t tile_b = transpose_b ? std::size_t(block_n) * (block_k + pad_b)
@@ -39,6 +77,13 @@ std::size_t KernelConfig::shared_bytes() const {
 }
 
 std::string KernelConfig::name() const {
+  const std::string layout_suffix = layout == Layout::nn ? "" : std::string("_") + layout_name(layout);
+  if (family == KernelFamily::skinny_stream)
+    return fmt::format("skinny_s{}x{}_t{}_l{}_w{}x{}_u{}{}_k{}{}", block_m, block_n, thread_n, lanes_k, warps_n,
+                       k_groups, unroll, prefetch ? "p" : "", split_k, layout_suffix);
+  if (family == KernelFamily::skinny_tiled)
+    return fmt::format("skinny_{}x{}x{}_t{}x{}_s{}_g{}_b{}_k{}{}", block_m, block_n, block_k, thread_m, thread_n,
+                       stages, k_groups, min_blocks, split_k, layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
   return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}{}", block_m, block_n, block_k,
@@ -50,6 +95,13 @@ std::string KernelConfig::name() const {
 }
 
 std::string KernelConfig::name_expression(KernelPath path) const {
+  const int op_a = int(op_a_transposed(layout)), op_b = int(op_b_transposed(layout));
+  if (family == KernelFamily::skinny_stream)
+    return fmt::format("gemmtune::skinny::stream<{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, thread_n,
+                       lanes_k, warps_n, k_groups, unroll, int(prefetch), int(path));
+  if (family == KernelFamily::skinny_tiled)
+    return fmt::format("gemmtune::skinny::tiled<{},{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, block_n,
+                       block_k, thread_m, thread_n, stages, k_groups, min_blocks, int(path));
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
                      vector_width, min_blocks, fma_order, int(split_k_atomic), int(op_a_transposed(layout)),
@@ -65,7 +117,92 @@ bool KernelConfig::same_binary(const KernelConfig& other) const {
 
 bool operator==(const KernelConfig& a, const KernelConfig& b) { return fields(a) == fields(b); }
 
+namespace {
+
+// The fields a family does not use, which must hold their defaults; nullopt when they do.
+std::optional<std::string> unused_field_error(const KernelConfig& c) {
+  const KernelConfig d;
+  struct Field {
+    const char* name;
+    int value, fallback;
+    bool used;
+  };
+  const bool sgemm = c.family == KernelFamily::sgemm, stream = c.family == KernelFamily::skinny_stream,
+             tiled = c.family == KernelFamily::skinny_tiled;
+  const Field fields[] = {
+      {"block_k", c.block_k, d.block_k, !stream},
+      {"thread_m", c.thread_m, d.thread_m, !stream},
+      {"warp_rows", c.warp_rows, d.warp_rows, sgemm},
+      {"pad_a", c.pad_a, d.pad_a, sgemm},
+      {"pad_b", c.pad_b, d.pad_b, sgemm},
+      {"stages", c.stages, d.stages, !stream},
+      {"async_copy", c.async_copy, d.async_copy, sgemm},
+      {"transpose_a", c.transpose_a, d.transpose_a, sgemm},
+      {"transpose_b", c.transpose_b, d.transpose_b, sgemm},
+      {"vector_width", c.vector_width, d.vector_width, sgemm},
+      {"min_blocks", c.min_blocks, d.min_blocks, !stream},
+      {"fma_order", c.fma_order, d.fma_order, sgemm},
+      {"split_k_atomic", c.split_k_atomic, d.split_k_atomic, sgemm},
+      {"swizzle", c.swizzle, d.swizzle, sgemm},
+      {"lanes_k", c.lanes_k, d.lanes_k, stream},
+      {"warps_n", c.warps_n, d.warps_n, stream},
+      {"k_groups", c.k_groups, d.k_groups, stream || tiled},
+      {"unroll", c.unroll, d.unroll, stream},
+      {"prefetch", c.prefetch, d.prefetch, stream},
+  };
+  for (const Field& f : fields)
+    if (!f.used && f.value != f.fallback)
+      return fmt::format("{} is {}, but {} kernels do not use it (leave it at {})", f.name, f.value,
+                         family_name(c.family), f.fallback);
+  return std::nullopt;
+}
+
+// The skinny kernels' rules (the static_asserts of kernel_templates/skinny/*.cuh, and the whole-vector
+// copies every binary must compile for).
+std::optional<std::string> skinny_config_error(const KernelConfig& c) {
+  const bool b_rows_along_n = !op_b_transposed(c.layout);  // B read as float4 runs along n
+  if (c.split_k < 1 || c.split_k > 64) return fmt::format("split_k {} not in 1..64", c.split_k);
+  if (!in(c.thread_n, {1, 2, 4, 8})) return fmt::format("thread_n {} not in 1..8 (power of 2)", c.thread_n);
+  if (b_rows_along_n && c.thread_n % 4 != 0)
+    return fmt::format("thread_n {} is not a multiple of 4, which B's float4 rows need in layout {}", c.thread_n,
+                       layout_name(c.layout));
+  if (c.family == KernelFamily::skinny_stream) {
+    if (!in(c.block_m, {1, 2, 4, 8})) return fmt::format("block_m {} not in 1..8 (power of 2)", c.block_m);
+    if (!in(c.lanes_k, {1, 2, 4, 8, 16, 32})) return fmt::format("lanes_k {} does not divide 32", c.lanes_k);
+    if (!in(c.warps_n, {1, 2, 4, 8})) return fmt::format("warps_n {} not in 1..8 (power of 2)", c.warps_n);
+    if (!in(c.k_groups, {1, 2, 4, 8})) return fmt::format("k_groups {} not in 1..8 (power of 2)", c.k_groups);
+    if (!in(c.unroll, {1, 2, 4})) return fmt::format("unroll {} not 1, 2 or 4", c.unroll);
+    const int columns = c.warps_n * (32 / c.lanes_k) * c.thread_n;
+    if (c.block_n != columns)
+      return fmt::format("block_n {} is not warps_n * 32 / lanes_k * thread_n = {}", c.block_n, columns);
+    if (c.shared_bytes() > 48 * 1024)
+      return fmt::format("the warps' sums take {} bytes of static shared memory, over 48 KiB", c.shared_bytes());
+    return std::nullopt;
+  }
+  if (!in(c.block_m, {8, 16, 32})) return fmt::format("block_m {} not 8, 16 or 32", c.block_m);
+  if (!in(c.block_n, {32, 64, 128, 256})) return fmt::format("block_n {} not in 32..256 (power of 2)", c.block_n);
+  if (!in(c.block_k, {16, 32})) return fmt::format("block_k {} not 16 or 32", c.block_k);
+  if (!in(c.thread_m, {1, 2, 4, 8}) || c.block_m % c.thread_m != 0)
+    return fmt::format("thread_m {} not a power of 2 up to 8 dividing block_m {}", c.thread_m, c.block_m);
+  if (c.block_n % c.thread_n != 0) return fmt::format("thread_n {} does not divide block_n {}", c.thread_n, c.block_n);
+  if (c.stages < 2 || c.stages > 6) return fmt::format("stages {} not in 2..6", c.stages);
+  if (!in(c.k_groups, {1, 2, 4}) || (c.block_k / 4) % c.k_groups != 0)
+    return fmt::format("k_groups {} not 1, 2 or 4 dividing block_k / 4", c.k_groups);
+  if (c.min_blocks < 1 || c.min_blocks > 8) return fmt::format("min_blocks {} not in 1..8", c.min_blocks);
+  const int threads = c.threads();
+  if (threads < 32 || threads > 1024) return fmt::format("{} threads per block, not in 32..1024", threads);
+  if (threads % (c.block_k / 4) != 0 || threads % (c.block_n / 4) != 0)
+    return fmt::format("{} threads do not copy whole rows of a {}x{} tile in vectors", threads, c.block_k, c.block_n);
+  if (std::size_t(c.k_groups - 1) * c.block_m * c.block_n * sizeof(float) > c.shared_bytes())
+    return fmt::format("the k groups' sums do not fit the pipeline's {} bytes", c.shared_bytes());
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> config_error(const KernelConfig& c) {
+  if (auto unused = unused_field_error(c)) return unused;
+  if (is_skinny(c.family)) return skinny_config_error(c);
   if (!in(c.block_m, {16, 32, 64, 128, 256})) return fmt::format("block_m {} not in 16..256 (power of 2)", c.block_m);
   if (!in(c.block_n, {16, 32, 64, 128, 256})) return fmt::format("block_n {} not in 16..256 (power of 2)", c.block_n);
   if (!in(c.block_k, {4, 8, 16, 32, 64})) return fmt::format("block_k {} not in 4..64 (power of 2)", c.block_k);
@@ -104,6 +241,8 @@ std::optional<std::string> config_error(const KernelConfig& c) {
   return std::nullopt;
 }
 
+// The skinny kernels fall back to synchronous copies and scalar atomics before sm_80 and sm_90, so
+// they too run from sm_75.
 int min_compute_capability(const KernelConfig& c) { return c.async_copy ? 80 : 75; }
 
 KernelConfig default_config() {
@@ -119,6 +258,14 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
                      {"vector_width", c.vector_width}, {"min_blocks", c.min_blocks}, {"fma_order", c.fma_order},
                      {"swizzle", c.swizzle},         {"split_k", c.split_k},
                      {"split_k_atomic", c.split_k_atomic}, {"layout", layout_name(c.layout)}};
+  if (is_skinny(c.family)) {  // sgemm entries keep the fields they always had
+    j["family"] = family_name(c.family);
+    j["lanes_k"] = c.lanes_k;
+    j["warps_n"] = c.warps_n;
+    j["k_groups"] = c.k_groups;
+    j["unroll"] = c.unroll;
+    j["prefetch"] = c.prefetch;
+  }
 }
 
 void from_json(const nlohmann::json& j, KernelConfig& c) {
@@ -138,6 +285,14 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
     out = it->get<bool>();
   };
   KernelConfig r;
+  if (const auto it = j.find("family"); it != j.end()) {  // absent before there were families: sgemm
+    if (!it->is_string()) throw std::invalid_argument("kernel config 'family' is not a string");
+    try {
+      r.family = parse_family(it->get<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("kernel config 'family' ") + e.what());
+    }
+  }
   get_int("block_m", r.block_m);
   get_int("block_n", r.block_n);
   get_int("block_k", r.block_k);
@@ -164,6 +319,10 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
       throw std::invalid_argument(std::string("kernel config 'layout' ") + e.what());
     }
   }
+  for (const auto& [key, field] : {std::pair<const char*, int*>{"lanes_k", &r.lanes_k},
+                                   {"warps_n", &r.warps_n}, {"k_groups", &r.k_groups}, {"unroll", &r.unroll}})
+    if (j.contains(key)) get_int(key, *field);  // the skinny families' own: absent in sgemm entries
+  if (j.contains("prefetch")) get_bool("prefetch", r.prefetch);
   if (auto err = config_error(r)) throw std::invalid_argument("kernel config: " + *err);
   c = r;
 }

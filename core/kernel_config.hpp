@@ -1,6 +1,7 @@
-// The typed description of one SGEMM kernel variant: every parameter of kernel_templates/sgemm.cuh
-// plus the launch-time choices (block swizzle, split-K). Shared by the tuner (which enumerates them)
-// and the runtime (which reads them back from results caches), so the rules live here once.
+// The typed description of one GEMM kernel variant: its family (which template), every parameter of
+// that template, plus the launch-time choices (block swizzle, split-K). Shared by the tuner (which
+// enumerates them) and the runtime (which reads them back from results caches), so the rules live
+// here once.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +31,26 @@ inline constexpr int kFmaOrderColumnsSerpentine = 2;  // column by column, odd c
 // layout.
 enum class KernelPath { general = 0, whole_vectors = 1, whole_tiles = 2 };
 
+// Which template a config instantiates. sgemm: kernel_templates/sgemm.cuh, FP32 on the CUDA cores,
+// any shape. skinny_stream and skinny_tiled: kernel_templates/skinny.cuh, for few rows of C (m up to
+// 8, and 8 to 32: decoding's calls), where reading B once is the floor; they serve the general and
+// whole-vector paths (no whole tiles).
+enum class KernelFamily { sgemm = 0, skinny_stream = 1, skinny_tiled = 2 };
+
+const char* family_name(KernelFamily family);  // "sgemm", "skinny_stream", "skinny_tiled"
+KernelFamily parse_family(const std::string& name);  // throws std::invalid_argument
+inline bool is_skinny(KernelFamily family) { return family != KernelFamily::sgemm; }
+
+// One struct for every family: a family uses the fields its template takes (listed below) and
+// leaves the others at their defaults (config_error insists, so equal configs are equal fields).
+//   sgemm: every field above `lanes_k`;
+//   skinny_stream: block_m (BM, 1 to 8), block_n (the tile's columns, warps_n * 32 / lanes_k *
+//     thread_n), thread_n (TN), lanes_k, warps_n, k_groups (warps along k), unroll, prefetch;
+//   skinny_tiled: block_m (8 to 32), block_n, block_k, thread_m, thread_n, stages (cp.async),
+//     min_blocks, k_groups (thread groups along k);
+//   all: layout, split_k (skinny: slices reduced inside the launch).
 struct KernelConfig {
+  KernelFamily family = KernelFamily::sgemm;
   // Compile-time: each distinct combination is one NVRTC instantiation.
   int block_m = 64;       // BM: rows of C per thread block
   int block_n = 64;       // BN: columns of C per thread block
@@ -56,14 +76,25 @@ struct KernelConfig {
   // The operands' layouts in global memory, op(A) then op(B) (nn: A is m x k, B is k x n; a t
   // stores that operand transposed). Compile-time, but never searched: the problem fixes it.
   Layout layout = Layout::nn;
+  // The skinny kernels' own (kernel_templates/skinny.cuh).
+  int lanes_k = 1;        // stream: lanes of a warp along k; the other 32 / lanes_k go along n
+  int warps_n = 1;        // stream: warps along n
+  int k_groups = 1;       // stream: warps along k; tiled: thread groups splitting each stage's k
+  int unroll = 2;         // stream: k-steps whose B loads are in flight together
+  bool prefetch = false;  // stream: the next iteration's B loaded before this one's FMAs
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
-  int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically
+  int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically (skinny:
+                     // inside the launch, by the last block of each tile)
 
   int threads() const;
-  std::size_t shared_bytes() const;
+  std::size_t shared_bytes() const;          // per block, static and dynamic
+  std::size_t dynamic_shared_bytes() const;  // what the launch asks for (the stream kernel's is static)
   // Canonical, human-readable, unique: sgemm_128x128x8_t8x8_w4_p4.4_s3a_ta_v4_b1_z8_k1 (k4a: atomic;
-  // B n-major in shared memory adds _bt; a layout other than nn ends it: ..._k1_bt_nt)
+  // B n-major in shared memory adds _bt; a layout other than nn ends it: ..._k1_bt_nt);
+  // skinny_s8x256_t4_l8_w2x4_u2p_k4_nt (stream: BM x BN, TN, lanes_k, warps n x k, unroll,
+  // prefetch, split-K); skinny_32x128x16_t8x4_s3_g1_b4_k8 (tiled: tile, thread tile, stages,
+  // k groups, min blocks, split-K).
   std::string name() const;
   // NVRTC name expression of the template instantiation for that path (launch-time fields
   // excluded).

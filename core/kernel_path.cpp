@@ -18,6 +18,16 @@ int aligned_width(int lda, int ldb, int ldc, const void* a, const void* b, const
 }
 
 KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int aligned_width) {
+  if (is_skinny(config.family)) {
+    // Every load a float4 (PATH 1 of kernel_templates/skinny.cuh): the operands aligned to 4 floats,
+    // K a multiple of 4, and so the rows B's vectors run along (N unless B is stored transposed)
+    // and, where the stream kernel reads a transposed A as vectors along m, M.
+    const bool a_along_m =
+        config.family == KernelFamily::skinny_stream && op_a_transposed(config.layout) && config.block_m % 4 == 0;
+    const bool vectors = aligned_width >= 4 && k % 4 == 0 && (op_b_transposed(config.layout) || n % 4 == 0) &&
+                         (!a_along_m || m % 4 == 0);
+    return vectors ? KernelPath::whole_vectors : KernelPath::general;
+  }
   const int vec = config.vector_width;
   const int a_row = op_a_transposed(config.layout) ? m : k;
   const int b_row = op_b_transposed(config.layout) ? k : n;

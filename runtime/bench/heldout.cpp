@@ -9,7 +9,10 @@
 // four rounds, then ten to recover) moves the two measures differently, so where they disagree the
 // row was disturbed. Prints a table and writes the JSON given with -o. A program that prints
 // numbers, not a test.
-//   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only heldout|tuned]
+// The decode set (--only decode; not in the default run) is token-by-token inference: m from 1 to 32
+// rows against LLM widths, memory-bound, so its rows also give the bandwidth achieved (bytes of A, B
+// and C over the time) as a fraction of the device-to-device copy bandwidth measured in the same run.
+//   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only heldout|tuned|decode]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -33,7 +36,7 @@ using gemmtune::GemmProblem;
 using gemmtune::Op;
 
 struct Shape {
-  const char* set;  // "heldout" or "tuned"
+  const char* set;  // "heldout", "tuned" or "decode"
   const char* kind;
   int m, n, k;
   Op op_a = Op::n, op_b = Op::n;
@@ -94,6 +97,40 @@ const Shape kShapes[] = {
     {"tuned", "skinny", 4096, 4096, 64},
     {"tuned", "skinny", 4096, 64, 4096},
 };
+
+// Issue #42's targets: m in {1, 2, 4, 8, 16, 32} against LLaMA-2-7B's and -70B's projections
+// ((n, k) = (4096, 4096), (11008, 4096), (4096, 11008), (8192, 8192), (28672, 8192), (8192, 28672)),
+// as a row-major application calls them (nn) and as PyTorch's Linear does (nt: y = x W^T).
+std::vector<Shape> decode_shapes() {
+  std::vector<Shape> shapes;
+  const std::pair<int, int> widths[] = {{4096, 4096}, {11008, 4096}, {4096, 11008},
+                                        {8192, 8192}, {28672, 8192}, {8192, 28672}};
+  for (const Op op_b : {Op::n, Op::t})
+    for (const auto& [n, k] : widths)
+      for (const int m : {1, 2, 4, 8, 16, 32}) shapes.push_back({"decode", op_b == Op::n ? "nn" : "nt", m, n, k, Op::n, op_b});
+  return shapes;
+}
+
+// Device-to-device copy bandwidth, bytes read + written per second: the floor of a memory-bound call.
+double copy_gbps(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
+  const std::size_t bytes = std::size_t(1) << 30;
+  void *from = nullptr, *to = nullptr;
+  if (cudaMalloc(&from, bytes) != cudaSuccess || cudaMalloc(&to, bytes) != cudaSuccess) return 0;
+  cudaMemsetAsync(from, 1, bytes, stream);
+  std::vector<double> ms;
+  for (int i = 0; i < 12; ++i) {
+    cudaEventRecord(start, stream);
+    cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream);
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    if (i >= 2) ms.push_back(t);
+  }
+  cudaFree(from), cudaFree(to);
+  std::sort(ms.begin(), ms.end());
+  return 2.0 * bytes / (ms[ms.size() / 2] * 1e-3) / 1e9;
+}
 
 bool check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
@@ -169,7 +206,7 @@ int main(int argc, char** argv) {
     if ((arg == "-o" || arg == "--results" || arg == "--only") && i + 1 < argc) {
       (arg == "-o" ? output : arg == "--results" ? results : only) = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [-o FILE] [--results DIR] [--only heldout|tuned]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [-o FILE] [--results DIR] [--only heldout|tuned|decode]\n", argv[0]);
       return 2;
     }
   }
@@ -193,11 +230,16 @@ int main(int argc, char** argv) {
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
   const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
+  const bool decode = only == "decode";
+  const double copy = decode ? copy_gbps(stream, start, stop) : 0;
+  if (decode) std::printf("device-to-device copy: %.0f GB/s (bytes read + written)\n", copy);
 
+  std::vector<Shape> shapes = decode ? decode_shapes() : std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
   nlohmann::json entries = nlohmann::json::array();
-  std::printf("\n%-5s %-10s %-26s %-52s %9s %9s %7s\n", "set", "kind", "problem", "ran", "TFLOP/s", "cuBLAS", "ratio");
+  std::printf("\n%-5s %-10s %-26s %-52s %9s %9s %7s%s\n", "set", "kind", "problem", "ran", "TFLOP/s", "cuBLAS", "ratio",
+              decode ? "   GB/s  % copy" : "");
   int failures = 0;
-  for (const Shape& s : kShapes) {
+  for (const Shape& s : shapes) {
     if (!only.empty() && only != s.set) continue;
     const GemmProblem p = problem_of(s);
     const std::size_t fa = floats_a(p), fb = floats_b(p), fc = floats_c(p);
@@ -298,9 +340,11 @@ int main(int argc, char** argv) {
       round_ratios.push_back(cublas_ms[r] / library_ms[r]);
     const double paired_ratio = correct && !round_ratios.empty() ? median(round_ratios) : 0;
     const std::string ran = ok ? choice.config_name : "(failed)";
-    std::printf("%-5s %-10s %-26s %-52s %9.2f %9.2f %7.3f%s\n", s.set, s.kind, label(s).c_str(), ran.c_str(),
-                correct ? flops / lib / 1e9 : 0.0, correct ? flops / cub / 1e9 : 0.0, ratio,
-                correct ? "" : "  INCORRECT");
+    const double gbps = correct ? 4.0 * (fa + fb + fc) / (lib * 1e-3) / 1e9 : 0.0;
+    std::printf("%-5s %-10s %-26s %-52s %9.2f %9.2f %7.3f", s.set, s.kind, label(s).c_str(), ran.c_str(),
+                correct ? flops / lib / 1e9 : 0.0, correct ? flops / cub / 1e9 : 0.0, ratio);
+    if (decode) std::printf(" %7.0f %6.1f%%", gbps, 100 * gbps / copy);
+    std::printf("%s\n", correct ? "" : "  INCORRECT");
     entries.push_back({{"set", s.set},
                        {"kind", s.kind},
                        {"m", p.m},
@@ -327,15 +371,21 @@ int main(int argc, char** argv) {
                        {"calls_per_sample", calls},
                        {"samples_ms", library_ms},
                        {"cublas_samples_ms", cublas_ms}});
+    if (decode) {
+      entries.back()["bytes"] = 4.0 * (fa + fb + fc);
+      entries.back()["gbps"] = gbps;
+      entries.back()["fraction_of_copy"] = gbps / copy;
+    }
   }
 
   nlohmann::json summary;
-  for (const char* set : {"heldout", "tuned"}) {
-    double log_sum = 0, lowest = INFINITY, paired_log_sum = 0, paired_lowest = INFINITY;
+  for (const char* set : {"heldout", "tuned", "decode"}) {
+    double log_sum = 0, lowest = INFINITY, paired_log_sum = 0, paired_lowest = INFINITY, lowest_copy = INFINITY;
     int count = 0;
     for (const auto& e : entries)
       if (e["set"] == set && e["correct"].get<bool>()) {
         const double ratio = e["ratio_vs_cublas"].get<double>(), paired = e["paired_ratio_vs_cublas"].get<double>();
+        if (e.contains("fraction_of_copy")) lowest_copy = std::min(lowest_copy, e["fraction_of_copy"].get<double>());
         log_sum += std::log(ratio);
         lowest = std::min(lowest, ratio);
         paired_log_sum += std::log(paired);
@@ -351,9 +401,14 @@ int main(int argc, char** argv) {
                     {"lowest_paired_ratio", paired_lowest}};
     std::printf("%s: %d shapes, geometric mean %.3f, lowest %.3f; median of the rounds' ratios: %.3f, lowest %.3f\n",
                 set, count, geomean, lowest, paired_geomean, paired_lowest);
+    if (decode) {
+      summary[set]["copy_gbps"] = copy;
+      summary[set]["lowest_fraction_of_copy"] = lowest_copy;
+      std::printf("%s: lowest fraction of the copy bandwidth (%.0f GB/s): %.1f%%\n", set, copy, 100 * lowest_copy);
+    }
   }
   if (!output.empty()) {
-    const nlohmann::json doc = {{"schema", "gemmtune.heldout/1"},
+    const nlohmann::json doc = {{"schema", decode ? "gemmtune.decode/1" : "gemmtune.heldout/1"},
                                 {"device", prop.name},
                                 {"date", utc_now()},
                                 {"library_results", results.empty() ? "installed" : results},

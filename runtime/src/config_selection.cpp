@@ -125,6 +125,8 @@ std::optional<Selection> near_tuned(const ResultsCatalog& catalog, const DeviceP
     for (const TunedShape& shape : file.shapes) {
       if (shape.cublas_won || shape.kernel_ratio <= 0 || shape.layout != call.layout) continue;
       if (device_fit_error(shape.config, device)) continue;
+      // A skinny kernel reads B once per tile of rows: never for calls taller than its tile.
+      if (is_skinny(shape.config.family) && call.m > shape.config.block_m) continue;
       const ShapeDistance d = shape_distance(call, shape, device);
       const double score = std::log(shape.kernel_ratio / misalignment_cost(shape.config, call)) - d.total();
       if (!best || score > best->score) best = Best{&file, &shape, d, score};
@@ -239,9 +241,15 @@ std::optional<std::string> device_fit_error(const KernelConfig& config, const De
 }
 
 void make_deterministic(Selection& selection) {
-  if (selection.implementation != Implementation::tuned_kernel || !selection.config.split_k_atomic) return;
-  selection.config.split_k_atomic = false;  // the same tiles, reduced through a workspace instead
-  selection.reason += "; atomic split-K reduced through a workspace instead (GEMMTUNE_DETERMINISTIC)";
+  if (selection.implementation != Implementation::tuned_kernel) return;
+  KernelConfig& config = selection.config;
+  if (config.split_k_atomic) {
+    config.split_k_atomic = false;  // the same tiles, reduced through a workspace instead
+    selection.reason += "; atomic split-K reduced through a workspace instead (GEMMTUNE_DETERMINISTIC)";
+  } else if (config.family == KernelFamily::skinny_tiled && config.split_k > 1) {
+    config.split_k = 1;  // its slices add into the workspace in whatever order they finish
+    selection.reason += "; K not split (GEMMTUNE_DETERMINISTIC)";
+  }
 }
 
 bool deterministic_requested() {

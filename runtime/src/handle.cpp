@@ -258,7 +258,7 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   const cudaError_t err = workspace == 0
                               ? kernel.launch(args, nullptr, stream)
                               : kernels->workspaces().with_workspace(
-                                    stream, workspace, workspace_holds_counters(kernel.config()),
+                                    stream, workspace, workspace_kind(kernel.config()),
                                     [&](float* memory) { return kernel.launch(args, memory, stream); });
   if (err != cudaSuccess)
     runtime_logger().error("{}x{}x{} with {}: {}", p.m, p.n, p.k, kernel.config().name(),

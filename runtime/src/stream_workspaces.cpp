@@ -12,11 +12,11 @@ StreamWorkspaces::~StreamWorkspaces() {
   }
 }
 
-cudaError_t StreamWorkspaces::buffer_for(cudaStream_t stream, bool counters, Buffer*& buffer) {
+cudaError_t StreamWorkspaces::buffer_for(cudaStream_t stream, WorkspaceKind kind, Buffer*& buffer) {
   unsigned long long id = 0;
   if (const cudaError_t err = cudaStreamGetId(stream, &id); err != cudaSuccess) return err;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& slot = buffers_[{id, counters}];
+  auto& slot = buffers_[{id, kind}];
   if (!slot) slot = std::make_unique<Buffer>();
   buffer = slot.get();
   return cudaSuccess;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -113,11 +114,12 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
   // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch that scales
   // C in the GEMM adds exactly 2^32 to each. Without a workspace a kernel scales C first: both
-  // paths run.
+  // paths run. The skinny kernels' is all zeros before and after every launch.
   const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, batch);
-  const bool counters = workspace_holds_counters(config);
+  const bool counters = workspace_kind(config) == WorkspaceKind::counters;
+  const bool zeros = workspace_kind(config) == WorkspaceKind::zeros;
   DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
-  if (counters) GEMMTUNE_CUDA_CHECK(cudaMemset(ws.get(), 0, ws_bytes));
+  if (counters || zeros) GEMMTUNE_CUDA_CHECK(cudaMemset(ws.get(), 0, ws_bytes));
   unsigned long long scaled_in_gemm = 0;
   int launches_scaling_in_gemm = 0;
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice));
@@ -153,6 +155,12 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
         GEMMTUNE_CUDA_CHECK(cudaMemcpy(counted.data(), ws.get(), ws_bytes, cudaMemcpyDeviceToHost));
         EXPECT_EQ(std::count(counted.begin(), counted.end(), scaled_in_gemm), std::ptrdiff_t(counted.size()))
             << "a tile's counter is off (beta " << beta << ")";
+      }
+      if (zeros && ws_bytes > 0) {
+        std::vector<unsigned> left(ws_bytes / sizeof(unsigned));
+        GEMMTUNE_CUDA_CHECK(cudaMemcpy(left.data(), ws.get(), ws_bytes, cudaMemcpyDeviceToHost));
+        EXPECT_EQ(std::count(left.begin(), left.end(), 0u), std::ptrdiff_t(left.size()))
+            << "the launch left its workspace dirty (beta " << beta << ")";
       }
       std::vector<float> got(c0.size());
       GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost));
@@ -196,21 +204,33 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
 }
 
 // Compiles every config with each copy path it has on all cores (a test of many layouts compiles
-// dozens of kernels).
+// dozens of kernels), each binary once: configs that differ only in launch-time choices share it, as
+// in the tuner's compile service (on the H100 machine, NVRTC's log of the second of two identical
+// programs compiled at once lacked ptxas's register count).
 std::vector<std::unique_ptr<LoadedKernel>> load_all(const std::vector<KernelConfig>& configs,
                                                     const DeviceProfile& device) {
   const KernelCompiler compiler{default_cache_dir()};
-  std::vector<std::pair<KernelConfig, std::future<CompiledKernel>>> compiled;
+  std::map<std::string, std::shared_future<CompiledKernel>> binaries;
+  std::vector<std::pair<KernelConfig, std::shared_future<CompiledKernel>>> compiled;
   for (const KernelConfig& config : configs)
     for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors, KernelPath::whole_tiles}) {
       if (path != KernelPath::general && config.vector_width == 1) continue;
-      if (path == KernelPath::whole_tiles && config.thread_n % 4 != 0) continue;
-      compiled.emplace_back(config, std::async(std::launch::async, [&compiler, &device, config, path] {
-                              return compiler.compile(config, device.arch(), path);
-                            }));
+      if (path == KernelPath::whole_tiles && (config.thread_n % 4 != 0 || is_skinny(config.family))) continue;
+      auto& binary = binaries[config.name_expression(path) + (needs_reduction(config) ? " with its reduction" : "")];
+      if (!binary.valid())
+        binary = std::async(std::launch::async, [&compiler, &device, config, path] {
+                   return compiler.compile(config, device.arch(), path);
+                 }).share();
+      compiled.emplace_back(config, binary);
     }
   std::vector<std::unique_ptr<LoadedKernel>> kernels;
-  for (auto& [config, binary] : compiled) kernels.push_back(std::make_unique<LoadedKernel>(binary.get(), config));
+  for (auto& [config, binary] : compiled) {
+    try {
+      kernels.push_back(std::make_unique<LoadedKernel>(binary.get(), config));
+    } catch (const CompileError& e) {  // the others are still checked
+      ADD_FAILURE() << config.name() << ": " << e.what() << "\n" << e.log().substr(0, 4000);
+    }
+  }
   return kernels;
 }
 
@@ -234,7 +254,7 @@ TEST(GemmCorrectness, AllVariantsAtEdgeSizes) {
     SCOPED_TRACE(name_of(*kernel));
     int launches_scaling_in_gemm = 0;
     for (const Shape& s : kShapes) launches_scaling_in_gemm += check_problem(*kernel, s, 1, false, rng);
-    if (workspace_holds_counters(kernel->config())) {
+    if (workspace_kind(kernel->config()) == WorkspaceKind::counters) {
       EXPECT_GT(launches_scaling_in_gemm, 0) << "the GEMM never scaled C itself";
     }
   }
@@ -270,6 +290,75 @@ TEST(GemmCorrectness, EveryLayoutAndBatchAtEdgeSizes) {
     for (const Shape& s : batched_shapes)
       for (const bool shared_b : {false, true}) check_problem(*kernel, s, 3, shared_b, rng);
   }
+}
+
+// The skinny families (kernel_templates/skinny.cuh) in each layout: each row tile the search picks
+// for m (stream for 1 to 8 rows, tiled for 8 to 32), with split-K's in-launch reduction and without,
+// on both load paths.
+KernelConfig skinny_stream(int rows, int thread_n, int lanes_k, int warps_n, int k_groups, int unroll, bool prefetch,
+                           int split_k) {
+  KernelConfig c;
+  c.family = KernelFamily::skinny_stream;
+  c.block_m = rows, c.thread_n = thread_n, c.lanes_k = lanes_k, c.warps_n = warps_n, c.k_groups = k_groups;
+  c.unroll = unroll, c.prefetch = prefetch, c.split_k = split_k;
+  c.block_n = warps_n * (32 / lanes_k) * thread_n;
+  return c;
+}
+
+KernelConfig skinny_tiled(int rows, int block_n, int block_k, int thread_m, int stages, int k_groups, int min_blocks,
+                          int split_k) {
+  KernelConfig c;
+  c.family = KernelFamily::skinny_tiled;
+  c.block_m = rows, c.block_n = block_n, c.block_k = block_k, c.thread_m = thread_m, c.thread_n = 4;
+  c.stages = stages, c.k_groups = k_groups, c.min_blocks = min_blocks, c.split_k = split_k;
+  return c;
+}
+
+// The row tile the search gives m rows (search_space.cpp's row_tile), with the kernel it would run.
+KernelConfig skinny_for(int m, bool split, Layout layout) {
+  KernelConfig c = m <= 8 ? skinny_stream(m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8, 4, 8, 2, 4, 2, false, split ? 3 : 1)
+                          : skinny_tiled(m <= 16 ? 16 : 32, 128, 32, m <= 16 ? 4 : 8, 4, 2, 2, split ? 5 : 1);
+  c.layout = layout;
+  return c;
+}
+
+TEST(GemmCorrectness, SkinnyKernelsForEveryRowCountLayoutAndBatch) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  std::vector<KernelConfig> configs;
+  for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
+    for (const bool split : {false, true})
+      for (const int m : {1, 2, 3, 4, 5, 8, 9, 16, 17, 32}) {
+        const KernelConfig c = skinny_for(m, split, layout);
+        if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
+      }
+  for (const Layout layout : {Layout::nn, Layout::nt}) {  // the other kernels of each family's space
+    KernelConfig wide = skinny_stream(8, 8, 4, 2, 2, 4, true, 2), tiled8 = skinny_tiled(8, 64, 16, 2, 3, 1, 4, 4);
+    wide.layout = tiled8.layout = layout;
+    configs.push_back(wide);
+    configs.push_back(tiled8);
+  }
+  std::mt19937 rng(11);
+  for (const auto& kernel : load_all(runnable(configs, device), device)) {
+    SCOPED_TRACE(name_of(*kernel));
+    const int rows = kernel->config().block_m;
+    // The rows it is chosen for (the least and the most), and more than one row tile; odd n and k
+    // (the general path) and whole vectors (n, k and the leading dimensions multiples of 4).
+    for (const int m : {std::max(1, rows / 2 + 1), rows, rows + 3})
+      for (const Shape& s : {Shape{m, 1001, 777, 0, 0, 0}, Shape{m, 260, 516, 0, 4, 0}, Shape{m, 37, 4099, 3, 1, 2}})
+        check_problem(*kernel, s, 1, false, rng);
+    check_problem(*kernel, Shape{rows, 300, 200, 0, 0, 0}, 3, true, rng);
+    check_problem(*kernel, Shape{rows, 97, 61, 1, 0, 0}, 2, false, rng);
+  }
+  // Every m from 1 to 32, in the layout of PyTorch's Linear (nt) and in nn, on odd n and k.
+  for (const Layout layout : {Layout::nt, Layout::nn})
+    for (int m = 1; m <= 32; ++m) {
+      const auto kernels = load_all({skinny_for(m, m % 2 == 1, layout)}, device);
+      for (const auto& kernel : kernels) {
+        SCOPED_TRACE(name_of(*kernel));
+        if (kernel->path() == KernelPath::general) check_problem(*kernel, Shape{m, 515, 333, 0, 0, 0}, 1, false, rng);
+      }
+    }
 }
 
 TEST(GemmCorrectness, ZeroSizedProblemsAreNoOps) {

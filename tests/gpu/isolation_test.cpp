@@ -105,10 +105,11 @@ TEST(Isolation, ProblemsWithoutAWinningKernelFallBackToCublasAndTheRunGoesOn) {
   };
   const auto entries_by_m = [&] {
     std::map<int, nlohmann::json> by_m;
-    for (const auto& entry : std::filesystem::directory_iterator(dir / "results"))
-      if (entry.path().extension() == ".json")
-        for (const auto& e : nlohmann::json::parse(*gemmtune::read_whole_file(entry.path()))["entries"])
-          by_m[e["m"].get<int>()] = e;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "results")) {
+      if (entry.path().extension() != ".json") continue;
+      const nlohmann::json doc = nlohmann::json::parse(*gemmtune::read_whole_file(entry.path()));
+      for (const auto& e : doc["entries"]) by_m[e["m"].get<int>()] = e;
+    }
     return by_m;
   };
 

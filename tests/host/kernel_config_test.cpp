@@ -141,5 +141,56 @@ TEST(KernelConfig, LayoutIsNamedCompiledAndRoundTrips) {
   EXPECT_THROW(old.get<KernelConfig>(), std::invalid_argument);
 }
 
+// The skinny families: their own names, expressions, thread counts and shared memory, JSON that
+// names the family (sgemm entries stay as they were), and fields they do not use kept at defaults.
+TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
+  KernelConfig stream;
+  stream.family = KernelFamily::skinny_stream;
+  stream.block_m = 8, stream.thread_n = 4, stream.lanes_k = 8, stream.warps_n = 2, stream.k_groups = 4;
+  stream.unroll = 2, stream.prefetch = true, stream.split_k = 4, stream.layout = Layout::nt;
+  stream.block_n = 2 * (32 / 8) * 4;
+  EXPECT_FALSE(config_error(stream).has_value()) << *config_error(stream);
+  EXPECT_EQ(stream.name(), "skinny_s8x32_t4_l8_w2x4_u2p_k4_nt");
+  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,8,4,8,2,4,2,1,1>");
+  EXPECT_EQ(stream.threads(), 256);
+  EXPECT_EQ(stream.shared_bytes(), 4u * 8 * 32 * 4);  // the four warps' sums, static
+  EXPECT_EQ(stream.dynamic_shared_bytes(), 0u);
+  const nlohmann::json j = stream;
+  EXPECT_EQ(j["family"], "skinny_stream");
+  EXPECT_EQ(j.get<KernelConfig>(), stream);
+  EXPECT_FALSE(nlohmann::json(default_config()).contains("family"));
+
+  KernelConfig tiled;
+  tiled.family = KernelFamily::skinny_tiled;
+  tiled.block_m = 32, tiled.block_n = 128, tiled.block_k = 16, tiled.thread_m = 8, tiled.thread_n = 4;
+  tiled.stages = 3, tiled.k_groups = 1, tiled.min_blocks = 4, tiled.split_k = 8;
+  EXPECT_FALSE(config_error(tiled).has_value()) << *config_error(tiled);
+  EXPECT_EQ(tiled.name(), "skinny_32x128x16_t8x4_s3_g1_b4_k8");
+  EXPECT_EQ(tiled.name_expression(KernelPath::general), "gemmtune::skinny::tiled<0,0,32,128,16,8,4,3,1,4,0>");
+  EXPECT_EQ(tiled.threads(), 128);
+  EXPECT_EQ(tiled.dynamic_shared_bytes(), 3u * (32 * 20 + 16 * 132) * 4);
+  EXPECT_EQ(nlohmann::json(tiled).get<KernelConfig>(), tiled);
+  EXPECT_FALSE(stream.same_binary(tiled));
+
+  KernelConfig bad = stream;
+  bad.fma_order = 1;  // an sgemm field
+  EXPECT_NE(config_error(bad).value_or("").find("fma_order"), std::string::npos);
+  bad = stream;
+  bad.block_n = 64;  // not warps_n * 32 / lanes_k * thread_n
+  EXPECT_NE(config_error(bad).value_or("").find("block_n"), std::string::npos);
+  bad = stream;
+  bad.layout = Layout::nn, bad.thread_n = 2;  // B's rows along n are read as float4
+  EXPECT_NE(config_error(bad).value_or("").find("thread_n"), std::string::npos);
+  bad = tiled;
+  bad.block_m = 64;
+  EXPECT_TRUE(config_error(bad).has_value());
+  nlohmann::json unknown = tiled;
+  unknown["family"] = "wgmma";
+  EXPECT_THROW(unknown.get<KernelConfig>(), std::invalid_argument);
+  nlohmann::json sgemm_with_skinny_field = default_config();
+  sgemm_with_skinny_field["lanes_k"] = 4;
+  EXPECT_THROW(sgemm_with_skinny_field.get<KernelConfig>(), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gemmtune

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 
@@ -173,6 +174,36 @@ TEST(SearchSpace, MissingAndMalformedFiles) {
     EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos);
   }
   std::filesystem::remove(path);
+}
+
+// Decode-sized problems: the built-in spaces give every m from 1 to 32 skinny candidates whose
+// row tile is the least that holds m (stream up to 8 rows, tiled from 4 to 32: below 4 rows its
+// 8-row tile is mostly waste), none above 32, and the sgemm space alone leaves m = 8 nothing (issue
+// #42's first report).
+TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
+  const std::vector<SearchSpace> all = load_search_spaces({});
+  ASSERT_EQ(all.size(), 3u);
+  const std::vector<SearchSpace> skinny(all.begin() + 1, all.end());
+  const DeviceProfile h100 = load_device_profile("h100");
+  for (const Layout layout : {Layout::nn, Layout::nt})
+    for (int m = 1; m <= 40; ++m) {
+      const GemmShape shape{m, 4096, 4096, layout, 1};
+      const Enumeration e = enumerate(skinny, h100, &shape);
+      std::set<std::pair<KernelFamily, int>> tiles;
+      for (const KernelConfig& c : e.candidates)
+        if (is_skinny(c.family)) tiles.insert({c.family, c.block_m});
+      const int rows = m <= 8 ? 1 << int(std::ceil(std::log2(m))) : 0;
+      const int tiled_rows = m < 4 ? 0 : m <= 8 ? 8 : m <= 16 ? 16 : m <= 32 ? 32 : 0;
+      std::set<std::pair<KernelFamily, int>> expected;
+      if (rows) expected.insert({KernelFamily::skinny_stream, rows});
+      if (tiled_rows) expected.insert({KernelFamily::skinny_tiled, tiled_rows});
+      EXPECT_EQ(tiles, expected) << shape.label();
+      if (m <= 32) EXPECT_GT(e.removed.at("row_tile"), 0u) << shape.label();
+    }
+  const GemmShape decode{8, 4096, 4096, Layout::nn, 1};
+  EXPECT_TRUE(enumerate(all.front(), h100, &decode).candidates.empty());
+  // Without a shape (plan's binaries), every row tile is there.
+  EXPECT_GT(enumerate(all[1], h100, nullptr).candidates.size(), 0u);
 }
 
 }  // namespace

@@ -58,6 +58,37 @@ INSTANTIATE_TEST_SUITE_P(Architectures, CompilesFor,
                          ::testing::Values(std::make_pair("t4", "sm_75"), std::make_pair("a100", "sm_80"),
                                            std::make_pair("h100", "sm_90")));
 
+// The skinny families (kernel_templates/skinny.cuh) for decode-sized problems: a sample of what the
+// built-in spaces give m = 3 and m = 24 in each layout, on both load paths, for every architecture.
+TEST(Compile, SkinnyFamiliesOnEveryArchitecture) {
+  const KernelCompiler compiler{""};
+  const std::vector<SearchSpace> spaces = load_search_spaces({});
+  for (const auto& [device, arch] : {std::pair{"t4", "sm_75"}, {"a100", "sm_80"}, {"h100", "sm_90"}})
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
+      for (const int m : {3, 24}) {
+        const GemmShape shape{m, 4096, 4096, layout, 1};
+        std::vector<KernelConfig> all = enumerate(spaces, load_device_profile(device), &shape).candidates;
+        all.erase(std::remove_if(all.begin(), all.end(), [](const KernelConfig& c) { return !is_skinny(c.family); }),
+                  all.end());
+        ASSERT_FALSE(all.empty()) << shape.label() << " on " << device;
+        std::mt19937 rng(m);
+        std::shuffle(all.begin(), all.end(), rng);
+        const KernelConfig& c = all.front();
+        for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+          SCOPED_TRACE(testing::Message() << arch << " " << c.name() << " path " << int(path));
+          try {
+            const CompiledKernel k = compiler.compile(c, arch, path);
+            EXPECT_GT(k.cubin.size(), 1000u);
+            EXPECT_NE(k.symbol.find("skinny"), std::string::npos);
+            EXPECT_EQ(k.reduce, nullptr) << "the skinny kernels reduce split-K in their own launch";
+          } catch (const CompileError& e) {
+            FAIL() << e.what() << "\n" << e.log();
+          }
+        }
+        EXPECT_THROW(compiler.compile(c, arch, KernelPath::whole_tiles), std::invalid_argument);
+      }
+}
+
 TEST(Compile, DefaultConfigOnEveryArchitecture) {
   const KernelCompiler compiler{""};
   for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_90"})
@@ -175,15 +206,15 @@ TEST(CompileCache, SecondCompileIsCachedAndCorruptionIsRebuilt) {
   EXPECT_TRUE(compiler.cached_keys().empty());
   const CompiledKernel first = compiler.compile(default_config(), "sm_80");
   EXPECT_FALSE(first.from_cache);
-  EXPECT_EQ(compiler.cached_keys().count(compiler.cache_key(default_expression, "sm_80")), 1u);
+  EXPECT_EQ(compiler.cached_keys().count(compiler.cache_key(KernelFamily::sgemm, default_expression, "sm_80")), 1u);
   const CompiledKernel second = compiler.compile(default_config(), "sm_80");
   EXPECT_TRUE(second.from_cache);
   EXPECT_EQ(second.cubin, first.cubin);
   EXPECT_EQ(second.resources.registers, first.resources.registers);
   // Different architecture, different key.
-  EXPECT_NE(compiler.cache_key(default_expression, "sm_80"), compiler.cache_key(default_expression, "sm_90"));
+  EXPECT_NE(compiler.cache_key(KernelFamily::sgemm, default_expression, "sm_80"), compiler.cache_key(KernelFamily::sgemm, default_expression, "sm_90"));
   // Corrupt the cubin: detected, recompiled, and the entry repaired.
-  const auto cubin = dir / (compiler.cache_key(default_expression, "sm_80") + ".cubin");
+  const auto cubin = dir / (compiler.cache_key(KernelFamily::sgemm, default_expression, "sm_80") + ".cubin");
   { std::ofstream(cubin, std::ios::binary | std::ios::trunc) << "garbage"; }
   const CompiledKernel third = compiler.compile(default_config(), "sm_80");
   EXPECT_FALSE(third.from_cache);
@@ -200,7 +231,7 @@ TEST(CompileCache, TruncatedMetadataAndSameSizeGarbageAreRebuilt) {
   std::filesystem::remove_all(dir);
   const KernelCompiler compiler{dir};
   const CompiledKernel first = compiler.compile(default_config(), "sm_75");
-  const std::string key = compiler.cache_key(default_expression, "sm_75");
+  const std::string key = compiler.cache_key(KernelFamily::sgemm, default_expression, "sm_75");
   const auto metadata = dir / (key + ".json"), cubin = dir / (key + ".cubin");
   const auto metadata_size = std::filesystem::file_size(metadata);
   std::filesystem::resize_file(metadata, metadata_size / 2);

@@ -21,13 +21,13 @@ int run_plan(const PlanCommandOptions& o) {
   const auto shapes = problems_of_this_shard(parse_sizes(o.common.sizes), o.shard);
   if (shapes.empty()) return 0;  // this task's share is empty (said so)
   const DeviceProfile device = load_device_profile(o.gpu);
-  const SearchSpace space = load_search_space(o.common.space_path);
+  const std::vector<SearchSpace> spaces = load_search_spaces(o.common.space_path);
   const KernelCompiler compiler(cache_dir_of(o.common));
   PlanOptions options;
   options.shapes = shapes;
   options.threads = o.common.jobs;
   options.keep_top = o.keep_top;
-  const nlohmann::json plan = make_plan(space, device, compiler, options);
+  const nlohmann::json plan = make_plan(spaces, device, compiler, options);
   const std::filesystem::path out = o.output.empty()
                                         ? std::filesystem::path("results") / ("plan-" + device.slug + ".json")
                                         : std::filesystem::path(o.output);

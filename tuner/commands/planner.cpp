@@ -19,7 +19,7 @@
 
 namespace gemmtune {
 
-nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
+nlohmann::json make_plan(const std::vector<SearchSpace>& spaces, const DeviceProfile& device,
                          const KernelCompiler& compiler, const PlanOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Enumeration> per_shape;
@@ -28,7 +28,7 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
   std::vector<std::map<std::string, std::size_t>> stands_for;
   std::vector<std::size_t> passed;  // per shape, candidates that passed the constraints
   for (const auto& shape : options.shapes) {
-    per_shape.push_back(enumerate(space, device, &shape));
+    per_shape.push_back(enumerate(spaces, device, &shape));
     passed.push_back(per_shape.back().candidates.size());
     std::map<std::string, std::size_t>& groups = stands_for.emplace_back();
     std::map<std::string, std::size_t> first_of;  // model view -> its first candidate's name
@@ -152,7 +152,11 @@ nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
           {"device", device},
           {"arch", device.arch()},
           {"nvrtc_version", nvrtc_version()},
-          {"search_space", space.source},
+          {"search_space", [&] {
+             std::vector<std::string> sources;
+             for (const SearchSpace& space : spaces) sources.push_back(space.source);
+             return fmt::format("{}", fmt::join(sources, ", "));
+           }()},
           {"unranked_parameters", parameters_the_model_cannot_rank()},
           {"compile",
            {{"binaries", binaries.size()},

@@ -22,7 +22,8 @@ struct PlanOptions {
 };
 
 // Returns the plan document (schema gemmtune.plan/1).
-nlohmann::json make_plan(const SearchSpace& space, const DeviceProfile& device,
+// spaces: load_search_spaces' (every family's, or the one given).
+nlohmann::json make_plan(const std::vector<SearchSpace>& spaces, const DeviceProfile& device,
                          const KernelCompiler& compiler, const PlanOptions& options);
 
 // The human summary printed after a plan.

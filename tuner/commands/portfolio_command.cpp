@@ -140,6 +140,7 @@ int run_portfolio(const PortfolioOptions& options) {
     std::vector<KernelConfig> contenders;
     nlohmann::json screened = nlohmann::json::array(), failed = nlohmann::json::array();
     for (const KernelConfig& c : menu) {
+      if (is_skinny(c.family) && shape.m > c.block_m) continue;  // B read once per row tile: never a contender
       const auto reply = gpu.evaluate(c, 1);
       if (reply.value("status", "") != "ok" || !reply.contains("samples_ms")) {
         failed.push_back({{"name", c.name()}, {"status", reply.value("status", "error")}});

@@ -81,6 +81,15 @@ struct Evaluated {
   double median_ms;
 };
 
+// The sources of the spaces candidates came from, as the results entry names them.
+std::string space_sources(const std::vector<SearchSpace>& spaces, const std::vector<KernelConfig>& candidates) {
+  std::vector<std::string> sources;
+  for (const SearchSpace& space : spaces)
+    if (std::any_of(candidates.begin(), candidates.end(), [&](const KernelConfig& c) { return c.family == space.family; }))
+      sources.push_back(space.source);
+  return sources.empty() ? spaces.front().source : fmt::format("{}", fmt::join(sources, ", "));
+}
+
 // Why a compiled kernel is not worth a GPU evaluation (it spills, or one block does not fit an
 // SM), or an empty string.
 std::string resource_rejection(const KernelConfig& config, const KernelResources& resources,
@@ -145,7 +154,7 @@ std::string template_of(const TuneOptions& o) {
 
 TuningRun::TuningRun(const TuneOptions& o, std::vector<std::string> gpu_labels)
     : options(o),
-      space(load_search_space(o.space_path)),
+      spaces(load_search_spaces(o.space_path)),
       template_source(template_of(o)),
       compiler(
           o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
@@ -160,7 +169,7 @@ TuningLog& TuningRun::log_of(const DeviceProfile& device) {
   if (!log)
     log = std::make_unique<TuningLog>(
         std::filesystem::path(options.results_dir) / "logs" / (device.slug + ".jsonl"), device.slug,
-        stable_hash_hex(template_source));
+        stable_hash_hex(template_source), stable_hash_hex(embedded_file("kernel_templates/skinny.cuh")));
   return *log;
 }
 
@@ -168,7 +177,7 @@ ShapeTuner::ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int 
                        DeviceProfile device)
     : run_(run),
       options_(run.options),
-      space_(run.space),
+      spaces_(run.spaces),
       slot_(slot),
       label_(std::move(label)),
       device_(std::move(device)),
@@ -258,7 +267,7 @@ ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Se
                            {{"strategy", options_.strategy},
                             {"seed", options_.seed},
                             {"complete", true},
-                            {"space", space_.source},
+                            {"space", space_sources(spaces_, candidates.enumeration.candidates)},
                             {"space_size", candidates.enumeration.total},
                             {"candidates", candidates.enumeration.candidates.size()},
                             {"evaluated", out.evaluated},
@@ -276,13 +285,14 @@ ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Se
 }
 
 ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) const {
-  Candidates c{enumerate(space_, device_, &shape), {}};
+  Candidates c{enumerate(spaces_, device_, &shape), {}};
   std::vector<KernelConfig>& configs = c.enumeration.candidates;
   // Seeds from other GPUs' results join the candidates if this device can run them, even when
   // this space would not have produced them.
   if (!options_.seed_from.empty()) {
     for (const KernelConfig& config : seed_configs(options_.seed_from, shape)) {
-      if (!rejecting_constraint(space_, config, device_, &shape).empty() && config_error(config)) continue;
+      if (!rejecting_constraint(space_of(spaces_, config), config, device_, &shape).empty() && config_error(config))
+        continue;
       const auto it = std::find(configs.begin(), configs.end(), config);
       c.seeds.push_back(static_cast<std::size_t>(it - configs.begin()));
       if (it == configs.end()) configs.push_back(config);
@@ -347,13 +357,14 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ctx.seed = options_.seed;
   ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
   ctx.seeds = candidates.seeds;
-  ctx.prior = predicted_tflops_before_compile(configs, device_, shape, space_.settings.register_overhead);
+  ctx.prior = predicted_tflops_before_compile(configs, device_, shape, spaces_.front().settings.register_overhead);
   if (!run_.compiled_before.empty()) {  // a cold cache has nothing on hand: no keys to compute
     const auto looking = Clock::now();
     ctx.on_hand.resize(configs.size());
     for (std::size_t i = 0; i < configs.size(); ++i)
       ctx.on_hand[i] = run_.compiled_before.count(run_.compiler.cache_key(
-                           configs[i].name_expression(kernel_path_for(configs[i], shape)), device_.arch())) > 0;
+                           configs[i].family, configs[i].name_expression(kernel_path_for(configs[i], shape)),
+                           device_.arch())) > 0;
     spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
                   std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
   }
@@ -570,7 +581,7 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
            {{"strategy", options_.strategy},
             {"seed", options_.seed},
             {"complete", out.complete},
-            {"space", space_.source},
+            {"space", space_sources(spaces_, candidates.enumeration.candidates)},
             {"space_size", e.total},
             {"candidates", e.candidates.size()},
             {"evaluated", out.evaluated},

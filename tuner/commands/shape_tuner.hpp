@@ -47,7 +47,7 @@ class TuningRun {
   TuningLog& log_of(const DeviceProfile& device);
 
   const TuneOptions& options;
-  const SearchSpace space;
+  const std::vector<SearchSpace> spaces;  // --space, or every family's built-in space
   const std::string template_source;
   const KernelCompiler compiler;
   // The compile cache's keys when the run began: binaries an earlier run compiled, which the
@@ -96,7 +96,7 @@ class ShapeTuner : public ProblemTuner {
 
   TuningRun& run_;
   const TuneOptions& options_;
-  const SearchSpace& space_;
+  const std::vector<SearchSpace>& spaces_;
   std::size_t slot_;
   std::string label_;
   DeviceProfile device_;

@@ -189,12 +189,14 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
 
 float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
   const std::size_t bytes = workspace_bytes(config, s.m, s.n, s.batch);
-  if (workspace_holds_counters(config)) {  // its own buffer, zeroed once: launches only count up
-    if (bytes > counters_.bytes()) {
-      counters_ = DeviceBuffer(bytes);
-      GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, bytes, stream_));
+  const WorkspaceKind kind = workspace_kind(config);
+  if (kind != WorkspaceKind::scratch) {  // its own buffer, zeroed once: launches only count up or leave zeros
+    DeviceBuffer& buffer = kind == WorkspaceKind::counters ? counters_ : zeros_;
+    if (bytes > buffer.bytes()) {
+      buffer = DeviceBuffer(bytes);
+      GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, bytes, stream_));
     }
-    return counters_.get();
+    return buffer.get();
   }
   if (bytes > workspace_.bytes()) workspace_ = DeviceBuffer(bytes);
   return workspace_.get();

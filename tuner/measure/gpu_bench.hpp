@@ -97,6 +97,7 @@ class GpuBench {
   std::vector<DeviceBuffer> a_sets_, b_sets_, c_sets_;
   DeviceBuffer workspace_;  // split-K partial sums
   DeviceBuffer counters_;   // atomic split-K's counters: zeroed once, then only counted up
+  DeviceBuffer zeros_;      // the skinny kernels': zeroed once, and every launch leaves it so
   std::unique_ptr<Operands> tuned_check_;
   std::unique_ptr<Operands> awkward_checks_[3];  // by KernelPath
   int reps_ = 1;         // launches per sample in a race and in cuBLAS's reference time

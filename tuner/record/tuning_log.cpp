@@ -45,9 +45,13 @@ std::string TuningLog::key(const GemmShape& s, const std::string& name) {
   return s.label() + "/" + name;  // the label spells layout and batch, and the name the layout too
 }
 
-TuningLog::TuningLog(const std::filesystem::path& path, const std::string& device_slug,
-                     std::string template_hash)
-    : template_hash_(std::move(template_hash)) {
+const std::string& TuningLog::template_hash_of(const std::string& config_name) const {
+  return config_name.rfind("skinny_", 0) == 0 ? skinny_template_hash_ : template_hash_;
+}
+
+TuningLog::TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash,
+                     std::string skinny_template_hash)
+    : template_hash_(std::move(template_hash)), skinny_template_hash_(std::move(skinny_template_hash)) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   bool has_header = false;
@@ -67,7 +71,7 @@ TuningLog::TuningLog(const std::filesystem::path& path, const std::string& devic
           throw std::invalid_argument(fmt::format("tuning log {} belongs to device '{}', not '{}'",
                                                   path.string(), text_field(j, "device"), device_slug));
         has_header = true;
-      } else if (type == "evaluation" && text_field(j, "template") == template_hash_) {
+      } else if (type == "evaluation" && text_field(j, "template") == template_hash_of(text_field(j, "name"))) {
         // A line of the right template with mistyped fields is unreadable too, never a type_error.
         if (!is_reusable_record(j)) {
           ++torn;
@@ -111,7 +115,7 @@ const nlohmann::json* TuningLog::find(const GemmShape& shape, const std::string&
 void TuningLog::append(const GemmShape& shape, nlohmann::json record) {
   record["type"] = "evaluation";
   shape_to_json(record, shape);
-  record["template"] = template_hash_;
+  record["template"] = template_hash_of(record.value("name", ""));
   record["time"] = utc_timestamp();
   const std::string line = "\n" + record.dump() + "\n";  // leading newline: never glued to a torn line
   const std::lock_guard<std::mutex> lock(mutex_);

@@ -1,8 +1,9 @@
 // The append-only record of every evaluation (results/logs/<gpu-slug>.jsonl). One JSON object per
 // line, appended and flushed as soon as a measurement ends, so an interrupted run (Ctrl-C,
 // kill -9) loses at most the line being written; a torn last line is skipped on reading. A
-// re-run finds its earlier measurements here and does not repeat them. Entries carry the kernel
-// template's hash: measurements of an older template are never reused. The first line names the
+// re-run finds its earlier measurements here and does not repeat them. Entries carry their kernel
+// template's hash (sgemm's, or the skinny family's for configs named skinny_*): measurements of an
+// older template are never reused. The first line names the
 // device; a log of another device is refused. The GPUs of one model in a multi-GPU run share one
 // log, so find and append may be called from several threads.
 #pragma once
@@ -22,7 +23,8 @@ class TuningLog {
  public:
   // Opens (creating if needed) the log; throws std::invalid_argument if it belongs to another
   // device, std::runtime_error if it cannot be written.
-  TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash);
+  TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash,
+            std::string skinny_template_hash = {});
   ~TuningLog();
   TuningLog(const TuningLog&) = delete;
   TuningLog& operator=(const TuningLog&) = delete;
@@ -38,7 +40,9 @@ class TuningLog {
 
  private:
   static std::string key(const GemmShape& s, const std::string& name);
+  const std::string& template_hash_of(const std::string& config_name) const;
   std::string template_hash_;
+  std::string skinny_template_hash_;
   mutable std::mutex mutex_;  // entries_ and file_
   std::FILE* file_ = nullptr;
   std::map<std::string, nlohmann::json> entries_;

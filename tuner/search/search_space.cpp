@@ -17,10 +17,13 @@
 namespace gemmtune {
 namespace {
 
+// The skinny families' own parameters come last: the strategies compare only the parameters that
+// vary among a problem's candidates, so for sgemm they are as if absent.
 const std::vector<std::string> kParameters = {
-    "block_m",    "block_n",   "block_k", "thread_m",   "thread_n",      "warp_rows",
-    "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",   "vector_width",
-    "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b"};
+    "block_m",    "block_n",   "block_k", "thread_m",   "thread_n",       "warp_rows",
+    "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",    "vector_width",
+    "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b",
+    "lanes_k",    "warps_n",   "k_groups", "unroll",    "prefetch"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -31,7 +34,9 @@ int KernelConfig::*int_field(const std::string& name) {
       {"pad_a", &KernelConfig::pad_a},           {"pad_b", &KernelConfig::pad_b},
       {"stages", &KernelConfig::stages},         {"vector_width", &KernelConfig::vector_width},
       {"min_blocks", &KernelConfig::min_blocks}, {"fma_order", &KernelConfig::fma_order},
-      {"swizzle", &KernelConfig::swizzle},       {"split_k", &KernelConfig::split_k}};
+      {"swizzle", &KernelConfig::swizzle},       {"split_k", &KernelConfig::split_k},
+      {"lanes_k", &KernelConfig::lanes_k},       {"warps_n", &KernelConfig::warps_n},
+      {"k_groups", &KernelConfig::k_groups},     {"unroll", &KernelConfig::unroll}};
   const auto it = ints.find(name);
   return it == ints.end() ? nullptr : it->second;
 }
@@ -43,7 +48,8 @@ bool KernelConfig::*bool_field(const std::string& name) {
       {"async_copy", &KernelConfig::async_copy},
       {"transpose_a", &KernelConfig::transpose_a},
       {"transpose_b", &KernelConfig::transpose_b},
-      {"split_k_atomic", &KernelConfig::split_k_atomic}};
+      {"split_k_atomic", &KernelConfig::split_k_atomic},
+      {"prefetch", &KernelConfig::prefetch}};
   const auto it = bools.find(name);
   return it == bools.end() ? nullptr : it->second;
 }
@@ -58,6 +64,19 @@ int get_parameter(const KernelConfig& c, const std::string& name) {
 
 int ceil_div(int a, int b) {
   return (a + b - 1) / b;
+}
+
+// The rows of C a skinny kernel's block should hold for m rows: the smallest tile of its family
+// that holds them all (B is then read once); 0 where the family does not serve m.
+int skinny_rows_for(KernelFamily family, int m) {
+  if (family == KernelFamily::skinny_stream) {
+    for (int rows : {1, 2, 4, 8})
+      if (m <= rows) return rows;
+    return 0;
+  }
+  for (int rows : {8, 16, 32})
+    if (m <= rows) return rows;
+  return 0;
 }
 
 using Check = std::function<bool(const KernelConfig&, const DeviceProfile&, const GemmShape*,
@@ -113,6 +132,11 @@ const std::vector<Constraint>& constraints() {
            if (tiles >= s.split_k_max_waves * d.sm_count) return false;
          }
          return true;
+       }},
+      {"row_tile",
+       [](const KernelConfig& c, const DeviceProfile&, const GemmShape* p, const ConstraintSettings&) {
+         // A skinny kernel holds the problem's every row in one tile of the least rows that do.
+         return !is_skinny(c.family) || !p || c.block_m == skinny_rows_for(c.family, p->m);
        }},
       {"no_effect",
        [](const KernelConfig& c, const DeviceProfile&, const GemmShape* p, const ConstraintSettings&) {
@@ -171,6 +195,10 @@ std::vector<int> tile_shape_of(const std::vector<int>& values) {
 }
 
 int estimated_registers(const KernelConfig& c, int overhead) {
+  if (c.family == KernelFamily::skinny_stream)  // accumulators, B's loads in flight (twice with prefetch), A
+    return c.block_m * c.thread_n + (c.prefetch ? 2 : 1) * c.unroll * 4 * c.thread_n + 4 * c.block_m + overhead;
+  if (c.family == KernelFamily::skinny_tiled)  // accumulators and one 4-deep k step of fragments
+    return c.thread_m * c.thread_n + 4 * (c.thread_m + c.thread_n) + overhead;
   const int threads = std::max(1, c.threads());
   const int accumulators = c.thread_m * c.thread_n;
   // Fragments of A and B for one step of the inner loop, double-buffered by the template. A
@@ -194,6 +222,14 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
     throw std::invalid_argument(source + ": missing object 'parameters'");
   SearchSpace space;
   space.source = source;
+  if (j.contains("kernel")) {
+    if (!j["kernel"].is_string()) throw std::invalid_argument(source + ": 'kernel' must be a string");
+    try {
+      space.family = parse_family(j["kernel"].get<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("{}: 'kernel' {}", source, e.what()));
+    }
+  }
   for (const auto& [name, list] : j["parameters"].items()) {
     if (std::find(kParameters.begin(), kParameters.end(), name) == kParameters.end())
       throw std::invalid_argument(fmt::format("{}: unknown parameter '{}'", source, name));
@@ -279,6 +315,20 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
   return parse_search_space(j, source);
 }
 
+std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path) {
+  std::vector<SearchSpace> spaces{load_search_space(path)};
+  if (!path.empty()) return spaces;
+  for (const char* file : {"configs/skinny-stream.json", "configs/skinny-tiled.json"})
+    spaces.push_back(parse_search_space(nlohmann::json::parse(embedded_file(file)), std::string("built-in ") + file));
+  return spaces;
+}
+
+const SearchSpace& space_of(const std::vector<SearchSpace>& spaces, const KernelConfig& config) {
+  for (const SearchSpace& space : spaces)
+    if (space.family == config.family) return space;
+  return spaces.front();
+}
+
 namespace {
 
 // The first constraint config fails (an index into constraints()), or constraints().size().
@@ -332,6 +382,7 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
   const std::vector<bool> enabled = enabled_constraints(space);
   std::vector<std::size_t> removed(constraints().size(), 0);
   KernelConfig base = default_config();
+  base.family = space.family;
   base.swizzle = 1;
   base.split_k = 1;
   if (shape) base.layout = shape->layout;  // fixed by the problem, never searched
@@ -360,6 +411,17 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
   for (std::size_t i = 0; i < removed.size(); ++i)
     if (removed[i] > 0) result.removed[constraints()[i].name] = removed[i];
   return result;
+}
+
+Enumeration enumerate(const std::vector<SearchSpace>& spaces, const DeviceProfile& device, const GemmShape* shape) {
+  Enumeration all;
+  for (const SearchSpace& space : spaces) {
+    Enumeration one = enumerate(space, device, shape);
+    all.candidates.insert(all.candidates.end(), one.candidates.begin(), one.candidates.end());
+    for (const auto& [constraint, count] : one.removed) all.removed[constraint] += count;
+    all.total += one.total;
+  }
+  return all;
 }
 
 }  // namespace gemmtune

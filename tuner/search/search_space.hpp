@@ -1,5 +1,6 @@
-// The search space: value lists for every KernelConfig parameter (configs/sgemm.json) and the named
-// constraints that cut the cross product down for one device and one problem shape. Everything a
+// The search space: value lists for every KernelConfig parameter of one kernel family
+// (configs/sgemm.json; configs/skinny-*.json) and the named constraints that cut the cross product
+// down for one device and one problem shape. Everything a
 // constraint removes is counted under its name, so a plan or a tuning log can say why a
 // configuration was never tried.
 #pragma once
@@ -31,6 +32,7 @@ struct ConstraintSettings {
 const std::vector<std::string>& constraint_names();
 
 struct SearchSpace {
+  KernelFamily family = KernelFamily::sgemm;       // "kernel" in the file
   std::map<std::string, std::vector<int>> values;  // parameter -> allowed values (bools as 0/1)
   std::vector<std::string> enabled;                // constraint names present in the file
   ConstraintSettings settings;
@@ -44,6 +46,11 @@ struct SearchSpace {
 SearchSpace parse_search_space(const nlohmann::json& j, const std::string& source);
 SearchSpace load_search_space(const std::filesystem::path& path);  // path empty: built-in default
 
+// The spaces a run searches: the file given (--space), or else the built-in space of every family,
+// configs/sgemm.json, then configs/skinny-stream.json and configs/skinny-tiled.json (whose row_tile
+// constraint leaves them nothing for problems of more than 8 and 32 rows of C).
+std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path);
+
 struct Enumeration {
   std::vector<KernelConfig> candidates;
   std::map<std::string, std::size_t> removed;  // constraint -> candidates it removed
@@ -53,6 +60,11 @@ struct Enumeration {
 // Applies every enabled constraint. shape may be null: then problem-dependent constraints are
 // skipped and launch-time parameters are fixed to 1 (one entry per distinct binary).
 Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, const GemmShape* shape);
+// Every space's enumeration, one after the other; what the constraints removed is summed by name.
+Enumeration enumerate(const std::vector<SearchSpace>& spaces, const DeviceProfile& device, const GemmShape* shape);
+
+// The space of config's family among spaces (the first one where none is).
+const SearchSpace& space_of(const std::vector<SearchSpace>& spaces, const KernelConfig& config);
 
 // The constraint that rejects config, or an empty string. Exposed for tests and for vetting
 // configurations from other sources (seeds, results of other GPUs).

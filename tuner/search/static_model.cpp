@@ -11,6 +11,9 @@
 // - edges: tile area that falls outside C is computed and thrown away.
 // - split-K: the partial sums make an extra trip through memory.
 // - pipeline: a single shared-memory buffer stalls on every tile load.
+// The skinny families (few rows of C) are modelled apart (predict_skinny): they are bound by reading
+// B, so the terms are memory time against FMA time, enough blocks and warps in flight to keep
+// memory busy, and split-K's partial sums.
 #include "search/static_model.hpp"
 
 #include <algorithm>
@@ -23,9 +26,39 @@ namespace {
 double clamp01(double x) {
   return std::clamp(x, 0.01, 1.0);
 }
+
+// Time = the larger of reading every operand once at about 90% of peak bandwidth and the FMAs at
+// about half of FP32 peak (what the skinny kernels reached on the H100 at 32 rows), stretched while
+// too few blocks or warps are in flight to keep memory busy, plus split-K's partial sums.
+Prediction predict_skinny(const KernelConfig& c, const Occupancy& occ, const DeviceProfile& d, const GemmShape& s) {
+  Prediction p;
+  const double bandwidth = std::max(1.0, d.memory_gbps) * 1e9 * 0.9;
+  const double bytes = 4.0 * s.batch * (double(s.k) * s.n + double(s.m) * s.k + double(s.m) * s.n);
+  const double memory_seconds = bytes / bandwidth;
+  const double fma_seconds = s.flops() / (std::max(1.0, d.fp32_tflops) * 1e12 * 0.5);
+  p.global_memory_factor = clamp01(fma_seconds / memory_seconds);
+
+  const double tiles_m = std::ceil(double(s.m) / c.block_m), tiles_n = std::ceil(double(s.n) / c.block_n);
+  const double blocks = tiles_m * tiles_n * c.split_k * s.batch;
+  const double slots = std::max(1.0, double(occ.blocks_per_sm) * d.sm_count);
+  p.waves = blocks / slots;
+  p.wave_factor = clamp01(p.waves < 1 ? p.waves : p.waves / std::ceil(p.waves));
+  p.latency_factor = clamp01(occ.blocks_per_sm * c.threads() / 32.0 / 16.0);
+  p.edge_factor = clamp01(double(s.m) * s.n / (tiles_m * c.block_m * tiles_n * c.block_n));
+  const double partial_bytes = c.split_k > 1 ? 8.0 * s.batch * c.split_k * tiles_m * c.block_m * s.n : 0.0;
+  p.split_k_factor = clamp01(memory_seconds / (memory_seconds + partial_bytes / bandwidth));
+  p.shared_memory_factor = p.pipeline_factor = 1.0;
+
+  const double seconds = std::max(memory_seconds, fma_seconds) / (p.wave_factor * p.latency_factor * p.split_k_factor);
+  p.predicted_tflops = s.flops() / seconds / 1e12;
+  p.fraction_of_peak = p.predicted_tflops / std::max(1.0, d.fp32_tflops);
+  return p;
+}
+
 }  // namespace
 
 Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProfile& d, const GemmShape& s) {
+  if (is_skinny(c.family)) return predict_skinny(c, occ, d, s);
   Prediction p;
   const double fma_per_load = double(c.thread_m) * c.thread_n / (c.thread_m + c.thread_n);
   p.shared_memory_factor = clamp01(fma_per_load / (fma_per_load + 2.1));

@@ -1,0 +1,326 @@
+// Skinny family, part 2: the register-streaming kernel, for up to 8 rows of C. Decode-sized calls are
+// memory-bound: the floor is reading B once. So B streams past L1 exactly once in 16-byte loads,
+// the small A is read through L1 (every warp of a block shares it), and every thread keeps all BM
+// rows of C for its columns in registers, so each B value fetched feeds BM FMAs.
+//
+// Work decomposition (all compile-time but the split count):
+//   - a "quad" is 4 consecutive k. A thread's step multiplies a 4 x TN piece of op(B) (one quad by
+//     its TN columns) with the BM x 4 piece of op(A) into acc[BM][TN].
+//   - a warp is LK lanes along k (different quads) by LN = 32 / LK lanes along n. For OP_B = 1 the
+//     LK lanes of a column are adjacent lanes reading one row of B contiguously (LK * 16 bytes);
+//     for OP_B = 0 the LN lanes along n are adjacent and read LN * 16 contiguous bytes of a B row.
+//   - a block is WN warps along n by WK warps along k; its tile is BM rows by BN = WN * LN * TN
+//     columns. Warp wk takes the block's k-steps wk, wk + WK, ... (interleaved, so the block walks
+//     through B as one front: DRAM pages stay open and the warps share A lines in L1).
+//   - U steps per iteration have all their B loads in flight before the first FMA; PF = 1 also
+//     loads the next iteration's B before this iteration's FMAs (a register double buffer).
+//   - split-K: `splits` blocks share a tile, each a contiguous range of quads. Their partial sums go
+//     to the workspace; the block that finishes last (a counter per tile) adds them in split order
+//     (deterministic), writes C and zeroes what it read, so one launch does everything, C is read
+//     only if beta != 0, and the workspace is all zeros again when the launch ends.
+//
+// Grid: x = tiles_m * tiles_n * splits (split fastest, so the blocks of a tile run together and
+// their partial sums are still in L2 when the last one reads them), y = batch entries. Block:
+// 32 * WN * WK threads. Static shared memory: WK * BM * BN floats when WK > 1, else none.
+// Workspace (splits > 1 only): batch * tiles * splits * BM * BN floats, then batch * tiles
+// unsigned counters, all zero before the launch and after it.
+
+namespace gemmtune {
+namespace skinny {
+
+template <int OP_A, int OP_B, int BM, int TN, int LK, int WN, int WK, int U, int PF, int PATH>
+__global__ void __launch_bounds__(32 * WN * WK)
+    stream(int M, int N, int K, float alpha, const float* __restrict__ A, int lda, const float* __restrict__ B,
+           int ldb, float beta, float* __restrict__ C, int ldc, float* __restrict__ workspace, int splits,
+           long long stride_a, long long stride_b, long long stride_c) {
+  constexpr int LN = 32 / LK;       // lanes along n
+  constexpr int WC = LN * TN;       // columns per warp
+  constexpr int BN = WN * WC;       // columns per block
+  constexpr int THREADS = 32 * WN * WK;
+  static_assert(LK == 1 || LK == 2 || LK == 4 || LK == 8 || LK == 16 || LK == 32, "LK: power of 2 <= 32");
+  static_assert(OP_B == 1 || TN % 4 == 0, "OP_B = 0 reads B rows as float4: TN a multiple of 4");
+  static_assert(BM >= 1 && BM <= 32 && TN >= 1 && U >= 1, "tile");
+  static_assert(WK == 1 || WK * BM * BN * 4 <= 48 * 1024, "cross-warp reduction buffer over 48 KB");
+
+  const int tiles_n = (N + BN - 1) / BN;
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles = tiles_n * tiles_m;
+  const int split = blockIdx.x % splits;
+  const int tile = blockIdx.x / splits;
+  const int m0 = (tile / tiles_n) * BM;
+  const int n0 = (tile % tiles_n) * BN;
+  A += blockIdx.y * stride_a;
+  B += blockIdx.y * stride_b;
+  C += blockIdx.y * stride_c;
+  wait_for_prior_grid();
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32, lane = tid % 32;
+  const int wn = warp % WN, wk = warp / WN;
+  // OP_B = 1: the lanes of one column are adjacent (contiguous along a B row); OP_B = 0: the lanes
+  // of one quad are adjacent (contiguous along a B row, which runs along n).
+  const int lk = OP_B ? lane % LK : lane / LN;
+  const int ln = OP_B ? lane / LK : lane % LN;
+
+  // Column of C for the thread's j-th accumulator, relative to n0. OP_B = 0: runs of 4 (one float4),
+  // the warp's lanes side by side, runs repeating every 4 * LN; OP_B = 1: one B row each, lanes
+  // interleaved.
+  auto col_of = [&](int j) {
+    return OP_B ? wn * WC + j * LN + ln : wn * WC + (j / 4) * 4 * LN + ln * 4 + (j % 4);
+  };
+
+  // This split's quads [q0, q1). Rounded to whole warp-steps (LK quads) so that the splits of one
+  // tile start on the same lane pattern.
+  const int K4 = (K + 3) / 4;
+  const int qper = ((K4 + splits - 1) / splits + LK - 1) / LK * LK;
+  const int q0 = min(K4, split * qper);
+  const int q1 = min(K4, q0 + qper);
+  const int nq = q1 - q0;
+  const int steps = (nq + LK - 1) / LK;  // warp-steps in this split
+  const int full_steps = nq / LK;        // those in which every lane's quad is in range
+
+  float acc[BM][TN];
+#pragma unroll
+  for (int i = 0; i < BM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  // Rows and columns outside the matrix are clamped to its last row/column: the loads stay in
+  // bounds without predicates, and the results for them are never stored.
+  int a_row[BM];
+#pragma unroll
+  for (int i = 0; i < BM; ++i) a_row[i] = min(m0 + i, M - 1);
+  int b_col[TN];  // OP_B = 1: the B row of column j; OP_B = 0: the first column of j's float4
+#pragma unroll
+  for (int j = 0; j < TN; ++j) {
+    if (OP_B) {
+      b_col[j] = min(n0 + col_of(j), N - 1);
+    } else if (PATH == 1) {
+      b_col[j] = min(n0 + col_of(j & ~3), N - 4);  // N % 4 == 0 here: whole vectors
+    } else {
+      b_col[j] = min(n0 + col_of(j), N - 1);
+    }
+  }
+
+  // B: streamed past L1.
+  auto ld_b4 = [](const float* p) { return ld_stream4(p); };
+
+  // One step: quad q of this lane (k = 4q .. 4q + 3), valid or not (then zeros).
+  // bf[kk][j]: op(B)[4q + kk][column j]; af: op(A)[row i][4q + kk], loaded per row inside the FMAs.
+  auto load_b = [&](float (&bf)[4][TN], int q, bool valid) {
+    const int k = 4 * q;
+    if (PATH == 1) {
+      if (OP_B) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+          if (valid) v = ld_b4(B + static_cast<long long>(b_col[j]) * ldb + k);
+          bf[0][j] = v.x, bf[1][j] = v.y, bf[2][j] = v.z, bf[3][j] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+          for (int jv = 0; jv < TN / 4; ++jv) {
+            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (valid) v = ld_b4(B + static_cast<long long>(k + kk) * ldb + b_col[4 * jv]);
+            bf[kk][4 * jv] = v.x, bf[kk][4 * jv + 1] = v.y, bf[kk][4 * jv + 2] = v.z, bf[kk][4 * jv + 3] = v.w;
+          }
+      }
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const bool ok = valid && k + kk < K;
+          const long long off = OP_B ? static_cast<long long>(b_col[j]) * ldb + k + kk
+                                     : static_cast<long long>(k + kk) * ldb + b_col[j];
+          bf[kk][j] = ok ? ld_stream1(B + off) : 0.0f;
+        }
+    }
+  };
+
+  // Multiplies one step: loads A row by row (L1 hits after the first warp) and does 4 * TN FMAs each.
+  auto fma_step = [&](const float (&bf)[4][TN], int q, bool valid) {
+    const int k = 4 * q;
+    float af[BM][4];
+    if (PATH == 1 && (OP_A == 0 || BM % 4 == 0)) {
+      if (OP_A == 0) {
+#pragma unroll
+        for (int i = 0; i < BM; ++i) {
+          float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+          if (valid) v = ld_cached4(A + static_cast<long long>(a_row[i]) * lda + k);
+          af[i][0] = v.x, af[i][1] = v.y, af[i][2] = v.z, af[i][3] = v.w;
+        }
+      } else {
+        // A stored k x m: float4 along m (M % 4 == 0 on this path), four k-rows.
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+          for (int iv = 0; iv < BM / 4; ++iv) {
+            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (valid) v = ld_cached4(A + static_cast<long long>(k + kk) * lda + min(m0 + 4 * iv, M - 4));
+            af[4 * iv][kk] = v.x, af[4 * iv + 1][kk] = v.y, af[4 * iv + 2][kk] = v.z, af[4 * iv + 3][kk] = v.w;
+          }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < BM; ++i)
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          const bool ok = valid && (PATH == 1 || k + kk < K);
+          const long long off = OP_A ? static_cast<long long>(k + kk) * lda + a_row[i]
+                                     : static_cast<long long>(a_row[i]) * lda + k + kk;
+          af[i][kk] = ok ? ld_cached1(A + off) : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < BM; ++i)
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i][kk], bf[kk][j], acc[i][j]);
+  };
+
+  // Main loop: U steps per iteration, all their B loads issued before the first FMA, so each thread
+  // has U * TN 16-byte loads of B in flight. PF = 1 also issues the next iteration's B loads before
+  // this iteration's FMAs (register double buffer): at large BM the FMAs of one iteration take about
+  // as long as a DRAM round trip, and without it every warp alternates between waiting and computing.
+  // Iterations in which every lane of every step is in range carry no checks; the last one checks.
+  int t = 0;  // this warp's step counter: step s = wk + WK * t
+  auto quad_of = [&](int tt) { return q0 + (wk + WK * tt) * LK + lk; };
+  if (PF) {
+    if (wk + WK * (U - 1) < full_steps) {
+      float bf[U][4][TN];
+#pragma unroll
+      for (int u = 0; u < U; ++u) load_b(bf[u], quad_of(u), true);
+      while (true) {
+        const bool next_full = wk + WK * (t + 2 * U - 1) < full_steps;
+        float bn[U][4][TN];
+        if (next_full) {
+#pragma unroll
+          for (int u = 0; u < U; ++u) load_b(bn[u], quad_of(t + U + u), true);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) fma_step(bf[u], quad_of(t + u), true);
+        t += U;
+        if (!next_full) break;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) bf[u][kk][j] = bn[u][kk][j];
+      }
+    }
+  } else {
+    for (; wk + WK * (t + U - 1) < full_steps; t += U) {
+      float bf[U][4][TN];
+#pragma unroll
+      for (int u = 0; u < U; ++u) load_b(bf[u], quad_of(t + u), true);
+#pragma unroll
+      for (int u = 0; u < U; ++u) fma_step(bf[u], quad_of(t + u), true);
+    }
+  }
+  if (wk + WK * t < steps) {
+    float bf[U][4][TN];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int q = quad_of(t + u);
+      load_b(bf[u], q, q < q1);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int q = quad_of(t + u);
+      fma_step(bf[u], q, q < q1);
+    }
+  }
+
+  allow_dependent_launch();  // the next kernel may be scheduled; it waits for our writes
+
+  // ---- reduction: lanes along k (shuffles), warps along k (shared memory), splits (workspace) ----
+  constexpr int XOR_FIRST = OP_B ? 1 : LN;
+  constexpr int XOR_END = OP_B ? LK : 32;
+#pragma unroll
+  for (int x = XOR_FIRST; x < XOR_END; x *= 2)
+#pragma unroll
+    for (int i = 0; i < BM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] += __shfl_xor_sync(0xffffffffu, acc[i][j], x);
+
+  // Where the block's sums go: C directly (one split), else this split's slice of the workspace.
+  const bool partial = splits > 1;
+  float* part = workspace + (static_cast<long long>(blockIdx.y * tiles + tile) * splits + split) * (BM * BN);
+  const bool read_c = beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
+
+  auto store = [&](int i, int c, float v) {  // element (i, c) of the block tile
+    if (partial) {
+      part[i * BN + c] = v;
+    } else {
+      const int gm = m0 + i, gn = n0 + c;
+      if (gm < M && gn < N) {
+        float* p = C + static_cast<long long>(gm) * ldc + gn;
+        *p = read_c ? alpha * v + beta * *p : alpha * v;
+      }
+    }
+  };
+
+  if (WK == 1) {
+    if (lk == 0) {
+#pragma unroll
+      for (int i = 0; i < BM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) store(i, col_of(j), acc[i][j]);
+    }
+  } else {
+    // Each warp's sums to its own slice, then every thread adds the slices of a few elements in
+    // warp order (deterministic).
+    __shared__ float red[WK == 1 ? 1 : WK * BM * BN];
+    if (lk == 0) {
+#pragma unroll
+      for (int i = 0; i < BM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) red[(wk * BM + i) * BN + col_of(j)] = acc[i][j];
+    }
+    __syncthreads();
+    for (int e = tid; e < BM * BN; e += THREADS) {
+      float v = red[e];
+#pragma unroll
+      for (int w = 1; w < WK; ++w) v += red[w * BM * BN + e];
+      store(e / BN, e % BN, v);
+    }
+  }
+  if (!partial) return;
+
+  // Split-K: the last block of the tile to arrive adds the partial sums in split order.
+  __shared__ unsigned is_last;
+  __threadfence();  // this thread's partial sums are visible GPU-wide before the count says so
+  __syncthreads();
+  unsigned* counter = reinterpret_cast<unsigned*>(workspace + static_cast<long long>(gridDim.y) * tiles * splits * (BM * BN)) +
+                      blockIdx.y * tiles + tile;
+  if (tid == 0) {
+    const unsigned arrived = atomicAdd(counter, 1u);
+    is_last = arrived == static_cast<unsigned>(splits - 1);
+    if (is_last) *counter = 0;  // leave it zero for the next launch
+  }
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  // The workspace is left as it was found, all zeros (the counter above, the partial sums here): the
+  // runtime shares one such buffer among every skinny kernel on a stream.
+  float* tile_parts = workspace + static_cast<long long>(blockIdx.y * tiles + tile) * splits * (BM * BN);
+  for (int e = tid; e < BM * BN; e += THREADS) {
+    float v = 0.0f;
+    for (int s = 0; s < splits; ++s) {
+      v += ld_l2(tile_parts + s * (BM * BN) + e);
+      tile_parts[s * (BM * BN) + e] = 0.0f;
+    }
+    const int gm = m0 + e / BN, gn = n0 + e % BN;
+    if (gm >= M || gn >= N) continue;
+    float* p = C + static_cast<long long>(gm) * ldc + gn;
+    *p = read_c ? alpha * v + beta * *p : alpha * v;
+  }
+}
+
+}  // namespace skinny
+}  // namespace gemmtune
