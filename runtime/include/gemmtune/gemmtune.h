@@ -99,6 +99,33 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_choose(gemmtune_handle_t handle, int m
 GEMMTUNE_C_API gemmtune_status_t gemmtune_check_results(const char* path, char* message,
                                                         size_t message_capacity);
 
+/* gemmtune_choose for any problem gemmtune_sgemm_strided_batched takes (op(A), op(B), strides, batch):
+ * what runs and why, compiling it if needed. a and b only decide the pointer alignment (NULL: as
+ * from cudaMalloc); C counts as aligned. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_choose_strided_batched(
+    gemmtune_handle_t handle, gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n, int k,
+    const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b, int ldc,
+    long long stride_c, int batch_count, gemmtune_config_source_t* source, char* config_name,
+    size_t config_name_capacity, char* reason, size_t reason_capacity);
+
+/* Compiles, on the current device, what every problem of a record file (GEMMTUNE_RECORD's format)
+ * runs, so that no later call compiles (e.g. before CUDA-graph capture). *problems (may be NULL)
+ * receives how many the file held; message (may be NULL) the first problem met. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_warmup(gemmtune_handle_t handle, const char* record_path, int* problems,
+                                                 char* message, size_t message_capacity);
+
+/* Records the problems every handle of the process is called with, from gemmtune_record_start to
+ * gemmtune_record_stop, into path (GEMMTUNE_RECORD's format, merged with what the file holds, under
+ * its lock); GEMMTUNE_RECORD, if set, records on as well. Starting stops a recording already on.
+ * Returns GEMMTUNE_INVALID_ARGUMENT with message (may be NULL) for a file that cannot be written or
+ * holds something else, or a stop with no recording on. Calls replayed from a CUDA graph never
+ * reach the library and are not counted. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_record_start(const char* path, char* message, size_t message_capacity);
+GEMMTUNE_C_API gemmtune_status_t gemmtune_record_stop(char* message, size_t message_capacity);
+
+/* The library's version, e.g. "0.1.0". */
+GEMMTUNE_C_API const char* gemmtune_version(void);
+
 /* A short constant name for a status, e.g. "invalid_results". */
 GEMMTUNE_C_API const char* gemmtune_status_name(gemmtune_status_t status);
 
