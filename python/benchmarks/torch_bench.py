@@ -1,0 +1,111 @@
+"""Issue #46's targets, measured (a benchmark program, not a timed test):
+  1. host time per call of gemmtune.mm against torch.mm at 64^3 (and of torch.ops.gemmtune.mm, the
+     registered op, which autograd and torch.compile use);
+  2. a 2-layer FP32 MLP with gemmtune.nn.Linear against torch.nn.Linear, end to end (inference),
+     and its error against a float64 reference under the K-scaled bound.
+Host time: a burst of calls small enough never to fill the launch queue is timed on the host before
+synchronising, rounds interleaved between the contenders, median of the rounds. Prints JSON.
+Usage: python3 torch_bench.py [--rounds 30]
+"""
+
+import argparse
+import datetime
+import json
+import statistics
+import time
+
+import torch
+
+import gemmtune
+
+
+def host_us_per_call(fn, calls=200):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    elapsed = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
+
+
+def gpu_ms(fn, iterations=50):
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    begin.record()
+    for _ in range(iterations):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return begin.elapsed_time(end) / iterations
+
+
+def interleaved(contenders, measure, rounds):
+    samples = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, fn in contenders.items():
+            samples[name].append(measure(fn))
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def k_scaled_error(out, x, model_layers):
+    """max |out - ref| / (4 * K * eps * |.| products), in float64, layer by layer: <= 1 passes."""
+    h = x.double()
+    scale = x.double().abs()
+    for layer in model_layers:
+        if isinstance(layer, torch.nn.Linear):
+            w, b = layer.weight.double(), layer.bias.double()
+            h, scale = h @ w.t() + b, scale @ w.abs().t() + b.abs()
+            k = w.shape[1]
+        else:
+            h, scale = layer(h), layer(scale)
+    bound = 4 * k * 2.0**-24 * scale + 1e-30
+    return float(((out.double() - h).abs() / bound).max())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=30)
+    opts = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    report = {"gpu": torch.cuda.get_device_name(), "utc": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+              "torch": torch.__version__, "gemmtune": gemmtune.library_version()}
+
+    a, b = torch.randn(64, 64, device="cuda"), torch.randn(64, 64, device="cuda")
+    for fn in (lambda: torch.mm(a, b), lambda: gemmtune.mm(a, b), lambda: torch.ops.gemmtune.mm(a, b)):
+        fn()
+    with torch.no_grad():
+        host = interleaved({"torch.mm": lambda: torch.mm(a, b), "gemmtune.mm": lambda: gemmtune.mm(a, b),
+                            "torch.ops.gemmtune.mm": lambda: torch.ops.gemmtune.mm(a, b)},
+                           host_us_per_call, opts.rounds)
+    report["host_us_per_call_64cube"] = host
+    report["gemmtune_mm_over_torch_mm_us"] = host["gemmtune.mm"] - host["torch.mm"]
+    report["explain_64cube"] = gemmtune.explain(a, b)._asdict()
+
+    mlps = {}
+    for rows, width, hidden in ((64, 1024, 4096), (512, 1024, 4096), (4096, 1024, 4096)):
+        torch.manual_seed(0)
+        theirs = torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
+                                     torch.nn.Linear(hidden, width)).cuda()
+        ours = gemmtune.nn.replace_linear(torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
+                                                              torch.nn.Linear(hidden, width)).cuda())
+        ours.load_state_dict(theirs.state_dict())
+        x = torch.randn(rows, width, device="cuda")
+        with torch.no_grad():
+            out_ours, out_theirs = ours(x), theirs(x)
+            times = interleaved({"torch": lambda: theirs(x), "gemmtune": lambda: ours(x)}, gpu_ms, opts.rounds)
+            layers = [theirs[0], theirs[1], theirs[2]]
+            mlps[f"{rows}x{width}->{hidden}->{width}"] = {
+                "ms_torch": times["torch"], "ms_gemmtune": times["gemmtune"],
+                "speedup": times["torch"] / times["gemmtune"],
+                "error_over_bound_gemmtune": k_scaled_error(out_ours, x, layers),
+                "error_over_bound_torch": k_scaled_error(out_theirs, x, layers),
+                "layers": [gemmtune.explain(x, ours[0].weight.t())._asdict()["config"],
+                           gemmtune.explain(torch.relu(ours[0](x)), ours[2].weight.t())._asdict()["config"]],
+            }
+    report["mlp_inference"] = mlps
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The eager CUDA path for torch tensors: checks, the stride mapping (cached per shape and strides),
+a fresh contiguous output, and one gemmtune_sgemm_strided_batched on the current stream. The
+registered op's CUDA kernel (_torch_ops) and gemmtune.mm outside autograd and compilation both run
+this, so the op and the direct call can differ only in the dispatcher's cost.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import _handles
+from . import _library as L
+from ._layout import plan_bmm, plan_mm
+
+_float32 = torch.float32
+_plans: dict = {}  # (function, shapes, strides) -> GemmArguments
+_MAX_PLANS = 4096
+
+try:
+    _raw_stream = torch._C._cuda_getCurrentRawStream  # what torch.cuda.current_stream(d).cuda_stream reads
+except AttributeError:  # pragma: no cover - older or other builds
+    def _raw_stream(device):
+        return torch.cuda.current_stream(device).cuda_stream
+
+_multi_device = None
+_plain = (torch.Tensor, torch.nn.Parameter)
+_is_compiling = torch.compiler.is_compiling
+_grad_enabled = torch.is_grad_enabled
+
+
+def through_op(*tensors) -> bool:
+    """Whether a call must go through the registered op: while tracing or compiling, or when
+    autograd records it. Otherwise the direct call skips the dispatcher."""
+    if _is_compiling():
+        return True
+    grad = _grad_enabled()
+    for t in tensors:
+        if t is not None and (type(t) not in _plain or (grad and t.requires_grad)):
+            return True
+    return False
+
+
+def check_tensor(name: str, argument: str, x) -> None:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name}: argument '{argument}' must be a torch.Tensor, got {type(x).__name__}")
+    if not x.is_cuda:
+        raise ValueError(f"{name}: argument '{argument}' is on {x.device}; gemmtune runs on CUDA tensors")
+    if x.dtype is not _float32:
+        raise TypeError(f"{name}: argument '{argument}' is {x.dtype}; gemmtune supports torch.float32 "
+                        f"(bf16, fp16 and tf32 later)")
+
+
+def _check_pair(name, a, b):
+    # The common case in three attribute reads; the full checks name the argument when it fails.
+    if not (type(a) is torch.Tensor and type(b) is torch.Tensor and a.is_cuda and b.is_cuda
+            and a.dtype is _float32 and b.dtype is _float32):
+        check_tensor(name, "a", a)
+        check_tensor(name, "b", b)
+    device = a.get_device()
+    if b.get_device() != device:
+        raise ValueError(f"{name}: arguments 'a' ({a.device}) and 'b' ({b.device}) are on different devices")
+    return device
+
+
+def _plan(planner, name, a, b):
+    key = (planner, a.shape, a.stride(), b.shape, b.stride())
+    args = _plans.get(key)
+    if args is None:
+        args = planner(name, a.shape, a.stride(), b.shape, b.stride())
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key] = args
+    return args
+
+
+def _run(args, alpha, a, b, beta, c, device, name):
+    global _multi_device
+    handle = _handles._handles.get(device)
+    if handle is None:
+        handle = _handles.get(device, lambda: torch.cuda.device(device))
+        _multi_device = torch.cuda.device_count() > 1
+    if _multi_device and torch.cuda.current_device() != device:
+        with torch.cuda.device(device):
+            return _run(args, alpha, a, b, beta, c, device, name)
+    status = _sgemm(handle, args.op_a, args.op_b, args.m, args.n, args.k, alpha, a.data_ptr(), args.lda,
+                    args.stride_a, b.data_ptr(), args.ldb, args.stride_b, beta, c.data_ptr(), args.n,
+                    args.m * args.n, args.batch, _raw_stream(device))
+    if status:
+        L.raise_for_status(status, name)
+
+
+def _sgemm(*args):
+    global _sgemm
+    _sgemm = L.lib().gemmtune_sgemm_strided_batched  # bound once: the call path skips the lookup
+    return _sgemm(*args)
+
+
+def mm(a, b, name="gemmtune.mm"):
+    device = _check_pair(name, a, b)
+    args = _plan(plan_mm, name, a, b)
+    c = a.new_empty((args.m, args.n))
+    if args.m and args.n:
+        if args.k == 0:
+            return c.zero_()
+        _run(args, 1.0, a, b, 0.0, c, device, name)
+    return c
+
+
+def bmm(a, b, name="gemmtune.bmm"):
+    device = _check_pair(name, a, b)
+    args = _plan(plan_bmm, name, a, b)
+    c = a.new_empty((args.batch, args.m, args.n))
+    if args.m and args.n and args.batch:
+        if args.k == 0:
+            return c.zero_()
+        _run(args, 1.0, a, b, 0.0, c, device, name)
+    return c
+
+
+def _broadcast_into(name, c, shape, out):
+    check_tensor(name, "c", c)
+    if c.get_device() != out.get_device():
+        raise ValueError(f"{name}: argument 'c' ({c.device}) is not on {out.device}")
+    try:
+        out.copy_(c.expand(shape))
+    except RuntimeError as e:
+        raise ValueError(f"{name}: argument 'c' of shape {tuple(c.shape)} does not broadcast to "
+                         f"{tuple(shape)}") from e
+
+
+def addmm(c, a, b, beta=1.0, alpha=1.0, name="gemmtune.addmm"):
+    """beta * c + alpha * (a @ b), c broadcast to the product's shape (a bias row, a scalar)."""
+    device = _check_pair(name, a, b)
+    args = _plan(plan_mm, name, a, b)
+    shape = (args.m, args.n)
+    out = a.new_empty(shape)
+    beta, alpha = float(beta), float(alpha)
+    if beta != 0.0:
+        _broadcast_into(name, c, shape, out)
+    else:
+        check_tensor(name, "c", c)
+    if out.numel() == 0:
+        return out
+    if args.k == 0 or alpha == 0.0:
+        return out.mul_(beta) if beta != 0.0 else out.zero_()
+    _run(args, alpha, a, b, beta, out, device, name)
+    return out
+
+
+def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear"):
+    """x @ weight.T + bias over x's last dimension, as torch.nn.functional.linear: weight is
+    (out_features, in_features) and runs as op T, no copy."""
+    check_tensor(name, "input", x)
+    check_tensor(name, "weight", weight)
+    if weight.dim() != 2:
+        raise ValueError(f"{name}: argument 'weight' must be 2-D, got shape {tuple(weight.shape)}")
+    if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"{name}: argument 'input' of shape {tuple(x.shape)} does not end in "
+                         f"in_features = {weight.shape[1]} (argument 'weight' is {tuple(weight.shape)})")
+    rows = x.reshape(-1, x.shape[-1])  # a view where x's leading dimensions allow one
+    wt = weight.t()
+    device = _check_pair(name, rows, wt)
+    try:
+        args = _plan(plan_mm, name, rows, wt)
+    except ValueError:
+        # A drop-in for torch's linear takes any strides: what cannot be expressed is copied.
+        rows, wt = rows.contiguous(), weight.contiguous().t()
+        args = _plan(plan_mm, name, rows, wt)
+    out = rows.new_empty((args.m, args.n))
+    beta = 0.0
+    if bias is not None:
+        _broadcast_into(name, bias, (args.m, args.n), out)
+        beta = 1.0
+    if args.m and args.n:
+        if args.k == 0:
+            if bias is None:
+                out.zero_()
+        else:
+            _run(args, 1.0, rows, wt, beta, out, device, name)
+    return out.view(*x.shape[:-1], args.n)
