@@ -78,6 +78,7 @@ def _run(args, alpha, a, b, beta, c, device, name):
     handle = _handles._handles.get(device)
     if handle is None:
         handle = _handles.get(device, lambda: torch.cuda.device(device))
+    if _multi_device is None:
         _multi_device = torch.cuda.device_count() > 1
     if _multi_device and torch.cuda.current_device() != device:
         with torch.cuda.device(device):
