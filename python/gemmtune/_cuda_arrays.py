@@ -46,9 +46,9 @@ def _elementwise_strides_ok(name, argument, x):
 
 
 def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0):
-    cupy = _cupy()
     a = as_cupy(name, "a", a)
     b = as_cupy(name, "b", b)
+    cupy = _cupy()
     if a.device.id != b.device.id:
         raise ValueError(f"{name}: arguments 'a' (device {a.device.id}) and 'b' (device {b.device.id}) are on "
                          f"different devices")
@@ -75,10 +75,8 @@ def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0):
             return out
         handle = _handles.get(device, lambda: cupy.cuda.Device(device))
         stream = cupy.cuda.get_current_stream().ptr
-        status = L.lib().gemmtune_sgemm_strided_batched(
-            handle, args.op_a, args.op_b, args.m, args.n, args.k, float(alpha), a.data.ptr, args.lda, args.stride_a,
-            b.data.ptr, args.ldb, args.stride_b, float(beta), out.data.ptr, args.n, args.m * args.n, args.batch,
-            stream)
+        status = L.lib().gemmtune_run_sgemm_problem(handle, L.sgemm_problem(args, float(alpha), float(beta)),
+                                                    a.data.ptr, b.data.ptr, out.data.ptr, stream)
         L.raise_for_status(status, name)
     return out
 

@@ -104,6 +104,20 @@ _F = ctypes.c_float
 _S = ctypes.c_size_t
 _STR = ctypes.c_char_p
 
+class SgemmProblem(ctypes.Structure):
+    """gemmtune_sgemm_problem_t: a problem's arguments as one value, filled once per problem so a
+    call passes five values instead of nineteen (each argument of a ctypes call costs)."""
+    _fields_ = [("op_a", _I), ("op_b", _I), ("m", _I), ("n", _I), ("k", _I), ("lda", _I), ("ldb", _I), ("ldc", _I),
+                ("batch_count", _I), ("stride_a", _LL), ("stride_b", _LL), ("stride_c", _LL), ("alpha", _F),
+                ("beta", _F)]
+
+
+def sgemm_problem(args, alpha: float, beta: float) -> SgemmProblem:
+    """The C value of a planned problem (_layout.GemmArguments); C is a fresh contiguous array."""
+    return SgemmProblem(args.op_a, args.op_b, args.m, args.n, args.k, args.lda, args.ldb, args.n, args.batch,
+                        args.stride_a, args.stride_b, args.m * args.n, alpha, beta)
+
+
 # name: (restype, argtypes), as gemmtune.h declares them (enums are int; pointers are addresses).
 _PROTOTYPES = {
     "gemmtune_create": (_I, [ctypes.POINTER(_P), _STR]),
@@ -112,6 +126,7 @@ _PROTOTYPES = {
     "gemmtune_handle_message": (_STR, [_P]),
     "gemmtune_sgemm_strided_batched": (
         _I, [_P, _I, _I, _I, _I, _I, _F, _P, _I, _LL, _P, _I, _LL, _F, _P, _I, _LL, _I, _P]),
+    "gemmtune_run_sgemm_problem": (_I, [_P, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
     "gemmtune_choose_strided_batched": (
         _I, [_P, _I, _I, _I, _I, _I, _P, _I, _LL, _P, _I, _LL, _I, _LL, _I, ctypes.POINTER(_I), _STR, _S, _STR, _S]),
     "gemmtune_warmup": (_I, [_P, _STR, ctypes.POINTER(_I), _STR, _S]),

@@ -1,5 +1,5 @@
 """The eager CUDA path for torch tensors: checks, the stride mapping (cached per shape and strides),
-a fresh contiguous output, and one gemmtune_sgemm_strided_batched on the current stream. The
+a fresh contiguous output, and one gemmtune_run_sgemm_problem on the current stream. The
 registered op's CUDA kernel (_torch_ops) and gemmtune.mm outside autograd and compilation both run
 this, so the op and the direct call can differ only in the dispatcher's cost.
 """
@@ -62,18 +62,20 @@ def _check_pair(name, a, b):
     return device
 
 
-def _plan(planner, name, a, b):
-    key = (planner, a.shape, a.stride(), b.shape, b.stride())
-    args = _plans.get(key)
-    if args is None:
+def _plan(planner, name, a, b, alpha=1.0, beta=0.0):
+    """(GemmArguments, its C value) for these operands' shapes and strides, cached."""
+    key = (planner, a.shape, a.stride(), b.shape, b.stride(), alpha, beta)
+    entry = _plans.get(key)
+    if entry is None:
         args = planner(name, a.shape, a.stride(), b.shape, b.stride())
+        entry = (args, L.sgemm_problem(args, alpha, beta))
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
-        _plans[key] = args
-    return args
+        _plans[key] = entry
+    return entry
 
 
-def _run(args, alpha, a, b, beta, c, device, name):
+def _run(problem, a, b, c, device, name):
     global _multi_device
     handle = _handles._handles.get(device)
     if handle is None:
@@ -82,39 +84,37 @@ def _run(args, alpha, a, b, beta, c, device, name):
         _multi_device = torch.cuda.device_count() > 1
     if _multi_device and torch.cuda.current_device() != device:
         with torch.cuda.device(device):
-            return _run(args, alpha, a, b, beta, c, device, name)
-    status = _sgemm(handle, args.op_a, args.op_b, args.m, args.n, args.k, alpha, a.data_ptr(), args.lda,
-                    args.stride_a, b.data_ptr(), args.ldb, args.stride_b, beta, c.data_ptr(), args.n,
-                    args.m * args.n, args.batch, _raw_stream(device))
+            return _run(problem, a, b, c, device, name)
+    status = _run_problem(handle, problem, a.data_ptr(), b.data_ptr(), c.data_ptr(), _raw_stream(device))
     if status:
         L.raise_for_status(status, name)
 
 
-def _sgemm(*args):
-    global _sgemm
-    _sgemm = L.lib().gemmtune_sgemm_strided_batched  # bound once: the call path skips the lookup
-    return _sgemm(*args)
+def _run_problem(*args):
+    global _run_problem
+    _run_problem = L.lib().gemmtune_run_sgemm_problem  # bound once: the call path skips the lookup
+    return _run_problem(*args)
 
 
 def mm(a, b, name="gemmtune.mm"):
     device = _check_pair(name, a, b)
-    args = _plan(plan_mm, name, a, b)
+    args, problem = _plan(plan_mm, name, a, b)
     c = a.new_empty((args.m, args.n))
     if args.m and args.n:
         if args.k == 0:
             return c.zero_()
-        _run(args, 1.0, a, b, 0.0, c, device, name)
+        _run(problem, a, b, c, device, name)
     return c
 
 
 def bmm(a, b, name="gemmtune.bmm"):
     device = _check_pair(name, a, b)
-    args = _plan(plan_bmm, name, a, b)
+    args, problem = _plan(plan_bmm, name, a, b)
     c = a.new_empty((args.batch, args.m, args.n))
     if args.m and args.n and args.batch:
         if args.k == 0:
             return c.zero_()
-        _run(args, 1.0, a, b, 0.0, c, device, name)
+        _run(problem, a, b, c, device, name)
     return c
 
 
@@ -132,10 +132,10 @@ def _broadcast_into(name, c, shape, out):
 def addmm(c, a, b, beta=1.0, alpha=1.0, name="gemmtune.addmm"):
     """beta * c + alpha * (a @ b), c broadcast to the product's shape (a bias row, a scalar)."""
     device = _check_pair(name, a, b)
-    args = _plan(plan_mm, name, a, b)
+    beta, alpha = float(beta), float(alpha)
+    args, problem = _plan(plan_mm, name, a, b, alpha, beta)
     shape = (args.m, args.n)
     out = a.new_empty(shape)
-    beta, alpha = float(beta), float(alpha)
     if beta != 0.0:
         _broadcast_into(name, c, shape, out)
     else:
@@ -144,7 +144,7 @@ def addmm(c, a, b, beta=1.0, alpha=1.0, name="gemmtune.addmm"):
         return out
     if args.k == 0 or alpha == 0.0:
         return out.mul_(beta) if beta != 0.0 else out.zero_()
-    _run(args, alpha, a, b, beta, out, device, name)
+    _run(problem, a, b, out, device, name)
     return out
 
 
@@ -161,21 +161,20 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear"):
     rows = x.reshape(-1, x.shape[-1])  # a view where x's leading dimensions allow one
     wt = weight.t()
     device = _check_pair(name, rows, wt)
+    beta = 0.0 if bias is None else 1.0
     try:
-        args = _plan(plan_mm, name, rows, wt)
+        args, problem = _plan(plan_mm, name, rows, wt, 1.0, beta)
     except ValueError:
         # A drop-in for torch's linear takes any strides: what cannot be expressed is copied.
         rows, wt = rows.contiguous(), weight.contiguous().t()
-        args = _plan(plan_mm, name, rows, wt)
+        args, problem = _plan(plan_mm, name, rows, wt, 1.0, beta)
     out = rows.new_empty((args.m, args.n))
-    beta = 0.0
     if bias is not None:
         _broadcast_into(name, bias, (args.m, args.n), out)
-        beta = 1.0
     if args.m and args.n:
         if args.k == 0:
             if bias is None:
                 out.zero_()
         else:
-            _run(args, 1.0, rows, wt, beta, out, device, name)
+            _run(problem, rows, wt, out, device, name)
     return out.view(*x.shape[:-1], args.n)

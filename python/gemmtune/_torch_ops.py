@@ -141,6 +141,7 @@ def _bmm_backward(ctx, grad):
 
 def _addmm_setup(ctx, inputs, output):
     c, a, b = inputs[:3]
+    ctx.inputs = len(inputs)  # the defaults may be left out: one gradient per input given
     ctx.save_for_backward(a, b)
     ctx.c_shape = c.shape
     ctx.beta = inputs[3] if len(inputs) > 3 else 1.0
@@ -152,11 +153,12 @@ def _addmm_backward(ctx, grad):
     grad_c = (grad * ctx.beta).sum_to_size(ctx.c_shape) if ctx.needs_input_grad[0] else None
     grad_a = torch.ops.gemmtune.mm(grad, b.t()) * ctx.alpha if ctx.needs_input_grad[1] else None
     grad_b = torch.ops.gemmtune.mm(a.t(), grad) * ctx.alpha if ctx.needs_input_grad[2] else None
-    return grad_c, grad_a, grad_b, None, None
+    return (grad_c, grad_a, grad_b, None, None)[:ctx.inputs]
 
 
 def _linear_setup(ctx, inputs, output):
-    x, weight, bias = inputs
+    x, weight = inputs[:2]
+    ctx.inputs = len(inputs)  # bias may be left out
     ctx.save_for_backward(x, weight)
 
 
@@ -166,8 +168,8 @@ def _linear_backward(ctx, grad):
     grad_x = torch.ops.gemmtune.mm(rows, weight).reshape(x.shape) if ctx.needs_input_grad[0] else None
     grad_w = (torch.ops.gemmtune.mm(rows.t(), x.reshape(-1, x.shape[-1]))
               if ctx.needs_input_grad[1] else None)
-    grad_bias = rows.sum(0) if ctx.needs_input_grad[2] else None
-    return grad_x, grad_w, grad_bias
+    grad_bias = rows.sum(0) if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2] else None
+    return (grad_x, grad_w, grad_bias)[:ctx.inputs]
 
 
 torch.library.register_autograd("gemmtune::mm", _mm_backward, setup_context=_save_inputs)

@@ -34,7 +34,8 @@ class Explanation(NamedTuple):
 def _device_context(device: int):
     if "torch" in sys.modules:
         import torch
-        return lambda: torch.cuda.device(device)
+        if torch.cuda.is_available():
+            return lambda: torch.cuda.device(device)
     if "cupy" in sys.modules:
         import cupy
         return lambda: cupy.cuda.Device(device)

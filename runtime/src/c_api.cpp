@@ -108,6 +108,17 @@ gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmt
   return to_c(handle->handle.sgemm(p, alpha, a, b, beta, c, stream));
 }
 
+gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle, const gemmtune_sgemm_problem_t* problem,
+                                             const float* a, const float* b, float* c, cudaStream_t stream) {
+  if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;
+  const gemmtune_sgemm_problem_t& q = *problem;
+  gemmtune::GemmProblem p;
+  p.m = q.m, p.n = q.n, p.k = q.k, p.lda = q.lda, p.ldb = q.ldb, p.ldc = q.ldc;
+  p.op_a = to_op(static_cast<gemmtune_operation_t>(q.op_a)), p.op_b = to_op(static_cast<gemmtune_operation_t>(q.op_b));
+  p.batch = q.batch_count, p.stride_a = q.stride_a, p.stride_b = q.stride_b, p.stride_c = q.stride_c;
+  return to_c(handle->handle.sgemm(p, q.alpha, a, b, q.beta, c, stream));
+}
+
 gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
                                     gemmtune_operation_t transb, int m, int n, int k, const float* alpha,
                                     const float* a, int lda, const float* b, int ldb, const float* beta, float* c,

@@ -145,3 +145,9 @@ def test_installed_layout_finds_its_library_results_and_tuner(tmp_path, root):
     assert (Path(results) / "nvidia-h100-80gb-hbm3.json").is_file()
     assert not list(Path(results).glob("plan-*"))  # predictions are not shipped
     assert version == gemmtune.__version__
+
+
+def test_run_sgemm_problem_refuses_no_handle():
+    problem = L.sgemm_problem(gemmtune.plan_mm("mm", (4, 6), (1, 4), (6, 8), (8, 1)), 1.0, 0.0)
+    assert (problem.op_a, problem.lda, problem.ldc, problem.stride_c) == (L.OP_T, 4, 8, 32)
+    assert L.lib().gemmtune_run_sgemm_problem(None, problem, 16, 16, 16, None) == L.INVALID_ARGUMENT

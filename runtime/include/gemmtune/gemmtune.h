@@ -72,6 +72,23 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_strided_batched(
     float alpha, const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b,
     float beta, float* c, int ldc, long long stride_c, int batch_count, cudaStream_t stream);
 
+/* gemmtune_sgemm_strided_batched's arguments but the operands and the stream, as one value: a binding
+ * (Python's ctypes, where each argument of a call costs) fills it once per problem and passes it with
+ * four pointers per call. op_a and op_b are gemmtune_operation_t values. */
+typedef struct gemmtune_sgemm_problem {
+  int op_a, op_b;
+  int m, n, k;
+  int lda, ldb, ldc;
+  int batch_count;
+  long long stride_a, stride_b, stride_c;
+  float alpha, beta;
+} gemmtune_sgemm_problem_t;
+
+/* gemmtune_sgemm_strided_batched with the problem as one value (problem may not be NULL). */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle,
+                                                            const gemmtune_sgemm_problem_t* problem, const float* a,
+                                                            const float* b, float* c, cudaStream_t stream);
+
 /* cublasSgemm's and cublasSgemmStridedBatched's arguments one for one (column-major, alpha and beta
  * in host memory), on the stream set with gemmtune_set_stream: a cuBLAS caller switches by renaming. */
 GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
