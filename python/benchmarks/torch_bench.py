@@ -13,6 +13,7 @@ import datetime
 import json
 import statistics
 import time
+import timeit
 
 import torch
 
@@ -80,6 +81,18 @@ def main():
                            host_us_per_call, opts.rounds)
     report["host_us_per_call_64cube"] = host
     report["gemmtune_mm_over_torch_mm_us"] = host["gemmtune.mm"] - host["torch.mm"]
+    # Where gemmtune.mm's host time goes (no GPU work in any of these).
+    from gemmtune import _library, _torch_calls, plan_mm
+    problem = _library.sgemm_problem(plan_mm("mm", (64, 64), (64, 1), (64, 64), (64, 1)), 1.0, 0.0)
+    run = _library.lib().gemmtune_run_sgemm_problem
+    parts = {
+        "python_dispatch_and_plan": lambda: (gemmtune._through_op(a, b), _torch_calls._check_pair("mm", a, b),
+                                             _torch_calls._plan(plan_mm, "mm", a, b)),
+        "new_empty": lambda: a.new_empty((64, 64)),
+        "ctypes_call_refused": lambda: run(None, problem, 16, 16, 16, None),
+        "raw_stream": lambda: _torch_calls._raw_stream(0),
+    }
+    report["host_us_parts"] = {name: timeit.timeit(fn, number=20000) / 20000 * 1e6 for name, fn in parts.items()}
     report["explain_64cube"] = gemmtune.explain(a, b)._asdict()
 
     mlps = {}
