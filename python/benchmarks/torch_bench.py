@@ -2,16 +2,19 @@
   1. host time per call of gemmtune.mm against torch.mm at 64^3 (and of torch.ops.gemmtune.mm, the
      registered op, which autograd and torch.compile use);
   2. a 2-layer FP32 MLP with gemmtune.nn.Linear against torch.nn.Linear, end to end (inference),
-     and its error against a float64 reference under the K-scaled bound.
+     and its error against a float64 reference under the K-scaled bound: with the shipped results,
+     then (--tune-seconds S > 0) after the record -> tune -> reload loop on the MLP's own problems
+     (S seconds per problem, into a temporary results directory).
 Host time: a burst of calls small enough never to fill the launch queue is timed on the host before
 synchronising, rounds interleaved between the contenders, median of the rounds. Prints JSON.
-Usage: python3 torch_bench.py [--rounds 30]
+Usage: python3 torch_bench.py [--rounds 30] [--tune-seconds 0] [--json FILE]
 """
 
 import argparse
 import datetime
 import json
 import statistics
+import tempfile
 import time
 import timeit
 
@@ -64,12 +67,32 @@ def k_scaled_error(out, x, model_layers):
     return float(((out.double() - h).abs() / bound).max())
 
 
+def measure_mlps(models, rounds):
+    mlps = {}
+    for label, (theirs, ours, x) in models.items():
+        with torch.no_grad():
+            out_ours, out_theirs = ours(x), theirs(x)
+            times = interleaved({"torch": lambda: theirs(x), "gemmtune": lambda: ours(x)}, gpu_ms, rounds)
+            layers = [theirs[0], theirs[1], theirs[2]]
+            mlps[label] = {
+                "ms_torch": times["torch"], "ms_gemmtune": times["gemmtune"],
+                "speedup": times["torch"] / times["gemmtune"],
+                "error_over_bound_gemmtune": k_scaled_error(out_ours, x, layers),
+                "error_over_bound_torch": k_scaled_error(out_theirs, x, layers),
+                "layers": [gemmtune.explain(x, ours[0].weight.t()).config,
+                           gemmtune.explain(torch.relu(ours[0](x)), ours[2].weight.t()).config],
+            }
+    return mlps
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--tune-seconds", type=float, default=0)
+    parser.add_argument("--json", help="also write the report here (the tuner prints its progress on stdout)")
     opts = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
-    report = {"gpu": torch.cuda.get_device_name(), "utc": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+    report = {"gpu": torch.cuda.get_device_name(), "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
               "torch": torch.__version__, "gemmtune": gemmtune.library_version()}
 
     a, b = torch.randn(64, 64, device="cuda"), torch.randn(64, 64, device="cuda")
@@ -95,7 +118,7 @@ def main():
     report["host_us_parts"] = {name: timeit.timeit(fn, number=20000) / 20000 * 1e6 for name, fn in parts.items()}
     report["explain_64cube"] = gemmtune.explain(a, b)._asdict()
 
-    mlps = {}
+    models = {}
     for rows, width, hidden in ((64, 1024, 4096), (512, 1024, 4096), (4096, 1024, 4096)):
         torch.manual_seed(0)
         theirs = torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
@@ -103,21 +126,23 @@ def main():
         ours = gemmtune.nn.replace_linear(torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
                                                               torch.nn.Linear(hidden, width)).cuda())
         ours.load_state_dict(theirs.state_dict())
-        x = torch.randn(rows, width, device="cuda")
-        with torch.no_grad():
-            out_ours, out_theirs = ours(x), theirs(x)
-            times = interleaved({"torch": lambda: theirs(x), "gemmtune": lambda: ours(x)}, gpu_ms, opts.rounds)
-            layers = [theirs[0], theirs[1], theirs[2]]
-            mlps[f"{rows}x{width}->{hidden}->{width}"] = {
-                "ms_torch": times["torch"], "ms_gemmtune": times["gemmtune"],
-                "speedup": times["torch"] / times["gemmtune"],
-                "error_over_bound_gemmtune": k_scaled_error(out_ours, x, layers),
-                "error_over_bound_torch": k_scaled_error(out_theirs, x, layers),
-                "layers": [gemmtune.explain(x, ours[0].weight.t())._asdict()["config"],
-                           gemmtune.explain(torch.relu(ours[0](x)), ours[2].weight.t())._asdict()["config"]],
-            }
-    report["mlp_inference"] = mlps
-    print(json.dumps(report, indent=1))
+        models[f"{rows}x{width}->{hidden}->{width}"] = (theirs, ours, torch.randn(rows, width, device="cuda"))
+    report["mlp_inference"] = measure_mlps(models, opts.rounds)
+    if opts.tune_seconds > 0:
+        with tempfile.TemporaryDirectory() as work:
+            record = f"{work}/calls.jsonl"
+            with torch.no_grad(), gemmtune.record(record):
+                for theirs, ours, x in models.values():
+                    ours(x)
+            start = time.perf_counter()
+            gemmtune.tune(sizes_from=record, results_dir=f"{work}/results", time_budget=opts.tune_seconds)
+            report["tune_seconds_total"] = time.perf_counter() - start
+            report["mlp_inference_after_tuning"] = measure_mlps(models, opts.rounds)
+    text = json.dumps(report, indent=1)
+    print(text)
+    if opts.json:
+        with open(opts.json, "w") as f:
+            f.write(text + "\n")
 
 
 if __name__ == "__main__":
