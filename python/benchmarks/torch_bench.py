@@ -67,17 +67,38 @@ def k_scaled_error(out, x, model_layers):
     return float(((out.double() - h).abs() / bound).max())
 
 
+def graphed(model, x):
+    """model(x) captured in a CUDA graph (after a warm-up on the capture stream): (replay, output)."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        model(x)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        out = model(x)
+    return graph.replay, out
+
+
 def measure_mlps(models, rounds):
+    """Eager (host time counts: at 64 rows the host is the bottleneck) and in CUDA graphs (the GPU's
+    time alone), interleaved."""
     mlps = {}
     for label, (theirs, ours, x) in models.items():
         with torch.no_grad():
             out_ours, out_theirs = ours(x), theirs(x)
-            times = interleaved({"torch": lambda: theirs(x), "gemmtune": lambda: ours(x)}, gpu_ms, rounds)
+            replay_theirs, _ = graphed(theirs, x)
+            replay_ours, graph_out_ours = graphed(ours, x)
+            times = interleaved({"torch": lambda: theirs(x), "gemmtune": lambda: ours(x),
+                                 "torch_graph": replay_theirs, "gemmtune_graph": replay_ours}, gpu_ms, rounds)
             layers = [theirs[0], theirs[1], theirs[2]]
             mlps[label] = {
                 "ms_torch": times["torch"], "ms_gemmtune": times["gemmtune"],
                 "speedup": times["torch"] / times["gemmtune"],
+                "graph_ms_torch": times["torch_graph"], "graph_ms_gemmtune": times["gemmtune_graph"],
+                "graph_speedup": times["torch_graph"] / times["gemmtune_graph"],
                 "error_over_bound_gemmtune": k_scaled_error(out_ours, x, layers),
+                "error_over_bound_gemmtune_graph": k_scaled_error(graph_out_ours, x, layers),
                 "error_over_bound_torch": k_scaled_error(out_theirs, x, layers),
                 "layers": [gemmtune.explain(x, ours[0].weight.t()).config,
                            gemmtune.explain(torch.relu(ours[0](x)), ours[2].weight.t()).config],

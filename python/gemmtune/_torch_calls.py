@@ -118,8 +118,9 @@ def bmm(a, b, name="gemmtune.bmm"):
     return c
 
 
-def _broadcast_into(name, c, shape, out):
-    check_tensor(name, "c", c)
+def _broadcast_into(name, c, shape, out, checked=False):
+    if not checked:
+        check_tensor(name, "c", c)
     if c.get_device() != out.get_device():
         raise ValueError(f"{name}: argument 'c' ({c.device}) is not on {out.device}")
     try:
@@ -148,17 +149,22 @@ def addmm(c, a, b, beta=1.0, alpha=1.0, name="gemmtune.addmm"):
     return out
 
 
-def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear"):
+def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", checked=False):
     """x @ weight.T + bias over x's last dimension, as torch.nn.functional.linear: weight is
-    (out_features, in_features) and runs as op T, no copy."""
-    check_tensor(name, "input", x)
-    check_tensor(name, "weight", weight)
+    (out_features, in_features) and runs as op T, no copy. checked: the caller has made sure all
+    three are float32 CUDA tensors (nn.Linear's path)."""
+    if not checked:
+        check_tensor(name, "input", x)
+        check_tensor(name, "weight", weight)
+        if bias is not None:
+            check_tensor(name, "bias", bias)
     if weight.dim() != 2:
         raise ValueError(f"{name}: argument 'weight' must be 2-D, got shape {tuple(weight.shape)}")
+    two_d = x.dim() == 2
     if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(f"{name}: argument 'input' of shape {tuple(x.shape)} does not end in "
                          f"in_features = {weight.shape[1]} (argument 'weight' is {tuple(weight.shape)})")
-    rows = x.reshape(-1, x.shape[-1])  # a view where x's leading dimensions allow one
+    rows = x if two_d else x.reshape(-1, x.shape[-1])  # a view where x's leading dimensions allow one
     wt = weight.t()
     device = _check_pair(name, rows, wt)
     beta = 0.0 if bias is None else 1.0
@@ -170,11 +176,11 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear"):
         args, problem = _plan(plan_mm, name, rows, wt, 1.0, beta)
     out = rows.new_empty((args.m, args.n))
     if bias is not None:
-        _broadcast_into(name, bias, (args.m, args.n), out)
+        _broadcast_into(name, bias, (args.m, args.n), out, checked=True)
     if args.m and args.n:
         if args.k == 0:
             if bias is None:
                 out.zero_()
         else:
             _run(problem, rows, wt, out, device, name)
-    return out.view(*x.shape[:-1], args.n)
+    return out if two_d else out.view(*x.shape[:-1], args.n)

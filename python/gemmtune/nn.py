@@ -19,7 +19,7 @@ class functional:  # noqa: N801 - mirrors torch.nn.functional
             return torch.nn.functional.linear(input, weight, bias)
         if _torch_calls.through_op(input, weight, bias):
             return torch.ops.gemmtune.linear(input, weight, bias)
-        return _torch_calls.linear(input, weight, bias)
+        return _torch_calls.linear(input, weight, bias, checked=True)
 
 
 class Linear(torch.nn.Linear):
