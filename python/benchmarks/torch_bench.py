@@ -68,16 +68,24 @@ def k_scaled_error(out, x, model_layers):
 
 
 def graphed(model, x):
-    """model(x) captured in a CUDA graph (after a warm-up on the capture stream): (replay, output)."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        model(x)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        out = model(x)
-    return graph.replay, out
+    """model(x) captured in a CUDA graph (after a warm-up on the capture stream): (replay, output,
+    the capture mode that worked, errors of those that did not); replay None if none did."""
+    errors = {}
+    for mode in ("global", "relaxed"):
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            model(x)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph, stream=stream, capture_error_mode=mode):
+                out = model(x)
+            return graph.replay, out, mode, errors
+        except Exception as e:  # noqa: BLE001 - recorded in the report
+            errors[mode] = str(e).splitlines()[0]
+            torch.cuda.synchronize()
+    return None, None, None, errors
 
 
 def measure_mlps(models, rounds):
@@ -87,18 +95,21 @@ def measure_mlps(models, rounds):
     for label, (theirs, ours, x) in models.items():
         with torch.no_grad():
             out_ours, out_theirs = ours(x), theirs(x)
-            replay_theirs, _ = graphed(theirs, x)
-            replay_ours, graph_out_ours = graphed(ours, x)
-            times = interleaved({"torch": lambda: theirs(x), "gemmtune": lambda: ours(x),
-                                 "torch_graph": replay_theirs, "gemmtune_graph": replay_ours}, gpu_ms, rounds)
+            replay_theirs, _, _, _ = graphed(theirs, x)
+            replay_ours, graph_out_ours, mode, capture_errors = graphed(ours, x)
+            contenders = {"torch": lambda: theirs(x), "gemmtune": lambda: ours(x), "torch_graph": replay_theirs}
+            if replay_ours:
+                contenders["gemmtune_graph"] = replay_ours
+            times = interleaved(contenders, gpu_ms, rounds)
             layers = [theirs[0], theirs[1], theirs[2]]
             mlps[label] = {
                 "ms_torch": times["torch"], "ms_gemmtune": times["gemmtune"],
                 "speedup": times["torch"] / times["gemmtune"],
-                "graph_ms_torch": times["torch_graph"], "graph_ms_gemmtune": times["gemmtune_graph"],
-                "graph_speedup": times["torch_graph"] / times["gemmtune_graph"],
+                "graph_ms_torch": times["torch_graph"], "graph_ms_gemmtune": times.get("gemmtune_graph"),
+                "graph_speedup": times["torch_graph"] / times["gemmtune_graph"] if replay_ours else None,
+                "graph_capture_mode": mode, "graph_capture_errors": capture_errors,
                 "error_over_bound_gemmtune": k_scaled_error(out_ours, x, layers),
-                "error_over_bound_gemmtune_graph": k_scaled_error(graph_out_ours, x, layers),
+                "error_over_bound_gemmtune_graph": k_scaled_error(graph_out_ours, x, layers) if replay_ours else None,
                 "error_over_bound_torch": k_scaled_error(out_theirs, x, layers),
                 "layers": [gemmtune.explain(x, ours[0].weight.t()).config,
                            gemmtune.explain(torch.relu(ours[0](x)), ours[2].weight.t()).config],
