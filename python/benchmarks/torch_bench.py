@@ -124,7 +124,8 @@ def main():
     parser.add_argument("--json", help="also write the report here (the tuner prints its progress on stdout)")
     opts = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
-    report = {"gpu": torch.cuda.get_device_name(), "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+    # A schema of its own: a results directory holding this file skips it (results_catalog.cpp).
+    report = {"schema": "gemmtune.python-bench/1", "gpu": torch.cuda.get_device_name(), "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
               "torch": torch.__version__, "gemmtune": gemmtune.library_version()}
 
     a, b = torch.randn(64, 64, device="cuda"), torch.randn(64, 64, device="cuda")

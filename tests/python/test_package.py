@@ -43,6 +43,7 @@ def test_missing_library_is_an_import_error_naming_the_path(tmp_path):
 
 def test_check_results_accepts_the_shipped_results(root):
     gemmtune.check_results(root / "results" / "nvidia-h100-80gb-hbm3.json")
+    gemmtune.check_results(root / "results")  # every file there, as a handle given the directory reads it
 
 
 def test_check_results_reports_a_corrupt_file(tmp_path, root):
