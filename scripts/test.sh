@@ -32,6 +32,14 @@ scripts/setup.sh
 # --timeout applies to tests without a TIMEOUT of their own (the Slurm and Package tests have one).
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 900 -L "$release_labels" "$@")
 
+# The Python package's CPU tier (tests/python) against build/'s library and tuner: the package, the
+# C API through ctypes, the stride mapping, results checks, record and tune's exit codes, the
+# installed layout. Tests that need torch skip where it is not installed (CI installs none: PyPI's
+# torch is a CUDA build of several GB); those that need a GPU skip without one.
+python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check pytest
+GEMMTUNE_LIBRARY="$PWD/build/runtime/libgemmtune.so" GEMMTUNE_TUNER="$PWD/build/tuner/gemm-tune" \
+  python3 -m pytest -q -p no:cacheprovider tests/python
+
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)

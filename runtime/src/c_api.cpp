@@ -2,10 +2,17 @@
 // caller buffers, and nothing thrown across the boundary.
 #include <gemmtune/gemmtune.h>
 
+#include <cstdint>
 #include <cstring>
+#include <exception>
 #include <gemmtune/gemmtune.hpp>
 #include <new>
 #include <string>
+
+#include "atomic_file.hpp"
+#include "record_file.hpp"
+#include "shape_recorder.hpp"
+#include "version.hpp"
 
 struct gemmtune_handle {
   gemmtune::Handle handle;
@@ -101,6 +108,17 @@ gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmt
   return to_c(handle->handle.sgemm(p, alpha, a, b, beta, c, stream));
 }
 
+gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle, const gemmtune_sgemm_problem_t* problem,
+                                             const float* a, const float* b, float* c, cudaStream_t stream) {
+  if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;
+  const gemmtune_sgemm_problem_t& q = *problem;
+  gemmtune::GemmProblem p;
+  p.m = q.m, p.n = q.n, p.k = q.k, p.lda = q.lda, p.ldb = q.ldb, p.ldc = q.ldc;
+  p.op_a = to_op(static_cast<gemmtune_operation_t>(q.op_a)), p.op_b = to_op(static_cast<gemmtune_operation_t>(q.op_b));
+  p.batch = q.batch_count, p.stride_a = q.stride_a, p.stride_b = q.stride_b, p.stride_c = q.stride_c;
+  return to_c(handle->handle.sgemm(p, q.alpha, a, b, q.beta, c, stream));
+}
+
 gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
                                     gemmtune_operation_t transb, int m, int n, int k, const float* alpha,
                                     const float* a, int lda, const float* b, int ldb, const float* beta, float* c,
@@ -141,6 +159,115 @@ gemmtune_status_t gemmtune_choose(gemmtune_handle_t handle, int m, int n, int k,
   } catch (...) {
     return GEMMTUNE_OUT_OF_MEMORY;  // only the strings of the choice can throw here
   }
+}
+
+gemmtune_status_t gemmtune_choose_strided_batched(gemmtune_handle_t handle, gemmtune_operation_t op_a,
+                                                  gemmtune_operation_t op_b, int m, int n, int k, const float* a,
+                                                  int lda, long long stride_a, const float* b, int ldb,
+                                                  long long stride_b, int ldc, long long stride_c, int batch_count,
+                                                  gemmtune_config_source_t* source, char* config_name,
+                                                  size_t config_name_capacity, char* reason, size_t reason_capacity) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  try {
+    gemmtune::GemmProblem p;
+    p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+    p.op_a = to_op(op_a), p.op_b = to_op(op_b);
+    p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
+    gemmtune::KernelChoice choice;
+    const Status s = handle->handle.choose(p, a, b, choice);
+    if (s != Status::success) return to_c(s);
+    if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
+    copy_text(choice.config_name, config_name, config_name_capacity);
+    copy_text(choice.reason, reason, reason_capacity);
+    return GEMMTUNE_SUCCESS;
+  } catch (...) {
+    return GEMMTUNE_OUT_OF_MEMORY;  // only the strings of the choice can throw here
+  }
+}
+
+gemmtune_status_t gemmtune_warmup(gemmtune_handle_t handle, const char* record_path, int* problems, char* message,
+                                  size_t message_capacity) {
+  if (problems) *problems = 0;
+  if (!handle || !record_path) return GEMMTUNE_INVALID_ARGUMENT;
+  try {
+    const auto text = gemmtune::read_whole_file(record_path);
+    if (!text) {
+      copy_text(std::string("cannot read ") + record_path, message, message_capacity);
+      return GEMMTUNE_INVALID_ARGUMENT;
+    }
+    std::vector<gemmtune::RecordedProblem> recorded;
+    try {
+      recorded = gemmtune::parse_record(*text, record_path);
+    } catch (const std::invalid_argument& e) {
+      copy_text(e.what(), message, message_capacity);
+      return GEMMTUNE_INVALID_ARGUMENT;
+    }
+    if (problems) *problems = static_cast<int>(recorded.size());
+    // Operands that start 4, 8 or 16 bytes aligned, as the recorded calls' rows were.
+    alignas(16) static float stand_in[4];  // never read or written
+    for (const gemmtune::RecordedProblem& r : recorded) {
+      const bool ta = gemmtune::op_a_transposed(r.layout), tb = gemmtune::op_b_transposed(r.layout);
+      gemmtune::GemmProblem p;
+      p.m = r.m, p.n = r.n, p.k = r.k;
+      p.op_a = ta ? gemmtune::Op::t : gemmtune::Op::n, p.op_b = tb ? gemmtune::Op::t : gemmtune::Op::n;
+      p.lda = ta ? r.m : r.k, p.ldb = tb ? r.k : r.n, p.ldc = r.n;
+      p.batch = r.batch;
+      if (r.batch > 1) {
+        p.stride_a = static_cast<long long>(r.m) * r.k;
+        p.stride_b = static_cast<long long>(r.k) * r.n;
+        p.stride_c = static_cast<long long>(r.m) * r.n;
+      }
+      const float* operand = r.aligned_width >= 4 ? stand_in : r.aligned_width == 2 ? stand_in + 2 : stand_in + 1;
+      gemmtune::KernelChoice choice;
+      const Status s = handle->handle.choose(p, operand, operand, choice);
+      if (s != Status::success) {
+        copy_text(std::to_string(r.m) + "x" + std::to_string(r.n) + "x" + std::to_string(r.k) + ":" +
+                      gemmtune::layout_name(r.layout) + ":b" + std::to_string(r.batch) + ": " +
+                      gemmtune::status_name(s),
+                  message, message_capacity);
+        return to_c(s);
+      }
+    }
+    copy_text("", message, message_capacity);
+    return GEMMTUNE_SUCCESS;
+  } catch (...) {
+    return GEMMTUNE_OUT_OF_MEMORY;  // past parsing, only the strings can throw here
+  }
+}
+
+gemmtune_status_t gemmtune_record_start(const char* path, char* message, size_t message_capacity) {
+  if (!path) return GEMMTUNE_INVALID_ARGUMENT;
+  try {
+    gemmtune::start_record_session(path);
+    copy_text("", message, message_capacity);
+    return GEMMTUNE_SUCCESS;
+  } catch (const std::bad_alloc&) {
+    return GEMMTUNE_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    copy_text(e.what(), message, message_capacity);
+    return GEMMTUNE_INVALID_ARGUMENT;
+  } catch (...) {
+    return GEMMTUNE_INTERNAL_ERROR;
+  }
+}
+
+gemmtune_status_t gemmtune_record_stop(char* message, size_t message_capacity) {
+  try {
+    gemmtune::stop_record_session();
+    copy_text("", message, message_capacity);
+    return GEMMTUNE_SUCCESS;
+  } catch (const std::bad_alloc&) {
+    return GEMMTUNE_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    copy_text(e.what(), message, message_capacity);
+    return GEMMTUNE_INVALID_ARGUMENT;
+  } catch (...) {
+    return GEMMTUNE_INTERNAL_ERROR;
+  }
+}
+
+const char* gemmtune_version(void) {
+  return gemmtune::kGemmtuneVersion;
 }
 
 gemmtune_status_t gemmtune_check_results(const char* path, char* message, size_t message_capacity) {

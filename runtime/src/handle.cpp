@@ -106,7 +106,8 @@ class Handle::Impl {
   bool deterministic_ = false;  // GEMMTUNE_DETERMINISTIC when the handle was created
   std::unique_ptr<DeviceSlot[]> devices_;
   int device_count_ = 0;
-  // GEMMTUNE_RECORD: calls are counted per resolved shape and written by the recorder.
+  // GEMMTUNE_RECORD and recording sessions: calls are counted per resolved shape and written by the
+  // recorder (shape_recorder.hpp).
   std::filesystem::path record_path_;
   int record_token_ = 0;
 
@@ -175,10 +176,10 @@ void Handle::Impl::open(const std::string& results_path) {
   devices_ = std::make_unique<DeviceSlot[]>(static_cast<std::size_t>(count.count));
   device_count_ = count.count;
   record_path_ = record_path_requested();
-  if (!record_path_.empty()) {
-    record_token_ = register_record_source([this] { return take_recorded(); });
+  // Registered even without GEMMTUNE_RECORD: a recording session may start later.
+  record_token_ = register_record_source(record_path_, [this] { return take_recorded(); });
+  if (!record_path_.empty())
     runtime_logger().info("recording the problems called to {}", printable(record_path_.string()));
-  }
 
   std::size_t own_shapes = 0;
   for (const TunedResults& file : catalog_.files)
@@ -244,7 +245,7 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   const CallShape shape = call_shape_of(p, call.a, call.b, call.c);
   const ResolvedShape* resolved = kernels->find(shape);
   if (!resolved) resolved = &kernels->resolve(shape);
-  if (!record_path_.empty()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
+  if (!record_path_.empty() || record_session_active()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
   if (!resolved->kernel) {
     const cudaError_t err = kernels->cublas().run(call, stream);
     if (err != cudaSuccess)

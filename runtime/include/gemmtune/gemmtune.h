@@ -72,6 +72,23 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_strided_batched(
     float alpha, const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b,
     float beta, float* c, int ldc, long long stride_c, int batch_count, cudaStream_t stream);
 
+/* gemmtune_sgemm_strided_batched's arguments but the operands and the stream, as one value: a binding
+ * (Python's ctypes, where each argument of a call costs) fills it once per problem and passes it with
+ * four pointers per call. op_a and op_b are gemmtune_operation_t values. */
+typedef struct gemmtune_sgemm_problem {
+  int op_a, op_b;
+  int m, n, k;
+  int lda, ldb, ldc;
+  int batch_count;
+  long long stride_a, stride_b, stride_c;
+  float alpha, beta;
+} gemmtune_sgemm_problem_t;
+
+/* gemmtune_sgemm_strided_batched with the problem as one value (problem may not be NULL). */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle,
+                                                            const gemmtune_sgemm_problem_t* problem, const float* a,
+                                                            const float* b, float* c, cudaStream_t stream);
+
 /* cublasSgemm's and cublasSgemmStridedBatched's arguments one for one (column-major, alpha and beta
  * in host memory), on the stream set with gemmtune_set_stream: a cuBLAS caller switches by renaming. */
 GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
@@ -98,6 +115,33 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_choose(gemmtune_handle_t handle, int m
 /* Validates a results file or directory without a GPU; message (may be NULL) receives the problem. */
 GEMMTUNE_C_API gemmtune_status_t gemmtune_check_results(const char* path, char* message,
                                                         size_t message_capacity);
+
+/* gemmtune_choose for any problem gemmtune_sgemm_strided_batched takes (op(A), op(B), strides, batch):
+ * what runs and why, compiling it if needed. a and b only decide the pointer alignment (NULL: as
+ * from cudaMalloc); C counts as aligned. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_choose_strided_batched(
+    gemmtune_handle_t handle, gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n, int k,
+    const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b, int ldc,
+    long long stride_c, int batch_count, gemmtune_config_source_t* source, char* config_name,
+    size_t config_name_capacity, char* reason, size_t reason_capacity);
+
+/* Compiles, on the current device, what every problem of a record file (GEMMTUNE_RECORD's format)
+ * runs, so that no later call compiles (e.g. before CUDA-graph capture). *problems (may be NULL)
+ * receives how many the file held; message (may be NULL) the first problem met. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_warmup(gemmtune_handle_t handle, const char* record_path, int* problems,
+                                                 char* message, size_t message_capacity);
+
+/* Records the problems every handle of the process is called with, from gemmtune_record_start to
+ * gemmtune_record_stop, into path (GEMMTUNE_RECORD's format, merged with what the file holds, under
+ * its lock); GEMMTUNE_RECORD, if set, records on as well. Starting stops a recording already on.
+ * Returns GEMMTUNE_INVALID_ARGUMENT with message (may be NULL) for a file that cannot be written or
+ * holds something else, or a stop with no recording on. Calls replayed from a CUDA graph never
+ * reach the library and are not counted. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_record_start(const char* path, char* message, size_t message_capacity);
+GEMMTUNE_C_API gemmtune_status_t gemmtune_record_stop(char* message, size_t message_capacity);
+
+/* The library's version, e.g. "0.1.0". */
+GEMMTUNE_C_API const char* gemmtune_version(void);
 
 /* A short constant name for a status, e.g. "invalid_results". */
 GEMMTUNE_C_API const char* gemmtune_status_name(gemmtune_status_t status);

@@ -1,0 +1,182 @@
+"""Issue #46's targets, measured (a benchmark program, not a timed test):
+  1. host time per call of gemmtune.mm against torch.mm at 64^3 (and of torch.ops.gemmtune.mm, the
+     registered op, which autograd and torch.compile use);
+  2. a 2-layer FP32 MLP with gemmtune.nn.Linear against torch.nn.Linear, end to end (inference),
+     and its error against a float64 reference under the K-scaled bound: with the shipped results,
+     then (--tune-seconds S > 0) after the record -> tune -> reload loop on the MLP's own problems
+     (S seconds per problem, into a temporary results directory).
+Host time: a burst of calls small enough never to fill the launch queue is timed on the host before
+synchronising, rounds interleaved between the contenders, median of the rounds. Prints JSON.
+Usage: python3 torch_bench.py [--rounds 30] [--tune-seconds 0] [--json FILE]
+"""
+
+import argparse
+import datetime
+import json
+import statistics
+import tempfile
+import time
+import timeit
+
+import torch
+
+import gemmtune
+
+
+def host_us_per_call(fn, calls=200):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    elapsed = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
+
+
+def gpu_ms(fn, iterations=50):
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    begin.record()
+    for _ in range(iterations):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return begin.elapsed_time(end) / iterations
+
+
+def interleaved(contenders, measure, rounds):
+    samples = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, fn in contenders.items():
+            samples[name].append(measure(fn))
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def k_scaled_error(out, x, model_layers):
+    """max |out - ref| / (4 * K * eps * |.| products), in float64, layer by layer: <= 1 passes."""
+    h = x.double()
+    scale = x.double().abs()
+    for layer in model_layers:
+        if isinstance(layer, torch.nn.Linear):
+            w, b = layer.weight.double(), layer.bias.double()
+            h, scale = h @ w.t() + b, scale @ w.abs().t() + b.abs()
+            k = w.shape[1]
+        else:
+            h, scale = layer(h), layer(scale)
+    bound = 4 * k * 2.0**-24 * scale + 1e-30
+    return float(((out.double() - h).abs() / bound).max())
+
+
+def graphed(model, x):
+    """model(x) captured in a CUDA graph (after a warm-up on the capture stream): (replay, output,
+    the capture mode that worked, errors of those that did not); replay None if none did."""
+    errors = {}
+    for mode in ("global", "relaxed"):
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            model(x)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph, stream=stream, capture_error_mode=mode):
+                out = model(x)
+            return graph.replay, out, mode, errors
+        except Exception as e:  # noqa: BLE001 - recorded in the report
+            errors[mode] = str(e).splitlines()[0]
+            torch.cuda.synchronize()
+    return None, None, None, errors
+
+
+def measure_mlps(models, rounds):
+    """Eager (host time counts: at 64 rows the host is the bottleneck) and in CUDA graphs (the GPU's
+    time alone), interleaved."""
+    mlps = {}
+    for label, (theirs, ours, x) in models.items():
+        with torch.no_grad():
+            out_ours, out_theirs = ours(x), theirs(x)
+            replay_theirs, _, _, _ = graphed(theirs, x)
+            replay_ours, graph_out_ours, mode, capture_errors = graphed(ours, x)
+            contenders = {"torch": lambda: theirs(x), "gemmtune": lambda: ours(x), "torch_graph": replay_theirs}
+            if replay_ours:
+                contenders["gemmtune_graph"] = replay_ours
+            times = interleaved(contenders, gpu_ms, rounds)
+            layers = [theirs[0], theirs[1], theirs[2]]
+            mlps[label] = {
+                "ms_torch": times["torch"], "ms_gemmtune": times["gemmtune"],
+                "speedup": times["torch"] / times["gemmtune"],
+                "graph_ms_torch": times["torch_graph"], "graph_ms_gemmtune": times.get("gemmtune_graph"),
+                "graph_speedup": times["torch_graph"] / times["gemmtune_graph"] if replay_ours else None,
+                "graph_capture_mode": mode, "graph_capture_errors": capture_errors,
+                "error_over_bound_gemmtune": k_scaled_error(out_ours, x, layers),
+                "error_over_bound_gemmtune_graph": k_scaled_error(graph_out_ours, x, layers) if replay_ours else None,
+                "error_over_bound_torch": k_scaled_error(out_theirs, x, layers),
+                "layers": [gemmtune.explain(x, ours[0].weight.t()).config,
+                           gemmtune.explain(torch.relu(ours[0](x)), ours[2].weight.t()).config],
+            }
+    return mlps
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--tune-seconds", type=float, default=0)
+    parser.add_argument("--json", help="also write the report here (the tuner prints its progress on stdout)")
+    opts = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    # A schema of its own: a results directory holding this file skips it (results_catalog.cpp).
+    report = {"schema": "gemmtune.python-bench/1", "gpu": torch.cuda.get_device_name(), "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+              "torch": torch.__version__, "gemmtune": gemmtune.library_version()}
+
+    a, b = torch.randn(64, 64, device="cuda"), torch.randn(64, 64, device="cuda")
+    for fn in (lambda: torch.mm(a, b), lambda: gemmtune.mm(a, b), lambda: torch.ops.gemmtune.mm(a, b)):
+        fn()
+    with torch.no_grad():
+        host = interleaved({"torch.mm": lambda: torch.mm(a, b), "gemmtune.mm": lambda: gemmtune.mm(a, b),
+                            "torch.ops.gemmtune.mm": lambda: torch.ops.gemmtune.mm(a, b)},
+                           host_us_per_call, opts.rounds)
+    report["host_us_per_call_64cube"] = host
+    report["gemmtune_mm_over_torch_mm_us"] = host["gemmtune.mm"] - host["torch.mm"]
+    # Where gemmtune.mm's host time goes (no GPU work in any of these).
+    from gemmtune import _library, _torch_calls, plan_mm
+    problem = _library.sgemm_problem(plan_mm("mm", (64, 64), (64, 1), (64, 64), (64, 1)), 1.0, 0.0)
+    run = _library.lib().gemmtune_run_sgemm_problem
+    parts = {
+        "python_dispatch_and_plan": lambda: (gemmtune._through_op(a, b), _torch_calls._check_pair("mm", a, b),
+                                             _torch_calls._plan(plan_mm, "mm", a, b)),
+        "new_empty": lambda: a.new_empty((64, 64)),
+        "ctypes_call_refused": lambda: run(None, problem, 16, 16, 16, None),
+        "raw_stream": lambda: _torch_calls._raw_stream(0),
+    }
+    report["host_us_parts"] = {name: timeit.timeit(fn, number=20000) / 20000 * 1e6 for name, fn in parts.items()}
+    report["explain_64cube"] = gemmtune.explain(a, b)._asdict()
+
+    models = {}
+    for rows, width, hidden in ((64, 1024, 4096), (512, 1024, 4096), (4096, 1024, 4096)):
+        torch.manual_seed(0)
+        theirs = torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
+                                     torch.nn.Linear(hidden, width)).cuda()
+        ours = gemmtune.nn.replace_linear(torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
+                                                              torch.nn.Linear(hidden, width)).cuda())
+        ours.load_state_dict(theirs.state_dict())
+        models[f"{rows}x{width}->{hidden}->{width}"] = (theirs, ours, torch.randn(rows, width, device="cuda"))
+    report["mlp_inference"] = measure_mlps(models, opts.rounds)
+    if opts.tune_seconds > 0:
+        with tempfile.TemporaryDirectory() as work:
+            record = f"{work}/calls.jsonl"
+            with torch.no_grad(), gemmtune.record(record):
+                for theirs, ours, x in models.values():
+                    ours(x)
+            start = time.perf_counter()
+            gemmtune.tune(sizes_from=record, results_dir=f"{work}/results", time_budget=opts.tune_seconds)
+            report["tune_seconds_total"] = time.perf_counter() - start
+            report["mlp_inference_after_tuning"] = measure_mlps(models, opts.rounds)
+    text = json.dumps(report, indent=1)
+    print(text)
+    if opts.json:
+        with open(opts.json, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

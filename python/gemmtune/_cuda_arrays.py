@@ -1,0 +1,93 @@
+"""Arrays other than torch tensors, through the CUDA Array Interface (v3): CuPy's, and any producer
+whose module can allocate the result (CuPy; others are converted with cupy.asarray first, which
+reads their __cuda_array_interface__ or DLPack without a copy). The call runs on CuPy's current
+stream, with CuPy's current device set to the array's.
+"""
+
+from __future__ import annotations
+
+from . import _handles
+from . import _library as L
+from ._layout import plan_bmm, plan_mm
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError as e:
+        raise TypeError("gemmtune: arrays other than torch tensors are taken through CuPy, which is not "
+                        "installed") from e
+    return cupy
+
+
+def as_cupy(name: str, argument: str, x):
+    """x as a CuPy array (no copy), checked for a CUDA device and float32."""
+    if not (hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")):
+        raise TypeError(f"{name}: argument '{argument}' ({type(x).__name__}) is neither a torch.Tensor nor a "
+                        f"CUDA array (__cuda_array_interface__ or __dlpack__)")
+    cupy = _cupy()
+    if not isinstance(x, cupy.ndarray):
+        try:
+            x = cupy.asarray(x) if hasattr(x, "__cuda_array_interface__") else cupy.from_dlpack(x)
+        except Exception as e:  # a host array, an unsupported device
+            raise ValueError(f"{name}: argument '{argument}' is not a CUDA array: {e}") from e
+    if x.dtype != cupy.float32:
+        raise TypeError(f"{name}: argument '{argument}' is {x.dtype}; gemmtune supports float32")
+    return x
+
+
+def _strides(x):
+    return tuple(s // x.itemsize for s in x.strides)
+
+
+def _elementwise_strides_ok(name, argument, x):
+    if any(s % x.itemsize for s in x.strides):
+        raise ValueError(f"{name}: argument '{argument}' has strides {x.strides} bytes, not whole elements")
+
+
+def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0):
+    a = as_cupy(name, "a", a)
+    b = as_cupy(name, "b", b)
+    cupy = _cupy()
+    if a.device.id != b.device.id:
+        raise ValueError(f"{name}: arguments 'a' (device {a.device.id}) and 'b' (device {b.device.id}) are on "
+                         f"different devices")
+    _elementwise_strides_ok(name, "a", a)
+    _elementwise_strides_ok(name, "b", b)
+    args = planner(name, a.shape, _strides(a), b.shape, _strides(b))
+    shape = (args.m, args.n) if planner is plan_mm else (args.batch, args.m, args.n)
+    device = a.device.id
+    with cupy.cuda.Device(device):
+        out = cupy.empty(shape, dtype=cupy.float32)
+        if c is not None and beta != 0.0:
+            c = as_cupy(name, "c", c)
+            try:
+                out[...] = cupy.broadcast_to(c, shape)
+            except ValueError as e:
+                raise ValueError(f"{name}: argument 'c' of shape {c.shape} does not broadcast to {shape}") from e
+        if out.size == 0:
+            return out
+        if args.k == 0 or alpha == 0.0:
+            if c is None or beta == 0.0:
+                out.fill(0)
+            else:
+                out *= beta
+            return out
+        handle = _handles.get(device, lambda: cupy.cuda.Device(device))
+        stream = cupy.cuda.get_current_stream().ptr
+        status = L.lib().gemmtune_run_sgemm_problem(handle, L.sgemm_problem(args, float(alpha), float(beta)),
+                                                    a.data.ptr, b.data.ptr, out.data.ptr, stream)
+        L.raise_for_status(status, name)
+    return out
+
+
+def mm(a, b):
+    return gemm(plan_mm, "gemmtune.mm", a, b)
+
+
+def bmm(a, b):
+    return gemm(plan_bmm, "gemmtune.bmm", a, b)
+
+
+def addmm(c, a, b, beta=1.0, alpha=1.0):
+    return gemm(plan_mm, "gemmtune.addmm", a, b, c=c, beta=float(beta), alpha=float(alpha))
