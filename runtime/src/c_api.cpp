@@ -9,10 +9,10 @@
 #include <new>
 #include <string>
 
-#include "atomic_file.hpp"
-#include "record_file.hpp"
+#include "core/atomic_file.hpp"
+#include "core/record_file.hpp"
+#include "core/version.hpp"
 #include "shape_recorder.hpp"
-#include "version.hpp"
 
 struct gemmtune_handle {
   gemmtune::Handle handle;
