@@ -1,6 +1,7 @@
-// Skinny family, part 1: the memory instructions both kernels use (kernel_templates/skinny.cuh),
-// and programmatic dependent launch (sm_90: the runtime launches every kernel as a dependent of the
-// stream's previous one; it must wait for that kernel's writes before its first access).
+// Skinny family, part 1: what both kernels use (kernel_templates/skinny.cuh): the memory
+// instructions, where a block works and split-K's meeting point, and programmatic dependent launch
+// (sm_90: the runtime launches every kernel as a dependent of the stream's previous one; it must wait
+// for that kernel's writes before its first access).
 
 namespace gemmtune {
 namespace skinny {
@@ -81,6 +82,45 @@ __device__ __forceinline__ void red_add_f32x4(float* p, float4 v) {
 #else
   atomicAdd(p, v.x), atomicAdd(p + 1, v.y), atomicAdd(p + 2, v.z), atomicAdd(p + 3, v.w);
 #endif
+}
+
+// ---- where a block works, and split-K's meeting point -----------------------------------------
+
+// gridDim.x holds the tiles of C (tiles_m * tiles_n, row-major), each as `splits` neighbouring blocks
+// (so a tile's slices of K run together).
+struct BlockTile {
+  int tiles;   // tiles of C in one batch entry
+  int tile;    // this block's
+  int split;   // its slice of K
+  int m0, n0;  // its first row and column of C
+};
+
+template <int BM, int BN>
+__device__ __forceinline__ BlockTile block_tile(int M, int N, int splits) {
+  const int tiles_n = (N + BN - 1) / BN;
+  BlockTile t;
+  t.tiles = tiles_n * ((M + BM - 1) / BM);
+  t.split = blockIdx.x % splits;
+  t.tile = blockIdx.x / splits;
+  t.m0 = (t.tile / tiles_n) * BM;
+  t.n0 = (t.tile % tiles_n) * BN;
+  return t;
+}
+
+// Called by every thread of a block once its share of the tile's sums is in the workspace: true,
+// in every thread, for the tile's last block to arrive, which then reads them all. The tile's
+// counter is left zero for the next launch.
+__device__ __forceinline__ bool last_to_arrive(unsigned* counter, int splits) {
+  __shared__ unsigned is_last;
+  __threadfence();  // this thread's sums are visible GPU-wide before the count says so
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    is_last = atomicAdd(counter, 1u) == static_cast<unsigned>(splits - 1);
+    if (is_last) *counter = 0;
+  }
+  __syncthreads();
+  if (is_last) __threadfence();  // and the others' are visible to this block
+  return is_last;
 }
 
 __device__ __forceinline__ void wait_for_prior_grid() {

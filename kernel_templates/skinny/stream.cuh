@@ -42,13 +42,8 @@ __global__ void __launch_bounds__(32 * WN * WK)
   static_assert(BM >= 1 && BM <= 32 && TN >= 1 && U >= 1, "tile");
   static_assert(WK == 1 || WK * BM * BN * 4 <= 48 * 1024, "cross-warp reduction buffer over 48 KB");
 
-  const int tiles_n = (N + BN - 1) / BN;
-  const int tiles_m = (M + BM - 1) / BM;
-  const int tiles = tiles_n * tiles_m;
-  const int split = blockIdx.x % splits;
-  const int tile = blockIdx.x / splits;
-  const int m0 = (tile / tiles_n) * BM;
-  const int n0 = (tile % tiles_n) * BN;
+  const BlockTile at = block_tile<BM, BN>(M, N, splits);
+  const int tiles = at.tiles, tile = at.tile, split = at.split, m0 = at.m0, n0 = at.n0;
   A += blockIdx.y * stride_a;
   B += blockIdx.y * stride_b;
   C += blockIdx.y * stride_c;
@@ -293,19 +288,9 @@ __global__ void __launch_bounds__(32 * WN * WK)
   if (!partial) return;
 
   // Split-K: the last block of the tile to arrive adds the partial sums in split order.
-  __shared__ unsigned is_last;
-  __threadfence();  // this thread's partial sums are visible GPU-wide before the count says so
-  __syncthreads();
   unsigned* counter = reinterpret_cast<unsigned*>(workspace + static_cast<long long>(gridDim.y) * tiles * splits * (BM * BN)) +
                       blockIdx.y * tiles + tile;
-  if (tid == 0) {
-    const unsigned arrived = atomicAdd(counter, 1u);
-    is_last = arrived == static_cast<unsigned>(splits - 1);
-    if (is_last) *counter = 0;  // leave it zero for the next launch
-  }
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();
+  if (!last_to_arrive(counter, splits)) return;
   // The workspace is left as it was found, all zeros (the counter above, the partial sums here): the
   // runtime shares one such buffer among every skinny kernel on a stream.
   float* tile_parts = workspace + static_cast<long long>(blockIdx.y * tiles + tile) * splits * (BM * BN);

@@ -46,13 +46,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN) * KG, MINB)
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
 
-  const int tiles_n = (N + BN - 1) / BN;
-  const int tiles_m = (M + BM - 1) / BM;
-  const int tiles = tiles_n * tiles_m;
-  const int split = blockIdx.x % splits;
-  const int tile = blockIdx.x / splits;
-  const int m0 = (tile / tiles_n) * BM;
-  const int n0 = (tile % tiles_n) * BN;
+  const BlockTile at = block_tile<BM, BN>(M, N, splits);
+  const int tiles = at.tiles, tile = at.tile, split = at.split, m0 = at.m0, n0 = at.n0;
   A += blockIdx.y * stride_a;
   B += blockIdx.y * stride_b;
   C += blockIdx.y * stride_c;
@@ -243,19 +238,9 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN) * KG, MINB)
       for (int j = 0; j < TN; ++j) atomicAdd(sum + r * BN + col_of(j), acc[i][j]);
     }
   }
-  __shared__ unsigned is_last;
-  __threadfence();
-  __syncthreads();
   unsigned* counter = reinterpret_cast<unsigned*>(workspace + static_cast<long long>(gridDim.y) * tiles * (BM * BN)) +
                       blockIdx.y * tiles + tile;
-  if (tid == 0) {
-    const unsigned arrived = atomicAdd(counter, 1u);
-    is_last = arrived == static_cast<unsigned>(splits - 1);
-    if (is_last) *counter = 0;
-  }
-  __syncthreads();
-  if (!is_last) return;
-  __threadfence();
+  if (!last_to_arrive(counter, splits)) return;
   for (int e4 = tid; e4 < BM * BN / 4; e4 += THREADS) {
     float4 v;
     asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"

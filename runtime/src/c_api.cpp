@@ -61,6 +61,23 @@ void copy_text(const std::string& text, char* buffer, size_t capacity) {
   buffer[length] = '\0';
 }
 
+// A recording session's start or stop: its error, where it throws one, in message.
+template <class Action>
+gemmtune_status_t record_session_call(Action&& action, char* message, size_t message_capacity) {
+  try {
+    action();
+    copy_text("", message, message_capacity);
+    return GEMMTUNE_SUCCESS;
+  } catch (const std::bad_alloc&) {
+    return GEMMTUNE_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    copy_text(e.what(), message, message_capacity);
+    return GEMMTUNE_INVALID_ARGUMENT;
+  } catch (...) {
+    return GEMMTUNE_INTERNAL_ERROR;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -237,33 +254,11 @@ gemmtune_status_t gemmtune_warmup(gemmtune_handle_t handle, const char* record_p
 
 gemmtune_status_t gemmtune_record_start(const char* path, char* message, size_t message_capacity) {
   if (!path) return GEMMTUNE_INVALID_ARGUMENT;
-  try {
-    gemmtune::start_record_session(path);
-    copy_text("", message, message_capacity);
-    return GEMMTUNE_SUCCESS;
-  } catch (const std::bad_alloc&) {
-    return GEMMTUNE_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    copy_text(e.what(), message, message_capacity);
-    return GEMMTUNE_INVALID_ARGUMENT;
-  } catch (...) {
-    return GEMMTUNE_INTERNAL_ERROR;
-  }
+  return record_session_call([path] { gemmtune::start_record_session(path); }, message, message_capacity);
 }
 
 gemmtune_status_t gemmtune_record_stop(char* message, size_t message_capacity) {
-  try {
-    gemmtune::stop_record_session();
-    copy_text("", message, message_capacity);
-    return GEMMTUNE_SUCCESS;
-  } catch (const std::bad_alloc&) {
-    return GEMMTUNE_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    copy_text(e.what(), message, message_capacity);
-    return GEMMTUNE_INVALID_ARGUMENT;
-  } catch (...) {
-    return GEMMTUNE_INTERNAL_ERROR;
-  }
+  return record_session_call([] { gemmtune::stop_record_session(); }, message, message_capacity);
 }
 
 const char* gemmtune_version(void) {
