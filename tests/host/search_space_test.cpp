@@ -198,7 +198,9 @@ TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
       if (rows) expected.insert({KernelFamily::skinny_stream, rows});
       if (tiled_rows) expected.insert({KernelFamily::skinny_tiled, tiled_rows});
       EXPECT_EQ(tiles, expected) << shape.label();
-      if (m <= 32) EXPECT_GT(e.removed.at("row_tile"), 0u) << shape.label();
+      if (m <= 32) {
+        EXPECT_GT(e.removed.at("row_tile"), 0u) << shape.label();
+      }
     }
   const GemmShape decode{8, 4096, 4096, Layout::nn, 1};
   EXPECT_TRUE(enumerate(all.front(), h100, &decode).candidates.empty());
