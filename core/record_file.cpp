@@ -84,7 +84,9 @@ std::vector<RecordedProblem> parse_record(std::string_view text, const std::stri
       throw std::invalid_argument(where + ": is not one JSON value (a truncated or damaged line?)");
     }
     if (!header) {
-      if (!value.is_object() || value.value("schema", std::string()) != kRecordSchema)
+      // value() would throw json's own type_error for a schema that is not a string.
+      const auto schema = value.is_object() ? value.find("schema") : value.end();
+      if (!value.is_object() || schema == value.end() || !schema->is_string() || *schema != kRecordSchema)
         throw std::invalid_argument(fmt::format("{}: the first line is not {{\"schema\":\"{}\"}}", where, kRecordSchema));
       header = true;
       continue;
