@@ -82,7 +82,7 @@ def shape_label(m, n, k):
 
 
 def slugify(name):
-    """runtime/src/device_profile.cpp slugify: lowercase, runs of anything else become one '-'."""
+    """core/device_profile.cpp slugify: lowercase, runs of anything else become one '-'."""
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     return slug or "unknown-gpu"
 
@@ -228,7 +228,7 @@ def device_record(torch, index):
     record = {"name": name, "slug": slugify(name), "compute_capability": cc, "sm_count": props.multi_processor_count,
               "l2_megabytes": getattr(props, "L2_cache_size", 0) / (1024.0 * 1024.0),
               "total_memory_gib": props.total_memory / 2.0**30}
-    # FP32 peak as runtime/src/device_profile.cpp computes it where the clock is known; otherwise the
+    # FP32 peak as core/device_profile.cpp computes it where the clock is known; otherwise the
     # checked-in profile of the same GPU, otherwise none (the percent-of-peak fields are then null).
     clock_khz = getattr(props, "clock_rate", 0) or 0
     if clock_khz > 0:

@@ -1,5 +1,5 @@
 // The plan command's edge: options in, the plan file and its summary out. Everything learned
-// about the candidates comes from search/planner.hpp.
+// about the candidates comes from commands/planner.hpp.
 #include "commands/plan_command.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,5 @@
 // `gemm-tune plan --gpu a100 --sizes ...`: the search space compiled and ranked for a GPU that
-// need not be present (search/planner.hpp does the work); writes results/plan-<gpu>.json and
+// need not be present (commands/planner.hpp does the work); writes results/plan-<gpu>.json and
 // prints the ranking's summary. With --shard (or in a Slurm array job) it plans its share of the
 // sizes only, into the -o file of that task; `gemm-tune merge` combines the tasks' plans.
 #pragma once
