@@ -8,8 +8,10 @@
 namespace gemmtune {
 
 // results/<gpu>.json and results/portfolio-<gpu>.json: the tuned winners (kind "measured" or
-// "portfolio"). Version 1 (row-major nn only, no batch, no "winner") is still read and upgraded.
-inline constexpr const char* kResultsSchema = "gemmtune.results/2";
+// "portfolio"). Version 3 keys every entry by its "precision" too. Versions 2 ("dtype": "f32", i.e.
+// fp32 only) and 1 (row-major nn only, no batch, no "winner") are still read and upgraded.
+inline constexpr const char* kResultsSchema = "gemmtune.results/3";
+inline constexpr const char* kResultsSchemaV2 = "gemmtune.results/2";
 inline constexpr const char* kResultsSchemaV1 = "gemmtune.results/1";
 inline constexpr const char* kPlanSchema = "gemmtune.plan/1";        // results/plan-<gpu>.json: predictions
 inline constexpr const char* kCrossSchema = "gemmtune.cross/1";      // results/cross-<gpu>.json
@@ -18,9 +20,10 @@ inline constexpr const char* kPeersSchema = "gemmtune.peers/1";      // results/
 inline constexpr const char* kCompareSchema = "gemmtune.compare/1";  // `compare --format json`
 inline constexpr const char* kRecordSchema = "gemmtune.record/1";    // GEMMTUNE_RECORD files
 
-// Schema 2 or the schema 1 it replaces: both are read everywhere.
-inline bool is_results_schema(std::string_view schema) {
-  return schema == kResultsSchema || schema == kResultsSchemaV1;
+// 3, 2 or 1 for a results schema (each is read everywhere), 0 for anything else.
+inline int results_schema_version(std::string_view schema) {
+  return schema == kResultsSchema ? 3 : schema == kResultsSchemaV2 ? 2 : schema == kResultsSchemaV1 ? 1 : 0;
 }
+inline bool is_results_schema(std::string_view schema) { return results_schema_version(schema) != 0; }
 
 }  // namespace gemmtune

@@ -45,6 +45,7 @@ std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch)
     return tiles * slices * std::size_t(config.block_m) * std::size_t(config.block_n) * sizeof(float) +
            tiles * sizeof(unsigned);
   }
+  if (config.family == KernelFamily::mma) return 0;  // its slices add into C: nothing to keep
   if (config.split_k_atomic) return entries * std::size_t(tile_count(config, m, n)) * sizeof(unsigned long long);
   return entries * std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
 }
@@ -129,8 +130,10 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
   for (int first = 0; first < args.batch; first += kMaxBatchPerLaunch) {
     GemmArguments part = args;
     part.batch = std::min(kMaxBatchPerLaunch, args.batch - first);
-    part.a += first * args.stride_a;
-    part.b += first * args.stride_b;
+    // A and B may hold 16-bit elements (the tensor-core precisions): step in bytes.
+    const long long operand = operand_bytes(config_.precision);
+    part.a = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.a) + first * args.stride_a * operand);
+    part.b = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.b) + first * args.stride_b * operand);
     part.c += first * args.stride_c;
     if (const cudaError_t err = launch_entries(part, workspace, stream); err != cudaSuccess) return err;
   }
@@ -141,7 +144,8 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   const long long tiles = tile_count(config_, args.m, args.n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   int splits = config_.split_k;
-  const bool atomic = splits > 1 && config_.split_k_atomic;  // its workspace is optional
+  // Its workspace is optional; the tensor-core kernels split K only this way.
+  const bool atomic = splits > 1 && (config_.split_k_atomic || config_.family == KernelFamily::mma);
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
   if (is_skinny(config_.family)) return launch_skinny(args, workspace, stream, tiles);
 

@@ -45,8 +45,8 @@ void check_path(const KernelConfig& config, KernelPath path) {
   if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
   if (path != KernelPath::general && config.vector_width == 1)
     throw std::invalid_argument("whole-vector copies need vector_width > 1 (" + config.name() + ")");
-  if (path == KernelPath::whole_tiles && is_skinny(config.family))
-    throw std::invalid_argument("the skinny kernels have no whole-tile path (" + config.name() + ")");
+  if (path == KernelPath::whole_tiles && config.family != KernelFamily::sgemm)
+    throw std::invalid_argument("only the sgemm kernels have a whole-tile path (" + config.name() + ")");
   if (path == KernelPath::whole_tiles && config.thread_n % 4 != 0)
     throw std::invalid_argument("whole-tile stores need thread_n a multiple of 4 (" + config.name() + ")");
 }
@@ -191,12 +191,13 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::vector<std::stri
 KernelCompiler::KernelCompiler(std::filesystem::path cache_dir, std::string template_source)
     : cache_dir_(std::move(cache_dir)),
       sgemm_(template_source.empty() ? embedded_template() : std::move(template_source)),
-      skinny_(std::string(embedded_file("kernel_templates/skinny.cuh"))) {}
+      skinny_(std::string(embedded_file("kernel_templates/skinny.cuh"))),
+      mma_(std::string(embedded_file("kernel_templates/mma.cuh"))) {}
 
 KernelCompiler::Template::Template(std::string text) : source(std::move(text)), hash(stable_hash(source)) {}
 
 const KernelCompiler::Template& KernelCompiler::template_of(KernelFamily family) const {
-  return is_skinny(family) ? skinny_ : sgemm_;
+  return is_skinny(family) ? skinny_ : family == KernelFamily::mma ? mma_ : sgemm_;
 }
 
 std::string KernelCompiler::cache_key(KernelFamily family, const std::string& name_expression,

@@ -70,7 +70,7 @@ class KernelCompiler {
   // cache_dir empty: no disk cache. template_source empty: the embedded kernel_templates/sgemm.cuh,
   // its parts joined (cmake/JoinTemplate.cmake); else one whole program, as NVRTC gets it (tests pass
   // deliberately broken templates to prove that failures are contained). The skinny families always
-  // compile the embedded kernel_templates/skinny.cuh.
+  // compile the embedded kernel_templates/skinny.cuh, the tensor-core family kernel_templates/mma.cuh.
   explicit KernelCompiler(std::filesystem::path cache_dir, std::string template_source = {});
 
   // arch: "sm_75", "sm_80", "sm_90", ... Throws CompileError, or std::invalid_argument for an
@@ -119,6 +119,7 @@ class KernelCompiler {
   std::filesystem::path cache_dir_;
   Template sgemm_;
   Template skinny_;
+  Template mma_;
   struct ReduceKernels {
     std::mutex mutex;
     std::map<std::string, std::shared_ptr<const CompiledKernel>> by_arch;

@@ -21,7 +21,7 @@ auto fields(const KernelConfig& c) {
   return std::tie(c.family, c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
                   c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
                   c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
-                  c.prefetch);
+                  c.prefetch, c.precision, c.warp_m, c.warp_n);
 }
 
 // The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
@@ -38,15 +38,16 @@ const char* family_name(KernelFamily family) {
   switch (family) {
     case KernelFamily::skinny_stream: return "skinny_stream";
     case KernelFamily::skinny_tiled: return "skinny_tiled";
+    case KernelFamily::mma: return "mma";
     case KernelFamily::sgemm: break;
   }
   return "sgemm";
 }
 
 KernelFamily parse_family(const std::string& name) {
-  for (KernelFamily f : {KernelFamily::sgemm, KernelFamily::skinny_stream, KernelFamily::skinny_tiled})
+  for (KernelFamily f : {KernelFamily::sgemm, KernelFamily::skinny_stream, KernelFamily::skinny_tiled, KernelFamily::mma})
     if (name == family_name(f)) return f;
-  throw std::invalid_argument("is not sgemm, skinny_stream or skinny_tiled");
+  throw std::invalid_argument("is not sgemm, skinny_stream, skinny_tiled or mma");
 }
 
 int KernelConfig::threads() const {
@@ -55,6 +56,9 @@ int KernelConfig::threads() const {
     case KernelFamily::skinny_tiled:
       if (thread_m <= 0 || thread_n <= 0) return 0;
       return (block_m / thread_m) * (block_n / thread_n) * k_groups;
+    case KernelFamily::mma:
+      if (warp_m <= 0 || warp_n <= 0) return 0;
+      return 32 * (block_m / warp_m) * (block_n / warp_n);
     case KernelFamily::sgemm: break;
   }
   if (thread_m <= 0 || thread_n <= 0) return 0;
@@ -69,6 +73,9 @@ std::size_t KernelConfig::shared_bytes() const {
   if (family == KernelFamily::skinny_stream)  // the warps' sums before they are added (static)
     return k_groups > 1 ? std::size_t(k_groups) * block_m * block_n * sizeof(float) : 0;
   if (family == KernelFamily::skinny_tiled) return skinny_tiled_shared_bytes(*this);
+  if (family == KernelFamily::mma)  // kernel_templates/mma/shape.cuh: STAGES of both tiles, unpadded
+    return std::size_t(stages) * (std::size_t(block_m) * block_k + std::size_t(block_k) * block_n) *
+           std::size_t(operand_bytes(precision));
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
                                          : std::size_t(block_m) * (block_k + pad_a);
   const std::size_t tile_b = transpose_b ? std::size_t(block_n) * (block_k + pad_b)
@@ -84,6 +91,9 @@ std::string KernelConfig::name() const {
   if (family == KernelFamily::skinny_tiled)
     return fmt::format("skinny_{}x{}x{}_t{}x{}_s{}_g{}_b{}_k{}{}", block_m, block_n, block_k, thread_m, thread_n,
                        stages, k_groups, min_blocks, split_k, layout_suffix);
+  if (family == KernelFamily::mma)
+    return fmt::format("mma_{}_{}x{}x{}_w{}x{}_s{}_b{}_z{}_k{}{}", precision_name(precision), block_m, block_n,
+                       block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
   return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}{}", block_m, block_n, block_k,
@@ -102,6 +112,15 @@ std::string KernelConfig::name_expression(KernelPath path) const {
   if (family == KernelFamily::skinny_tiled)
     return fmt::format("gemmtune::skinny::tiled<{},{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, block_n,
                        block_k, thread_m, thread_n, stages, k_groups, min_blocks, int(path));
+  if (family == KernelFamily::mma) {
+    // The template's MODE: 0 tf32, 1 3xtf32, 2 bf16, 3 fp16.
+    const int mode = precision == Precision::tf32     ? 0
+                     : precision == Precision::tf32x3 ? 1
+                     : precision == Precision::bf16   ? 2
+                                                      : 3;
+    return fmt::format("gemmtune::mma_gemm<{},{},{},{},{},{},{},{},{},{},{}>", mode, block_m, block_n, block_k,
+                       warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks);
+  }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
                      vector_width, min_blocks, fma_order, int(split_k_atomic), int(op_a_transposed(layout)),
@@ -128,10 +147,11 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
     bool used;
   };
   const bool sgemm = c.family == KernelFamily::sgemm, stream = c.family == KernelFamily::skinny_stream,
-             tiled = c.family == KernelFamily::skinny_tiled;
+             tiled = c.family == KernelFamily::skinny_tiled, mma = c.family == KernelFamily::mma;
   const Field fields[] = {
       {"block_k", c.block_k, d.block_k, !stream},
-      {"thread_m", c.thread_m, d.thread_m, !stream},
+      {"thread_m", c.thread_m, d.thread_m, sgemm || tiled},
+      {"thread_n", c.thread_n, d.thread_n, !mma},
       {"warp_rows", c.warp_rows, d.warp_rows, sgemm},
       {"pad_a", c.pad_a, d.pad_a, sgemm},
       {"pad_b", c.pad_b, d.pad_b, sgemm},
@@ -143,12 +163,15 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"min_blocks", c.min_blocks, d.min_blocks, !stream},
       {"fma_order", c.fma_order, d.fma_order, sgemm},
       {"split_k_atomic", c.split_k_atomic, d.split_k_atomic, sgemm},
-      {"swizzle", c.swizzle, d.swizzle, sgemm},
+      {"swizzle", c.swizzle, d.swizzle, sgemm || mma},
       {"lanes_k", c.lanes_k, d.lanes_k, stream},
       {"warps_n", c.warps_n, d.warps_n, stream},
       {"k_groups", c.k_groups, d.k_groups, stream || tiled},
       {"unroll", c.unroll, d.unroll, stream},
       {"prefetch", c.prefetch, d.prefetch, stream},
+      {"warp_m", c.warp_m, d.warp_m, mma},
+      {"warp_n", c.warp_n, d.warp_n, mma},
+      {"precision", int(c.precision), int(d.precision), mma},
   };
   for (const Field& f : fields)
     if (!f.used && f.value != f.fallback)
@@ -198,11 +221,53 @@ std::optional<std::string> skinny_config_error(const KernelConfig& c) {
   return std::nullopt;
 }
 
+// The tensor-core kernels' rules (the static_asserts of kernel_templates/mma/shape.cuh and
+// copy_global_to_shared.cuh).
+std::optional<std::string> mma_config_error(const KernelConfig& c) {
+  if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not mma");
+  const int bytes = operand_bytes(c.precision), chunk = 16 / bytes;  // elements per 16-byte chunk
+  const int mma_k = bytes == 2 ? 16 : 8;
+  if (!in(c.block_m, {32, 64, 128, 256})) return fmt::format("block_m {} not in 32..256 (power of 2)", c.block_m);
+  if (!in(c.block_n, {32, 64, 128, 256})) return fmt::format("block_n {} not in 32..256 (power of 2)", c.block_n);
+  if (!in(c.block_k, {16, 32, 64}) || c.block_k % mma_k != 0)
+    return fmt::format("block_k {} not 16, 32 or 64 and a multiple of the mma's k ({})", c.block_k, mma_k);
+  if (!in(c.warp_m, {16, 32, 64, 128}) || c.block_m % c.warp_m != 0)
+    return fmt::format("warp_m {} not in 16..128 (power of 2) dividing block_m {}", c.warp_m, c.block_m);
+  if (!in(c.warp_n, {16, 32, 64, 128}) || c.block_n % c.warp_n != 0)
+    return fmt::format("warp_n {} not in 16..128 (power of 2) dividing block_n {}", c.warp_n, c.block_n);
+  const bool a_k_major = op_a_transposed(c.layout), b_k_major = !op_b_transposed(c.layout);
+  if (bytes == 4 && b_k_major && c.warp_n < 32)
+    return fmt::format("warp_n {} below 32: FP32 B stored k x n is loaded 16 bytes a lane", c.warp_n);
+  if (c.stages < 2 || c.stages > 6) return fmt::format("stages {} not in 2..6", c.stages);
+  if (c.min_blocks < 1 || c.min_blocks > 4) return fmt::format("min_blocks {} not in 1..4", c.min_blocks);
+  if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
+  if (c.split_k < 1 || c.split_k > 64) return fmt::format("split_k {} not in 1..64", c.split_k);
+  const int threads = c.threads();
+  if (threads < 32 || threads > 1024) return fmt::format("{} threads per block, not in 32..1024", threads);
+  // Shared tiles keep the stored layout: their rows are 64 bytes or whole multiples of 128, every
+  // thread copies whole chunks of whole rows, and 16-bit k-major tiles need 64+ columns (ldmatrix).
+  for (const auto& [rows, cols, what] : {std::tuple<int, int, const char*>{a_k_major ? c.block_k : c.block_m,
+                                                                           a_k_major ? c.block_m : c.block_k, "A"},
+                                         {b_k_major ? c.block_k : c.block_n, b_k_major ? c.block_n : c.block_k, "B"}}) {
+    const int per_row = cols / chunk;
+    if (per_row != 4 && per_row % 8 != 0)
+      return fmt::format("{}'s tile rows are {} bytes: 64 or a multiple of 128", what, cols * bytes);
+    if ((rows * per_row) % threads != 0 || threads % per_row != 0)
+      return fmt::format("{}'s {}x{} tile does not split into whole rows of chunks for {} threads", what, rows, cols,
+                         threads);
+  }
+  if (bytes == 4 && a_k_major && c.block_m < 32) return std::string("FP32 A stored k x m needs block_m >= 32");
+  if (bytes == 2 && ((a_k_major && c.block_m < 64) || (b_k_major && c.block_n < 64)))
+    return std::string("16-bit tiles stored k-major need 64+ columns (block_m or block_n)");
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> config_error(const KernelConfig& c) {
   if (auto unused = unused_field_error(c)) return unused;
   if (is_skinny(c.family)) return skinny_config_error(c);
+  if (c.family == KernelFamily::mma) return mma_config_error(c);
   if (!in(c.block_m, {16, 32, 64, 128, 256})) return fmt::format("block_m {} not in 16..256 (power of 2)", c.block_m);
   if (!in(c.block_n, {16, 32, 64, 128, 256})) return fmt::format("block_n {} not in 16..256 (power of 2)", c.block_n);
   if (!in(c.block_k, {4, 8, 16, 32, 64})) return fmt::format("block_k {} not in 4..64 (power of 2)", c.block_k);
@@ -243,7 +308,9 @@ std::optional<std::string> config_error(const KernelConfig& c) {
 
 // The skinny kernels fall back to synchronous copies and scalar atomics before sm_80 and sm_90, so
 // they too run from sm_75.
-int min_compute_capability(const KernelConfig& c) { return c.async_copy ? 80 : 75; }
+int min_compute_capability(const KernelConfig& c) {
+  return c.async_copy || c.family == KernelFamily::mma ? 80 : 75;
+}
 
 KernelConfig default_config() {
   KernelConfig c;  // the member defaults: 64x64x8, 4x4 per thread, 256 threads, register double buffering
@@ -265,6 +332,12 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
     j["k_groups"] = c.k_groups;
     j["unroll"] = c.unroll;
     j["prefetch"] = c.prefetch;
+  }
+  if (c.family == KernelFamily::mma) {
+    j["family"] = family_name(c.family);
+    j["precision"] = precision_name(c.precision);
+    j["warp_m"] = c.warp_m;
+    j["warp_n"] = c.warp_n;
   }
 }
 
@@ -323,6 +396,13 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
                                    {"warps_n", &r.warps_n}, {"k_groups", &r.k_groups}, {"unroll", &r.unroll}})
     if (j.contains(key)) get_int(key, *field);  // the skinny families' own: absent in sgemm entries
   if (j.contains("prefetch")) get_bool("prefetch", r.prefetch);
+  if (j.contains("warp_m")) get_int("warp_m", r.warp_m);  // the tensor-core family's own
+  if (j.contains("warp_n")) get_int("warp_n", r.warp_n);
+  if (const auto it = j.find("precision"); it != j.end()) {
+    const auto precision = it->is_string() ? parse_precision(it->get<std::string>()) : std::nullopt;
+    if (!precision) throw std::invalid_argument("kernel config 'precision' is not fp32, 3xtf32, tf32, bf16 or fp16");
+    r.precision = *precision;
+  }
   if (auto err = config_error(r)) throw std::invalid_argument("kernel config: " + *err);
   c = r;
 }

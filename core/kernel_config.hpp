@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/layout.hpp"
+#include "core/precision.hpp"
 
 namespace gemmtune {
 
@@ -34,12 +35,15 @@ enum class KernelPath { general = 0, whole_vectors = 1, whole_tiles = 2 };
 // Which template a config instantiates. sgemm: kernel_templates/sgemm.cuh, FP32 on the CUDA cores,
 // any shape. skinny_stream and skinny_tiled: kernel_templates/skinny.cuh, for few rows of C (m up to
 // 8, and 8 to 32: decoding's calls), where reading B once is the floor; they serve the general and
-// whole-vector paths (no whole tiles).
-enum class KernelFamily { sgemm = 0, skinny_stream = 1, skinny_tiled = 2 };
+// whole-vector paths (no whole tiles). mma: kernel_templates/mma.cuh, the tensor cores through
+// mma.sync (sm_80+), for the precisions other than fp32; general and whole-vector paths.
+enum class KernelFamily { sgemm = 0, skinny_stream = 1, skinny_tiled = 2, mma = 3 };
 
-const char* family_name(KernelFamily family);  // "sgemm", "skinny_stream", "skinny_tiled"
+const char* family_name(KernelFamily family);  // "sgemm", "skinny_stream", "skinny_tiled", "mma"
 KernelFamily parse_family(const std::string& name);  // throws std::invalid_argument
-inline bool is_skinny(KernelFamily family) { return family != KernelFamily::sgemm; }
+inline bool is_skinny(KernelFamily family) {
+  return family == KernelFamily::skinny_stream || family == KernelFamily::skinny_tiled;
+}
 
 // One struct for every family: a family uses the fields its template takes (listed below) and
 // leaves the others at their defaults (config_error insists, so equal configs are equal fields).
@@ -48,7 +52,10 @@ inline bool is_skinny(KernelFamily family) { return family != KernelFamily::sgem
 //     thread_n), thread_n (TN), lanes_k, warps_n, k_groups (warps along k), unroll, prefetch;
 //   skinny_tiled: block_m (8 to 32), block_n, block_k, thread_m, thread_n, stages (cp.async),
 //     min_blocks, k_groups (thread groups along k);
+//   mma: precision, block_m, block_n, block_k, warp_m, warp_n, stages, min_blocks, swizzle
+//     (split-K always adds atomically);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
+// Every family but mma computes in fp32, the precision's default.
 struct KernelConfig {
   KernelFamily family = KernelFamily::sgemm;
   // Compile-time: each distinct combination is one NVRTC instantiation.
@@ -82,6 +89,10 @@ struct KernelConfig {
   int k_groups = 1;       // stream: warps along k; tiled: thread groups splitting each stage's k
   int unroll = 2;         // stream: k-steps whose B loads are in flight together
   bool prefetch = false;  // stream: the next iteration's B loaded before this one's FMAs
+  // The tensor-core kernels' own (kernel_templates/mma.cuh).
+  Precision precision = Precision::fp32;  // what A and B hold and how they are multiplied
+  int warp_m = 64;                        // rows of C per warp
+  int warp_n = 64;                        // columns of C per warp
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically (skinny:
@@ -94,7 +105,8 @@ struct KernelConfig {
   // B n-major in shared memory adds _bt; a layout other than nn ends it: ..._k1_bt_nt);
   // skinny_s8x256_t4_l8_w2x4_u2p_k4_nt (stream: BM x BN, TN, lanes_k, warps n x k, unroll,
   // prefetch, split-K); skinny_32x128x16_t8x4_s3_g1_b4_k8 (tiled: tile, thread tile, stages,
-  // k groups, min blocks, split-K).
+  // k groups, min blocks, split-K); mma_bf16_128x128x32_w64x64_s4_b1_z8_k1 (precision, tile, warp
+  // tile, stages, min blocks, swizzle, split-K).
   std::string name() const;
   // NVRTC name expression of the template instantiation for that path (launch-time fields
   // excluded).

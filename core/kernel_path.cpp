@@ -28,6 +28,15 @@ KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int 
                          (!a_along_m || m % 4 == 0);
     return vectors ? KernelPath::whole_vectors : KernelPath::general;
   }
+  if (config.family == KernelFamily::mma) {
+    // 16-byte cp.async chunks (PATH 1 of kernel_templates/mma.cuh): rows of A and B aligned to 16
+    // bytes, i.e. 4 floats or 8 halves (aligned_width counts 4-byte units; a 16-bit operand's rows
+    // are whole chunks when their length is a multiple of 8).
+    const int chunk = 16 / operand_bytes(config.precision);
+    const int a_row = op_a_transposed(config.layout) ? m : k, b_row = op_b_transposed(config.layout) ? k : n;
+    return aligned_width >= 4 && a_row % chunk == 0 && b_row % chunk == 0 ? KernelPath::whole_vectors
+                                                                         : KernelPath::general;
+  }
   const int vec = config.vector_width;
   const int a_row = op_a_transposed(config.layout) ? m : k;
   const int b_row = op_b_transposed(config.layout) ? k : n;

@@ -18,7 +18,7 @@ int parse_number(const std::string& token, const std::string& entry, const char*
   for (char ch : token)
     if (!std::isdigit(static_cast<unsigned char>(ch)))
       throw std::invalid_argument(
-          fmt::format("size '{}' is not a number (use N or MxNxK, then :nn|nt|tn|tt and :bCOUNT)", entry));
+          fmt::format("size '{}' is not a number (use N or MxNxK, then :nn|nt|tn|tt, :bCOUNT and :PRECISION)", entry));
   if (token.size() > 9 || std::stol(token) > max)
     throw std::invalid_argument(fmt::format("size '{}' is too large (each {} at most {})", entry, what, max));
   const int value = std::stoi(token);
@@ -50,14 +50,24 @@ std::string GemmShape::label() const {
   std::string text = m == n && n == k ? std::to_string(m) : fmt::format("{}x{}x{}", m, n, k);
   if (layout != Layout::nn) text += std::string(":") + layout_name(layout);
   if (batch != 1) text += fmt::format(":b{}", batch);
+  if (precision != Precision::fp32) text += std::string(":") + precision_name(precision);
   return text;
 }
 
 bool operator<(const GemmShape& a, const GemmShape& b) {
-  return std::tie(a.m, a.n, a.k, a.layout, a.batch) < std::tie(b.m, b.n, b.k, b.layout, b.batch);
+  return std::tie(a.precision, a.m, a.n, a.k, a.layout, a.batch) <
+         std::tie(b.precision, b.m, b.n, b.k, b.layout, b.batch);
 }
 
-GemmShape parse_shape(const std::string& raw) {
+std::size_t GemmShapeHash::operator()(const GemmShape& s) const noexcept {
+  std::size_t h = static_cast<std::size_t>(s.m) * 0x9E3779B97F4A7C15ull;
+  for (const long long v : {static_cast<long long>(s.n), static_cast<long long>(s.k), static_cast<long long>(s.batch),
+                            static_cast<long long>(s.layout) * 8 + static_cast<long long>(s.precision)})
+    h ^= static_cast<std::size_t>(v) + 0x9E3779B9ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+GemmShape parse_shape(const std::string& raw, Precision precision) {
   const std::string entry = trim(raw);
   if (entry.empty()) throw std::invalid_argument("empty size in the size list");
   const std::vector<std::string> fields = split(entry, ':');
@@ -65,6 +75,7 @@ GemmShape parse_shape(const std::string& raw) {
   for (const std::string& d : split(fields[0], 'x'))
     for (const std::string& part : split(d, 'X')) dims.push_back(part);
   GemmShape shape;
+  shape.precision = precision;
   if (dims.size() == 1) {
     shape.m = shape.n = shape.k = parse_number(dims[0], entry, "dimension", kMaxDimension);
   } else if (dims.size() == 3) {
@@ -74,10 +85,14 @@ GemmShape parse_shape(const std::string& raw) {
   } else {
     throw std::invalid_argument(fmt::format("size '{}' must be N or MxNxK", entry));
   }
-  bool layout_seen = false, batch_seen = false;
+  bool layout_seen = false, batch_seen = false, precision_seen = false;
   for (std::size_t i = 1; i < fields.size(); ++i) {
     const std::string& field = fields[i];
-    if (!field.empty() && (field[0] == 'b' || field[0] == 'B')) {
+    if (const auto p = parse_precision(field)) {
+      if (precision_seen) throw std::invalid_argument(fmt::format("size '{}' gives the precision twice", entry));
+      precision_seen = true;
+      shape.precision = *p;
+    } else if (!field.empty() && (field[0] == 'b' || field[0] == 'B') && field != "bf16") {
       if (batch_seen) throw std::invalid_argument(fmt::format("size '{}' gives the batch twice", entry));
       batch_seen = true;
       shape.batch = parse_number(field.substr(1), entry, "batch", kMaxBatch);
@@ -86,7 +101,9 @@ GemmShape parse_shape(const std::string& raw) {
       layout_seen = true;
       if (field != "nn" && field != "nt" && field != "tn" && field != "tt")
         throw std::invalid_argument(
-            fmt::format("size '{}': '{}' is neither a layout (nn, nt, tn, tt) nor a batch (bCOUNT)", entry, field));
+            fmt::format("size '{}': '{}' is neither a layout (nn, nt, tn, tt), a batch (bCOUNT) nor a precision "
+                        "(fp32, 3xtf32, tf32, bf16, fp16)",
+                        entry, field));
       shape.layout = parse_layout(field);
     }
   }
@@ -100,10 +117,10 @@ GemmShape parse_shape(const std::string& raw) {
   return shape;
 }
 
-std::vector<GemmShape> parse_sizes(const std::string& text) {
+std::vector<GemmShape> parse_sizes(const std::string& text, Precision precision) {
   std::vector<GemmShape> shapes;
   for (const std::string& entry : split(text, ',')) {
-    const GemmShape s = parse_shape(entry);
+    const GemmShape s = parse_shape(entry, precision);
     bool seen = false;
     for (const auto& prior : shapes) seen = seen || prior == s;
     if (!seen) shapes.push_back(s);
@@ -117,6 +134,7 @@ void shape_to_json(nlohmann::json& object, const GemmShape& shape) {
   object["k"] = shape.k;
   object["layout"] = layout_name(shape.layout);
   object["batch"] = shape.batch;
+  object["precision"] = precision_name(shape.precision);
 }
 
 GemmShape shape_from_json(const nlohmann::json& object) {
@@ -138,6 +156,11 @@ GemmShape shape_from_json(const nlohmann::json& object) {
     }
   }
   if (object.contains("batch")) shape.batch = integer("batch", kMaxBatch);
+  if (const auto it = object.find("precision"); it != object.end()) {
+    const auto p = it->is_string() ? parse_precision(it->get<std::string>()) : std::nullopt;
+    if (!p) throw std::invalid_argument("'precision' must be one of fp32, 3xtf32, tf32, bf16, fp16");
+    shape.precision = *p;
+  }
   return shape;
 }
 

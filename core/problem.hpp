@@ -2,10 +2,11 @@
 // (A as stored is m x k, or k x m when op(A) = A^T; B is k x n, or n x k), over a strided batch of
 // such problems laid end to end; and the parsing of the --sizes list.
 //
-// --sizes syntax, comma-separated entries: N (a cube) or MxNxK, then optionally :LAYOUT (nn, nt, tn
-// or tt: op(A), op(B) in row-major terms, nn when absent) and :bCOUNT (a strided batch of COUNT
-// problems, 1 when absent), in either order: "512", "64x4096x4096:nt", "512x512x64:b32",
-// "128:tt:b256".
+// --sizes syntax, comma-separated entries: N (a cube) or MxNxK, then optionally, in any order,
+// :LAYOUT (nn, nt, tn or tt: op(A), op(B) in row-major terms, nn when absent), :bCOUNT (a strided
+// batch of COUNT problems, 1 when absent) and :PRECISION (fp32, 3xtf32, tf32, bf16, fp16; the
+// list's default when absent): "512", "64x4096x4096:nt", "512x512x64:b32", "128:tt:b256",
+// "1024:bf16", "64x4096x4096:nt:3xtf32".
 #pragma once
 
 #include <string>
@@ -15,16 +16,21 @@
 
 #include "core/kernel_path.hpp"
 #include "core/layout.hpp"
+#include "core/precision.hpp"
 
 namespace gemmtune {
 
+// The problem key: everything a result is measured for and looked up by (results entries, record
+// files, the runtime's calls), with its label, JSON form, ordering and hash.
 struct GemmShape {
   int m = 0, n = 0, k = 0;
   Layout layout = Layout::nn;
   int batch = 1;
+  Precision precision = Precision::fp32;
 
   double flops() const { return 2.0 * m * n * k * batch; }
-  std::string label() const;  // "512", "64x4096x4096", "1024:nt", "512x512x64:b32": parse_shape reads it back
+  // "512", "64x4096x4096", "1024:nt", "512x512x64:b32", "1024:bf16": parse_shape reads it back
+  std::string label() const;
   // Leading dimensions and batch strides of densely packed operands.
   int lda() const { return op_a_transposed(layout) ? m : k; }
   int ldb() const { return op_b_transposed(layout) ? k : n; }
@@ -33,10 +39,15 @@ struct GemmShape {
   long long stride_c() const { return static_cast<long long>(m) * n; }
 
   friend bool operator==(const GemmShape& a, const GemmShape& b) {
-    return a.m == b.m && a.n == b.n && a.k == b.k && a.layout == b.layout && a.batch == b.batch;
+    return a.m == b.m && a.n == b.n && a.k == b.k && a.layout == b.layout && a.batch == b.batch &&
+           a.precision == b.precision;
   }
   friend bool operator!=(const GemmShape& a, const GemmShape& b) { return !(a == b); }
   friend bool operator<(const GemmShape& a, const GemmShape& b);
+};
+
+struct GemmShapeHash {
+  std::size_t operator()(const GemmShape& s) const noexcept;
 };
 
 // Largest dimension accepted: keeps every operand addressable with 32-bit leading dimensions and
@@ -50,13 +61,16 @@ inline constexpr long long kMaxBatchedElements = 1LL << 31;
 // The path (KernelPath) the tuner's densely packed operands (cudaMalloc'd, so aligned) run config with.
 KernelPath kernel_path_for(const KernelConfig& config, const GemmShape& shape);
 
-// Parses "512,1024,MxNxK:nt:b8"; throws std::invalid_argument with a message naming the bad entry.
-std::vector<GemmShape> parse_sizes(const std::string& text);
-GemmShape parse_shape(const std::string& text);
+// Parses "512,1024,MxNxK:nt:b8:bf16"; entries without a precision get `precision`. Throws
+// std::invalid_argument with a message naming the bad entry. Repeated entries are dropped.
+std::vector<GemmShape> parse_sizes(const std::string& text, Precision precision = Precision::fp32);
+GemmShape parse_shape(const std::string& text, Precision precision = Precision::fp32);
 
-// The problem's fields in a JSON object (results entries, logs, reports): m, n, k, layout, batch.
+// The problem's fields in a JSON object (results entries, logs, reports): m, n, k, layout, batch,
+// precision.
 void shape_to_json(nlohmann::json& object, const GemmShape& shape);
-// Reads them back; layout and batch are optional (nn, 1), as in files written before they existed.
+// Reads them back; layout, batch and precision are optional (nn, 1, fp32), as in files written
+// before they existed.
 // Throws std::invalid_argument naming the field.
 GemmShape shape_from_json(const nlohmann::json& object);
 

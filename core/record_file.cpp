@@ -31,10 +31,10 @@ long long integer_field(const nlohmann::json& line, const char* key, long long l
 RecordedProblem parse_problem(const nlohmann::json& line, const std::string& where) {
   if (!line.is_object()) throw std::invalid_argument(where + ": is not a JSON object");
   RecordedProblem p;
-  p.m = static_cast<int>(integer_field(line, "m", 1, INT_MAX, where));
-  p.n = static_cast<int>(integer_field(line, "n", 1, INT_MAX, where));
-  p.k = static_cast<int>(integer_field(line, "k", 1, INT_MAX, where));
-  p.batch = line.contains("batch") ? static_cast<int>(integer_field(line, "batch", 1, INT_MAX, where)) : 1;
+  p.problem.m = static_cast<int>(integer_field(line, "m", 1, INT_MAX, where));
+  p.problem.n = static_cast<int>(integer_field(line, "n", 1, INT_MAX, where));
+  p.problem.k = static_cast<int>(integer_field(line, "k", 1, INT_MAX, where));
+  p.problem.batch = line.contains("batch") ? static_cast<int>(integer_field(line, "batch", 1, INT_MAX, where)) : 1;
   p.aligned_width =
       line.contains("aligned_width") ? static_cast<int>(integer_field(line, "aligned_width", 1, 4, where)) : 4;
   if (p.aligned_width == 3) throw std::invalid_argument(where + ": 'aligned_width' is not 1, 2 or 4");
@@ -42,10 +42,15 @@ RecordedProblem parse_problem(const nlohmann::json& line, const std::string& whe
   if (const auto layout = line.find("layout"); layout != line.end()) {
     if (!layout->is_string()) throw std::invalid_argument(where + ": 'layout' is not a string");
     try {
-      p.layout = parse_layout(layout->get<std::string>());
+      p.problem.layout = parse_layout(layout->get<std::string>());
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("{}: 'layout' {}", where, e.what()));
     }
+  }
+  if (const auto precision = line.find("precision"); precision != line.end()) {
+    const auto parsed = precision->is_string() ? parse_precision(precision->get<std::string>()) : std::nullopt;
+    if (!parsed) throw std::invalid_argument(where + ": 'precision' is not fp32, 3xtf32, tf32, bf16 or fp16");
+    p.problem.precision = *parsed;
   }
   return p;
 }
@@ -102,10 +107,11 @@ std::string format_record(std::vector<RecordedProblem> problems) {
                    [](const RecordedProblem& a, const RecordedProblem& b) { return a.calls > b.calls; });
   std::string text = nlohmann::json{{"schema", kRecordSchema}}.dump() + '\n';
   for (const RecordedProblem& p : problems) {
-    nlohmann::ordered_json line = {{"m", p.m},         {"n", p.n},
-                                   {"k", p.k},         {"layout", layout_name(p.layout)},
-                                   {"batch", p.batch}, {"aligned_width", p.aligned_width},
-                                   {"calls", p.calls}};
+    const GemmShape& s = p.problem;
+    nlohmann::ordered_json line = {{"m", s.m},         {"n", s.n},
+                                   {"k", s.k},         {"layout", layout_name(s.layout)},
+                                   {"batch", s.batch}, {"precision", precision_name(s.precision)},
+                                   {"aligned_width", p.aligned_width}, {"calls", p.calls}};
     text += line.dump() + '\n';
   }
   return text;

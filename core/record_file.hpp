@@ -14,23 +14,21 @@
 #include <string_view>
 #include <vector>
 
-#include "core/layout.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 
 inline constexpr std::size_t kMaxRecordFileBytes = 64u << 20;
 inline constexpr std::size_t kMaxRecordLineBytes = 1024;
 
+// A problem the application called, how its operands were aligned, and how often.
 struct RecordedProblem {
-  int m = 0, n = 0, k = 0;
-  Layout layout = Layout::nn;
-  int batch = 1;
+  GemmShape problem;
   int aligned_width = 4;
   std::uint64_t calls = 0;
 
   bool same_problem(const RecordedProblem& o) const {
-    return m == o.m && n == o.n && k == o.k && layout == o.layout && batch == o.batch &&
-           aligned_width == o.aligned_width;
+    return problem == o.problem && aligned_width == o.aligned_width;
   }
 };
 

@@ -54,4 +54,69 @@ __global__ void __launch_bounds__(THREADS)
   if ((threadIdx.x & 31) == 0) atomicMax(worst, best);
 }
 
+// The operands of a reduced precision as the kernels see them. KIND 1 (tf32): each value rounded to
+// TF32 in place (cvt.rna, as kernel_templates/mma does); 2 (bf16) and 3 (fp16): rounded to nearest
+// into the 16-bit copy `bits`, and the float itself replaced by the 16-bit value it now stands for,
+// so the float64 reference is computed from exactly what the kernel multiplies.
+__global__ void round_operand(float* __restrict__ values, unsigned short* __restrict__ bits, unsigned long long count,
+                              int kind) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const float x = values[i];
+    if (kind == 1) {
+      unsigned r;
+      asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+      values[i] = __uint_as_float(r);
+    } else if (kind == 2) {
+      unsigned short h;
+      asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
+      bits[i] = h;
+      values[i] = __uint_as_float((unsigned)h << 16);
+    } else if (kind == 3) {
+      unsigned short h;
+      float back;
+      asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
+      asm("cvt.f32.f16 %0, %1;\n" : "=f"(back) : "h"(h));
+      bits[i] = h;
+      values[i] = back;
+    }
+  }
+}
+
+__global__ void widen(const float* __restrict__ in, double* __restrict__ out, unsigned long long count) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    out[i] = (double)in[i];
+}
+
+__global__ void narrow(const double* __restrict__ in, float* __restrict__ out, unsigned long long count) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    out[i] = (float)in[i];
+}
+
+// sums[0] += sum of (got - expected)^2, sums[1] += sum of expected^2, in float64: the normwise error
+// ||C - R||_F / ||R||_F of a result against the float64 reference. A NaN or infinity in got makes it
+// NaN or infinite.
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    squared_error(const float* __restrict__ got, const double* __restrict__ expected, unsigned long long count,
+                  double* sums) {
+  double error = 0, norm = 0;
+  for (unsigned long long i = blockIdx.x * (unsigned long long)THREADS + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * THREADS) {
+    const double d = (double)got[i] - expected[i];
+    error += d * d;
+    norm += expected[i] * expected[i];
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    error += __shfl_down_sync(0xffffffffu, error, offset);
+    norm += __shfl_down_sync(0xffffffffu, norm, offset);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(sums, error);
+    atomicAdd(sums + 1, norm);
+  }
+}
+
 }  // namespace gemmtune

@@ -222,7 +222,8 @@ gemmtune_status_t gemmtune_warmup(gemmtune_handle_t handle, const char* record_p
     if (problems) *problems = static_cast<int>(recorded.size());
     // Operands that start 4, 8 or 16 bytes aligned, as the recorded calls' rows were.
     alignas(16) static float stand_in[4];  // never read or written
-    for (const gemmtune::RecordedProblem& r : recorded) {
+    for (const gemmtune::RecordedProblem& rec : recorded) {
+      const gemmtune::GemmShape& r = rec.problem;
       const bool ta = gemmtune::op_a_transposed(r.layout), tb = gemmtune::op_b_transposed(r.layout);
       gemmtune::GemmProblem p;
       p.m = r.m, p.n = r.n, p.k = r.k;
@@ -234,14 +235,12 @@ gemmtune_status_t gemmtune_warmup(gemmtune_handle_t handle, const char* record_p
         p.stride_b = static_cast<long long>(r.k) * r.n;
         p.stride_c = static_cast<long long>(r.m) * r.n;
       }
-      const float* operand = r.aligned_width >= 4 ? stand_in : r.aligned_width == 2 ? stand_in + 2 : stand_in + 1;
+      const float* operand =
+          rec.aligned_width >= 4 ? stand_in : rec.aligned_width == 2 ? stand_in + 2 : stand_in + 1;
       gemmtune::KernelChoice choice;
       const Status s = handle->handle.choose(p, operand, operand, choice);
       if (s != Status::success) {
-        copy_text(std::to_string(r.m) + "x" + std::to_string(r.n) + "x" + std::to_string(r.k) + ":" +
-                      gemmtune::layout_name(r.layout) + ":b" + std::to_string(r.batch) + ": " +
-                      gemmtune::status_name(s),
-                  message, message_capacity);
+        copy_text(r.label() + ": " + gemmtune::status_name(s), message, message_capacity);
         return to_c(s);
       }
     }

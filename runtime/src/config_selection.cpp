@@ -31,7 +31,8 @@ long long block_slots(const KernelConfig& config, const DeviceProfile& device) {
   return static_cast<long long>(std::max(1, device.sm_count)) * estimated_resident_blocks(config, device);
 }
 
-double log_distance(const CallShape& call, const TunedShape& shape) {
+double log_distance(const CallShape& call_shape, const TunedShape& tuned) {
+  const GemmShape &call = call_shape.problem, &shape = tuned.problem;
   // Empty dimensions (a no-op call asked about) count as 1.
   const double dm = std::log(static_cast<double>(std::max(1, call.m)) / shape.m);
   const double dn = std::log(static_cast<double>(std::max(1, call.n)) / shape.n);
@@ -51,9 +52,12 @@ bool has_standing(const TunedResults& file, const DeviceProfile& device, Standin
              : file.device_slug != device.slug && file.compute_capability == device.compute_capability;
 }
 
-std::string shape_text(const TunedShape& s) {
-  return s.batch == 1 ? fmt::format("{}x{}x{} {}", s.m, s.n, s.k, layout_name(s.layout))
-                      : fmt::format("{}x{}x{} {} batch {}", s.m, s.n, s.k, layout_name(s.layout), s.batch);
+std::string shape_text(const TunedShape& tuned) {
+  const GemmShape& s = tuned.problem;
+  std::string text = fmt::format("{}x{}x{} {}", s.m, s.n, s.k, layout_name(s.layout));
+  if (s.batch != 1) text += fmt::format(" batch {}", s.batch);
+  if (s.precision != Precision::fp32) text += fmt::format(" {}", precision_name(s.precision));
+  return text;
 }
 
 std::string where(const TunedResults& file) {
@@ -86,9 +90,7 @@ std::optional<Selection> exact(const ResultsCatalog& catalog, const DeviceProfil
     for (const TunedResults& file : catalog.files) {
       if (file.portfolio != portfolio || !has_standing(file, device, standing)) continue;
       for (const TunedShape& shape : file.shapes) {
-        if (shape.m != call.m || shape.n != call.n || shape.k != call.k || shape.layout != call.layout ||
-            shape.batch != call.batch)
-          continue;
+        if (shape.problem != call.problem) continue;
         const std::string measured = fmt::format("{} measured on {}", shape_text(shape), where(file));
         if (shape.cublas_won)
           return cublas(source, fmt::format("{}: cuBLAS won the race (best kernel {:.3f}x)", measured,
@@ -123,10 +125,12 @@ std::optional<Selection> near_tuned(const ResultsCatalog& catalog, const DeviceP
   for (const TunedResults& file : catalog.files) {
     if (file.portfolio || !has_standing(file, device, standing)) continue;
     for (const TunedShape& shape : file.shapes) {
-      if (shape.cublas_won || shape.kernel_ratio <= 0 || shape.layout != call.layout) continue;
+      if (shape.cublas_won || shape.kernel_ratio <= 0 || shape.problem.layout != call.problem.layout ||
+          shape.problem.precision != call.problem.precision)
+        continue;
       if (device_fit_error(shape.config, device)) continue;
       // A skinny kernel reads B once per tile of rows: never for calls taller than its tile.
-      if (is_skinny(shape.config.family) && call.m > shape.config.block_m) continue;
+      if (is_skinny(shape.config.family) && call.problem.m > shape.config.block_m) continue;
       const ShapeDistance d = shape_distance(call, shape, device);
       const double score = std::log(shape.kernel_ratio / misalignment_cost(shape.config, call)) - d.total();
       if (!best || score > best->score) best = Best{&file, &shape, d, score};
@@ -152,16 +156,18 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
     if (!file.portfolio || !has_standing(file, device, standing)) continue;
     std::array<const TunedShape*, 8> corners{};
     std::array<double, 8> corner_distance{};
-    const int m = std::max(1, call.m), n = std::max(1, call.n), k = std::max(1, call.k);
-    for (const TunedShape& shape : file.shapes) {
-      if (shape.layout != call.layout || shape.batch != call.batch) continue;
-      const double d = log_distance(call, shape);
+    const GemmShape& c = call.problem;
+    const int m = std::max(1, c.m), n = std::max(1, c.n), k = std::max(1, c.k);
+    for (const TunedShape& tuned : file.shapes) {
+      const GemmShape& shape = tuned.problem;
+      if (shape.layout != c.layout || shape.batch != c.batch || shape.precision != c.precision) continue;
+      const double d = log_distance(call, tuned);
       for (int octant = 0; octant < 8; ++octant) {
         const bool up_m = octant & 1, up_n = octant & 2, up_k = octant & 4;
         if ((up_m ? shape.m < m : shape.m > m) || (up_n ? shape.n < n : shape.n > n) ||
             (up_k ? shape.k < k : shape.k > k))
           continue;
-        if (!corners[octant] || d < corner_distance[octant]) corners[octant] = &shape, corner_distance[octant] = d;
+        if (!corners[octant] || d < corner_distance[octant]) corners[octant] = &tuned, corner_distance[octant] = d;
       }
     }
     if (std::any_of(corners.begin(), corners.end(), [](const TunedShape* c) { return c == nullptr; })) continue;
@@ -223,8 +229,9 @@ ShapeDistance shape_distance(const CallShape& call, const TunedShape& tuned, con
   const KernelConfig& config = tuned.config;
   const long long slots = block_slots(config, device);
   d.waves = std::fabs(
-      std::log(wave_efficiency(config, std::max(1, call.m), std::max(1, call.n), std::max(1, call.batch), slots) /
-               wave_efficiency(config, tuned.m, tuned.n, std::max(1, tuned.batch), slots)));
+      std::log(wave_efficiency(config, std::max(1, call.problem.m), std::max(1, call.problem.n),
+                               std::max(1, call.problem.batch), slots) /
+               wave_efficiency(config, tuned.problem.m, tuned.problem.n, std::max(1, tuned.problem.batch), slots)));
   return d;
 }
 

@@ -18,14 +18,11 @@ namespace gemmtune {
 
 // What the decision depends on: the problem and how wide a vector load A and B allow.
 struct CallShape {
-  int m = 0, n = 0, k = 0;
+  GemmShape problem;
   int aligned_width = 4;  // 4, 2 or 1 floats: every row of A, B and C starts aligned to it
-  Layout layout = Layout::nn;
-  int batch = 1;
 
   friend bool operator==(const CallShape& a, const CallShape& b) {
-    return a.m == b.m && a.n == b.n && a.k == b.k && a.aligned_width == b.aligned_width &&
-           a.layout == b.layout && a.batch == b.batch;
+    return a.problem == b.problem && a.aligned_width == b.aligned_width;
   }
 };
 
@@ -37,8 +34,8 @@ inline constexpr double kKernelMargin = 1.03;
 // The lookup key of a call; a and b only for their alignment (nullptr: aligned, as from cudaMalloc).
 // In a batch, every entry's rows must start aligned: the strides count too.
 inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b, const void* c) {
-  return {p.m, p.n, p.k, aligned_width(p.lda, p.ldb, p.ldc, a, b, c, p.batch, p.stride_a, p.stride_b, p.stride_c),
-          layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch};
+  return {{p.m, p.n, p.k, layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch},
+          aligned_width(p.lda, p.ldb, p.ldc, a, b, c, p.batch, p.stride_a, p.stride_b, p.stride_c)};
 }
 
 struct ShapeDistance {

@@ -46,7 +46,8 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
     if (resolved.selection.implementation == Implementation::tuned_kernel) {
       try {
         const KernelConfig& config = resolved.selection.config;
-        resolved.kernel = &load(config, kernel_path_for(config, shape.m, shape.n, shape.k, shape.aligned_width));
+        resolved.kernel = &load(config, kernel_path_for(config, shape.problem.m, shape.problem.n, shape.problem.k,
+                                                         shape.aligned_width));
       } catch (const std::exception& e) {
         runtime_logger().warn("{} cannot run on {}: {}; using cuBLAS", resolved.selection.config.name(),
                               profile_.slug, printable(e.what()));
@@ -60,8 +61,8 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
     resolved_.pop_back();
     throw;
   }
-  runtime_logger().debug("{}x{}x{} {} batch {} (vector width {}) on {}: {} ({}): {}", shape.m, shape.n, shape.k,
-                         layout_name(shape.layout), shape.batch, shape.aligned_width, profile_.slug,
+  runtime_logger().debug("{} (vector width {}) on {}: {} ({}): {}", shape.problem.label(), shape.aligned_width,
+                         profile_.slug,
                          resolved.kernel ? resolved.selection.config.name() : std::string("cublas"),
                          config_source_name(resolved.selection.source), resolved.selection.reason);
   const ResolvedShape* stored = &resolved;

@@ -35,11 +35,7 @@ struct ResolvedShape {
 
 struct CallShapeHash {
   std::size_t operator()(const CallShape& s) const noexcept {
-    std::size_t h = static_cast<std::size_t>(s.m) * 0x9E3779B97F4A7C15ull;
-    h ^= static_cast<std::size_t>(s.n) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= static_cast<std::size_t>(s.k) + 0x9E3779B9ull + (h << 6) + (h >> 2);
-    h ^= static_cast<std::size_t>(s.batch) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
-    return h ^ static_cast<std::size_t>(s.aligned_width * 4 + static_cast<int>(s.layout));
+    return GemmShapeHash{}(s.problem) * 4 + static_cast<std::size_t>(s.aligned_width);
   }
 };
 

@@ -122,7 +122,7 @@ std::vector<RecordedProblem> Handle::Impl::take_recorded() {
     kernels->for_each_resolved([&](const CallShape& shape, const ResolvedShape& resolved) {
       const std::uint64_t calls = resolved.calls.exchange(0, std::memory_order_relaxed);
       if (calls == 0) return;
-      add_recorded(problems, {shape.m, shape.n, shape.k, shape.layout, shape.batch, shape.aligned_width, calls});
+      add_recorded(problems, {shape.problem, shape.aligned_width, calls});
     });
   }
   return problems;
@@ -249,8 +249,7 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   if (!resolved->kernel) {
     const cudaError_t err = kernels->cublas().run(call, stream);
     if (err != cudaSuccess)
-      runtime_logger().error("{}x{}x{} {} batch {} with cuBLAS: {}", p.m, p.n, p.k, layout_name(shape.layout),
-                             p.batch, cudaGetErrorString(err));
+      runtime_logger().error("{} with cuBLAS: {}", shape.problem.label(), cudaGetErrorString(err));
     return status_of_cuda_error(err);
   }
   const LoadedKernel& kernel = *resolved->kernel;

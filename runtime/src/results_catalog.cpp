@@ -67,15 +67,24 @@ RacedConfig raced_config(const nlohmann::json& object, const std::string& where)
 // it was there; its race against cuBLAS is in ratio_vs_cublas, which decides the winner now.
 TunedShape parse_entry(const nlohmann::json& entry, const std::string& where, int version) {
   TunedShape shape;
-  shape.m = dimension_member(entry, "m", where);
-  shape.n = dimension_member(entry, "n", where);
-  shape.k = dimension_member(entry, "k", where);
+  GemmShape& problem = shape.problem;
+  problem.m = dimension_member(entry, "m", where);
+  problem.n = dimension_member(entry, "n", where);
+  problem.k = dimension_member(entry, "k", where);
   try {
-    shape.layout = parse_layout(string_member(entry, "layout", where));
+    problem.layout = parse_layout(string_member(entry, "layout", where));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(fmt::format("{} 'layout': {}", where, e.what()));
   }
-  if (version >= 2 && entry.contains("batch")) shape.batch = dimension_member(entry, "batch", where);
+  if (version >= 2 && entry.contains("batch")) problem.batch = dimension_member(entry, "batch", where);
+  if (version >= 3) {
+    const std::string precision = string_member(entry, "precision", where);
+    const auto parsed = parse_precision(precision);
+    if (!parsed)
+      throw std::invalid_argument(fmt::format("{} 'precision' is '{}', not fp32, 3xtf32, tf32, bf16 or fp16", where,
+                                              printable(precision, 32)));
+    problem.precision = *parsed;
+  }
   const auto best = entry.find("best");
   if (best != entry.end()) {
     const RacedConfig raced = raced_config(*best, where + " 'best'");
@@ -90,10 +99,10 @@ TunedShape parse_entry(const nlohmann::json& entry, const std::string& where, in
   }
   // A kernel reads the operands in its own layout: one for another layout would compute garbage.
   for (const RacedConfig& raced : shape.raced)
-    if (raced.config.layout != shape.layout)
+    if (raced.config.layout != problem.layout)
       throw std::invalid_argument(fmt::format("{}: {} is compiled for layout {}, the entry is {}", where,
                                               raced.config.name(), layout_name(raced.config.layout),
-                                              layout_name(shape.layout)));
+                                              layout_name(problem.layout)));
   if (version == 1) {
     if (best == entry.end()) static_cast<void>(member(entry, "best", where));  // throws: required in 1
     shape.cublas_won = shape.kernel_ratio > 0 && shape.kernel_ratio < 1;
@@ -178,10 +187,10 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
   // Reports that live beside the results (bench, compare, held-out, peers, ...): skipped in a directory.
   if (schema.rfind("gemmtune.", 0) == 0 && schema.rfind("gemmtune.results/", 0) != 0)
     throw NotResultsDocument(fmt::format("is a gemm-tune '{}' report, not tuned results", printable(schema, 64)));
-  if (schema != kResultsSchemaV1 && schema != kResultsSchema)
-    throw std::invalid_argument(fmt::format("has schema '{}', not '{}' (or '{}')", printable(schema, 64),
-                                            kResultsSchema, kResultsSchemaV1));
-  const int version = schema == kResultsSchemaV1 ? 1 : 2;
+  const int version = results_schema_version(schema);
+  if (version == 0)
+    throw std::invalid_argument(fmt::format("has schema '{}', not '{}' (or '{}', '{}')", printable(schema, 64),
+                                            kResultsSchema, kResultsSchemaV2, kResultsSchemaV1));
   const std::string kind = string_member(doc, "kind", "the document");
   if (kind != "measured" && !(version >= 2 && kind == "portfolio"))
     throw std::invalid_argument(fmt::format("is of kind '{}', not 'measured'{}", printable(kind, 32),
@@ -203,17 +212,16 @@ TunedResults parse_results(std::string_view text, const std::string& origin) {
   if (!entries.is_array()) throw std::invalid_argument("'entries' is not an array");
   if (entries.size() > kMaxResultsEntries)
     throw std::invalid_argument(fmt::format("has more than {} entries", kMaxResultsEntries));
-  std::set<std::tuple<int, int, int, Layout, int>> seen;
+  std::set<GemmShape> seen;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string where = fmt::format("entry {}", i);
     const auto& entry = entries[i];
     if (!entry.is_object()) throw std::invalid_argument(where + " is not an object");
-    // Other element types may come with later schemas; this runtime runs only these.
-    if (string_member(entry, "dtype", where) != "f32") continue;
+    // Schemas 1 and 2 only ever held FP32 ("dtype": "f32"); anything else there is not ours to run.
+    if (version < 3 && string_member(entry, "dtype", where) != "f32") continue;
     TunedShape shape = parse_entry(entry, where, version);
-    if (!seen.emplace(shape.m, shape.n, shape.k, shape.layout, shape.batch).second)
-      throw std::invalid_argument(fmt::format("{} repeats the problem {}x{}x{} {} batch {}", where, shape.m,
-                                              shape.n, shape.k, layout_name(shape.layout), shape.batch));
+    if (!seen.insert(shape.problem).second)
+      throw std::invalid_argument(fmt::format("{} repeats the problem {}", where, shape.problem.label()));
     results.shapes.push_back(std::move(shape));
   }
   return results;

@@ -14,6 +14,7 @@
 
 #include "core/kernel_config.hpp"
 #include "core/layout.hpp"
+#include "core/problem.hpp"
 
 namespace gemmtune {
 
@@ -30,9 +31,7 @@ struct RacedConfig {
 
 // One problem of a results file and what won it.
 struct TunedShape {
-  int m = 0, n = 0, k = 0;
-  Layout layout = Layout::nn;
-  int batch = 1;
+  GemmShape problem;
   bool cublas_won = false;  // cuBLAS was faster than every kernel in the final race
   KernelConfig config;      // the template's best (what runs when the kernel won)
   double kernel_ratio = 0;  // the best kernel's ratio vs cuBLAS; 0 when the file does not say

@@ -98,8 +98,7 @@ int run_bench(const TuneOptions& options) {
       std::printf("%-16s %-50s %9s %7s %9.2f %6.1f%% %8s %8.3fx (cuBLAS)\n", shape.label().c_str(),
                   ("no kernel: " + it->second.fallback).substr(0, 50).c_str(), "-", "-", cublas,
                   100 * cublas / device.fp32_tflops, "-", 1.0);
-      nlohmann::json entry = {{"dtype", "f32"},
-                              {"winner", "cublas"},
+      nlohmann::json entry = {{"winner", "cublas"},
                               {"reason", it->second.fallback},
                               {"cublas", timing_summary(race.cublas_ms, shape.flops())},
                               {"cublas_percent_of_peak", 100 * cublas / device.fp32_tflops},
@@ -126,7 +125,6 @@ int run_bench(const TuneOptions& options) {
     tuned_summary["name"] = config->name();
     tuned_summary["config"] = *config;
     nlohmann::json entry = {
-                       {"dtype", "f32"},
                        {"winner", it->second.cublas_won ? "cublas" : "kernel"},
                        {"tuned", tuned_summary},
                        {"cublas", timing_summary(race.cublas_ms, shape.flops())},
@@ -165,7 +163,7 @@ Command add_bench_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tun
       ->capture_default_str();
   return {cmd,
           [common, tune] {
-            tune->shapes = parse_sizes(common->sizes);
+            tune->shapes = parse_sizes(common->sizes, common->precision);
             tune->space_path = common->space_path;
             tune->cache_dir = cache_dir_of(*common);
             tune->jobs = common->jobs;

@@ -8,8 +8,16 @@
 namespace gemmtune {
 
 void add_common(CLI::App& cmd, CommonOptions& o) {
-  cmd.add_option("--sizes", o.sizes, "Problem sizes: N (cube) or MxNxK, comma-separated")
+  cmd.add_option("--sizes", o.sizes, "Problem sizes: N (cube) or MxNxK, then :nn|nt|tn|tt, :bCOUNT, :PRECISION; comma-separated")
       ->capture_default_str();
+  cmd.add_option_function<std::string>(
+         "--precision",
+         [&o](const std::string& name) {
+           // CLI11's IsMember check below has already refused any other name.
+           o.precision = parse_precision(name).value_or(Precision::fp32);
+         },
+         "Precision of the --sizes entries that name none: fp32 (default), 3xtf32, tf32, bf16, fp16")
+      ->check(CLI::IsMember({"fp32", "3xtf32", "tf32", "bf16", "fp16"}));
   cmd.add_option("--space", o.space_path, "Search-space JSON (default: the built-in configs/sgemm.json)");
   cmd.add_option("--cache-dir", o.cache_dir,
                  "Compile cache directory (default: $GEMMTUNE_CACHE_DIR or ~/.cache/gemmtune)");

@@ -1,10 +1,12 @@
-// The options shared by the commands that compile kernels (tune, plan, bench): --sizes, --space,
+// The options shared by the commands that compile kernels (tune, plan, bench): --sizes, --precision, --space,
 // --cache-dir, --no-cache, --jobs, --log-level. Declared once so every command spells, defaults
 // and documents them alike.
 #pragma once
 
 #include <filesystem>
 #include <string>
+
+#include "core/precision.hpp"
 
 #include "compile/thread_pool.hpp"
 
@@ -16,6 +18,7 @@ namespace gemmtune {
 
 struct CommonOptions {
   std::string sizes = "512,1024,4096";
+  Precision precision = Precision::fp32;  // of the --sizes entries that name none
   std::string space_path;
   std::string cache_dir;
   bool no_cache = false;

@@ -18,7 +18,7 @@
 namespace gemmtune {
 
 int run_plan(const PlanCommandOptions& o) {
-  const auto shapes = problems_of_this_shard(parse_sizes(o.common.sizes), o.shard);
+  const auto shapes = problems_of_this_shard(parse_sizes(o.common.sizes, o.common.precision), o.shard);
   if (shapes.empty()) return 0;  // this task's share is empty (said so)
   const DeviceProfile device = load_device_profile(o.gpu);
   const std::vector<SearchSpace> spaces = load_search_spaces(o.common.space_path);

@@ -125,7 +125,6 @@ nlohmann::json make_plan(const std::vector<SearchSpace>& spaces, const DevicePro
                      {"occupancy_limited_by", x.occupancy.limited_by}});
     }
     nlohmann::json problem = {
-                        {"dtype", "f32"},
                         {"enumerated", e.total},
                         {"removed_by_constraint", e.removed},
                         {"passed_constraints", passed[i]},

@@ -158,7 +158,7 @@ int run_portfolio(const PortfolioOptions& options) {
                             {"screened", true}});
       }
     }
-    nlohmann::json entry = {{"dtype", "f32"}};
+    nlohmann::json entry = nlohmann::json::object();
     shape_to_json(entry, shape);
     nlohmann::json raced = nlohmann::json::array();
     if (!contenders.empty()) {

@@ -169,7 +169,8 @@ TuningLog& TuningRun::log_of(const DeviceProfile& device) {
   if (!log)
     log = std::make_unique<TuningLog>(
         std::filesystem::path(options.results_dir) / "logs" / (device.slug + ".jsonl"), device.slug,
-        stable_hash_hex(template_source), stable_hash_hex(embedded_file("kernel_templates/skinny.cuh")));
+        stable_hash_hex(template_source), stable_hash_hex(embedded_file("kernel_templates/skinny.cuh")),
+        stable_hash_hex(embedded_file("kernel_templates/mma.cuh")));
   return *log;
 }
 
@@ -260,8 +261,7 @@ ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Se
   out.ratio = 1.0;
   out.complete = true;
   out.seconds = seconds_since(search.started);
-  nlohmann::json entry = {{"dtype", "f32"},
-                          {"winner", "cublas"},
+  nlohmann::json entry = {{"winner", "cublas"},
                           {"reason", reason},
                           {"search",
                            {{"strategy", options_.strategy},
@@ -491,7 +491,8 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
       record["samples_ms"] = reply["samples_ms"];
       record["median_ms"] = median(reply["samples_ms"].get<std::vector<double>>());
     }
-    if (reply.contains("error_ratio")) record["error_ratio"] = reply["error_ratio"];
+    for (const char* key : {"error_ratio", "normwise_error", "sgemm_normwise_error"})
+      if (reply.contains(key)) record[key] = reply[key];
     if (const auto phases = reply.find("phases_ms"); phases != reply.end())
       for (const auto& [phase, ms] : phases->items()) search.worker_ms[phase] += ms.get<double>();
     record["registers"] = compiled.kernel->resources.registers;
@@ -571,7 +572,6 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
   const GemmShape& shape = out.shape;
   const Enumeration& e = candidates.enumeration;
   nlohmann::json entry = {
-          {"dtype", "f32"},
           {"winner", out.ratio > 1.0 ? "kernel" : "cublas"},
           {"best", race.ranked[0]},
           {"cublas", timing_summary(race.timings.cublas_ms, shape.flops())},

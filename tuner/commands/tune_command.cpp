@@ -126,7 +126,7 @@ Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune
             if (!tune->sizes_from.empty() && app.count("--sizes"))
               throw std::invalid_argument("give --sizes or --sizes-from, not both");
             tune->shapes = problems_of_this_shard(
-                tune->sizes_from.empty() ? parse_sizes(common->sizes) : shapes_from_record(tune->sizes_from),
+                tune->sizes_from.empty() ? parse_sizes(common->sizes, common->precision) : shapes_from_record(tune->sizes_from),
                 tune->shard);
             if (tune->shapes.empty()) return 0;  // this task's share is empty (said so)
             tune->space_path = common->space_path;
@@ -143,8 +143,8 @@ std::vector<GemmShape> shapes_from_record(const std::string& path) {
   std::vector<GemmShape> shapes;
   std::vector<std::string> skipped;
   for (const RecordedProblem& p : parse_record(*text, path)) {  // most called first
-    const GemmShape shape{p.m, p.n, p.k, p.layout, p.batch};
-    if (std::max({p.m, p.n, p.k}) > kMaxDimension || p.batch > kMaxBatch) {
+    const GemmShape& shape = p.problem;
+    if (std::max({shape.m, shape.n, shape.k}) > kMaxDimension || shape.batch > kMaxBatch) {
       skipped.push_back(fmt::format("{} (a dimension larger than {} or a batch larger than {})", shape.label(),
                                     kMaxDimension, kMaxBatch));
       continue;

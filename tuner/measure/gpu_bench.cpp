@@ -37,19 +37,36 @@ int awkward_whole_dimension(int x) {
   return y % 8 == 0 ? y + 4 : y;
 }
 
+// The same for 16-bit operands, whose 16-byte vectors hold 8: a multiple of 8 but not of 16.
+int awkward_whole_dimension_16bit(int x) {
+  const int y = std::max(8, (x > 16 ? x - 3 : x + 3) / 8 * 8);
+  return y % 16 == 0 ? y + 8 : y;
+}
+
 // Awkward dimensions are made from at most this: how a kernel handles an edge does not depend on
 // how many whole tiles come before it, and at 4096 a full-size check cost as much as a timing.
 constexpr int kAwkwardFrom = 518;
 
 GemmShape awkward_shape_of(const GemmShape& s, int (*dimension)(int)) {
   const auto awkward = [&](int x) { return dimension(std::min(x, kAwkwardFrom)); };
-  return {awkward(s.m), awkward(s.n), awkward(s.k), s.layout, s.batch};
+  return {awkward(s.m), awkward(s.n), awkward(s.k), s.layout, s.batch, s.precision};
 }
 
 // For the whole-tile path: N stays a multiple of the tile (the tuned shape's), M and K do not.
 GemmShape awkward_tiles_shape_of(const GemmShape& s) {
   return {awkward_whole_dimension(std::min(s.m, kAwkwardFrom)), s.n,
-          awkward_whole_dimension(std::min(s.k, kAwkwardFrom)), s.layout, s.batch};
+          awkward_whole_dimension(std::min(s.k, kAwkwardFrom)), s.layout, s.batch, s.precision};
+}
+
+// Units of the error bound's u (see the top of the file): FP32 rounds each sum to nearest (2^-24);
+// the tensor cores truncate theirs (2^-23), except 3xtf32, whose long sums are FP32 additions and
+// whose dropped small*small terms stay below 2^-22 (|A||B|), under the bound for any K >= 1.
+double accumulation_roundoff(Precision p) {
+  return p == Precision::fp32 || p == Precision::tf32x3 ? kUnitRoundoff : 2 * kUnitRoundoff;
+}
+
+cudaDataType_t cuda_type(Precision p) {
+  return p == Precision::bf16 ? CUDA_R_16BF : p == Precision::fp16 ? CUDA_R_16F : CUDA_R_32F;
 }
 
 // The kernel's arguments for densely packed operands of s.
@@ -86,12 +103,20 @@ struct GpuBench::Operands {
   float alpha = 1, beta = 0;
   bool poison = false;  // C starts as NaN (beta == 0 must overwrite every element)
   DeviceBuffer a, b, c0, c, expected, bound;
+  // The tensor-core precisions: A and B as 16-bit elements (bf16, fp16), the float64 reference,
+  // and cuBLAS SGEMM's normwise error against it (3xtf32).
+  DeviceBuffer a_bits, b_bits, expected64;
+  double sgemm_normwise = 0;
+  const void* kernel_a() const { return a_bits.bytes() ? static_cast<const void*>(a_bits.get()) : a.get(); }
+  const void* kernel_b() const { return b_bits.bytes() ? static_cast<const void*>(b_bits.get()) : b.get(); }
 };
 
 GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const DeviceChecks& checks)
     : checks_(checks),
       shape_(shape),
-      awkward_{awkward_shape_of(shape, awkward_dimension), awkward_shape_of(shape, awkward_whole_dimension),
+      awkward_{awkward_shape_of(shape, awkward_dimension),
+               awkward_shape_of(shape, operand_bytes(shape.precision) == 2 ? awkward_whole_dimension_16bit
+                                                                            : awkward_whole_dimension),
                awkward_tiles_shape_of(shape)},
       seed_(seed) {
   GEMMTUNE_CUBLAS_CHECK(cublasCreate(&cublas_));
@@ -106,16 +131,23 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
   const std::size_t a_count = std::size_t(shape.stride_a()) * shape.batch,
                     b_count = std::size_t(shape.stride_b()) * shape.batch,
                     c_count = std::size_t(shape.stride_c()) * shape.batch;
-  const std::size_t set_bytes = (a_count + b_count + c_count) * sizeof(float);
+  const std::size_t operand = operand_bytes(shape.precision);
+  const std::size_t set_bytes = (a_count + b_count) * operand + c_count * sizeof(float);
   const std::size_t wanted = (3 * l2_bytes + set_bytes - 1) / set_bytes;
   const std::size_t sets = std::clamp<std::size_t>(
       wanted, 1, std::max<std::size_t>(1, std::min<std::size_t>(32, (4ULL << 30) / set_bytes)));
+  // 16-bit operands are made as floats (in the C buffer, free until timing) and rounded into place.
+  const bool narrow = operand == 2;
   for (std::size_t i = 0; i < sets; ++i) {
-    a_sets_.emplace_back(a_count * sizeof(float));
-    b_sets_.emplace_back(b_count * sizeof(float));
-    c_sets_.emplace_back(c_count * sizeof(float));
-    checks_.fill_uniform(a_sets_.back().get(), a_count, seed, false, stream_);
-    checks_.fill_uniform(b_sets_.back().get(), b_count, seed + 1, false, stream_);
+    a_sets_.emplace_back(a_count * operand);
+    b_sets_.emplace_back(b_count * operand);
+    c_sets_.emplace_back(std::max(c_count, narrow ? std::max(a_count, b_count) : 0) * sizeof(float));
+    for (const auto& [set, count, salt] : {std::tuple<DeviceBuffer*, std::size_t, unsigned>{&a_sets_.back(), a_count, 0},
+                                           {&b_sets_.back(), b_count, 1}}) {
+      float* values = narrow ? c_sets_.back().get() : set->get();
+      checks_.fill_uniform(values, count, seed + salt, false, stream_);
+      if (narrow) checks_.round_operand(shape.precision, values, set->get(), count, stream_);
+    }
     GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(c_sets_.back().get(), 0, c_count * sizeof(float), stream_));
   }
   // Batch sizes from cuBLAS's speed at this shape: enough launches per sample for ~0.5 ms (a race)
@@ -140,18 +172,56 @@ GpuBench::~GpuBench() {
   if (stream_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
 }
 
-void GpuBench::run_cublas(const float* a, const float* b, float* c, const GemmShape& s, float alpha, float beta) {
+void GpuBench::run_cublas(const void* a, const void* b, float* c, const GemmShape& s, float alpha, float beta,
+                          bool as_sgemm) {
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands; each keeps
   // its own transpose.
   const cublasOperation_t op_b = cublas_op(op_b_transposed(s.layout)), op_a = cublas_op(op_a_transposed(s.layout));
-  if (s.batch == 1) {
-    GEMMTUNE_CUBLAS_CHECK(
-        cublasSgemm(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, s.ldb(), a, s.lda(), &beta, c, s.n));
-  } else {
-    GEMMTUNE_CUBLAS_CHECK(cublasSgemmStridedBatched(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, s.ldb(),
-                                                    s.stride_b(), a, s.lda(), s.stride_a(), &beta, c, s.n,
-                                                    s.stride_c(), s.batch));
+  if (as_sgemm || s.precision == Precision::fp32 || s.precision == Precision::tf32x3) {
+    // 3xtf32's yardstick is cuBLAS SGEMM itself: the FP32 call its users make today.
+    const auto* fa = static_cast<const float*>(a);
+    const auto* fb = static_cast<const float*>(b);
+    if (s.batch == 1) {
+      GEMMTUNE_CUBLAS_CHECK(
+          cublasSgemm(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, fb, s.ldb(), fa, s.lda(), &beta, c, s.n));
+    } else {
+      GEMMTUNE_CUBLAS_CHECK(cublasSgemmStridedBatched(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, fb, s.ldb(),
+                                                      s.stride_b(), fa, s.lda(), s.stride_a(), &beta, c, s.n,
+                                                      s.stride_c(), s.batch));
+    }
+    return;
   }
+  // cuBLAS's default call in the same precision, FP32 accumulation and FP32 C.
+  const cudaDataType_t type = cuda_type(s.precision);
+  const cublasComputeType_t compute =
+      s.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  if (s.batch == 1) {
+    GEMMTUNE_CUBLAS_CHECK(cublasGemmEx(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, type, s.ldb(), a, type,
+                                       s.lda(), &beta, c, CUDA_R_32F, s.n, compute, CUBLAS_GEMM_DEFAULT));
+  } else {
+    GEMMTUNE_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, type, s.ldb(),
+                                                     s.stride_b(), a, type, s.lda(), s.stride_a(), &beta, c,
+                                                     CUDA_R_32F, s.n, s.stride_c(), s.batch, compute,
+                                                     CUBLAS_GEMM_DEFAULT));
+  }
+}
+
+void GpuBench::run_reference(const float* a, const float* b, const float* c0, double* expected, const GemmShape& s,
+                             float alpha, float beta) {
+  const std::size_t ac = std::size_t(s.stride_a()) * s.batch, bc = std::size_t(s.stride_b()) * s.batch,
+                    cc = std::size_t(s.stride_c()) * s.batch;
+  DeviceBuffer a64(ac * sizeof(double)), b64(bc * sizeof(double));
+  auto* da = reinterpret_cast<double*>(a64.get());
+  auto* db = reinterpret_cast<double*>(b64.get());
+  checks_.widen(a, da, ac, stream_);
+  checks_.widen(b, db, bc, stream_);
+  checks_.widen(c0, expected, cc, stream_);
+  const double alpha64 = alpha, beta64 = beta;
+  const cublasOperation_t op_b = cublas_op(op_b_transposed(s.layout)), op_a = cublas_op(op_a_transposed(s.layout));
+  GEMMTUNE_CUBLAS_CHECK(cublasDgemmStridedBatched(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha64, db, s.ldb(),
+                                                  s.stride_b(), da, s.lda(), s.stride_a(), &beta64, expected, s.n,
+                                                  s.stride_c(), s.batch));
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // a64 and b64 are freed on return
 }
 
 std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, float alpha, float beta,
@@ -169,20 +239,45 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
   op->c = DeviceBuffer(cc * sizeof(float));
   op->expected = DeviceBuffer(cc * sizeof(float));
   op->bound = DeviceBuffer(cc * sizeof(float));
-  // |A||B| for the bound, by cuBLAS on the absolute values (in c, free until a check runs).
-  checks_.fill_uniform(op->a.get(), ac, seed, true, stream_);
-  checks_.fill_uniform(op->b.get(), bc, seed + 1, true, stream_);
+  const Precision precision = s.precision;
+  if (operand_bytes(precision) == 2) {
+    op->a_bits = DeviceBuffer(ac * 2);
+    op->b_bits = DeviceBuffer(bc * 2);
+  }
+  // The operands as the kernels multiply them (rounded to the precision; absolute values for the
+  // bound, signed for the product); the bits of 16-bit ones are the signed values'.
+  const auto make = [&](bool absolute) {
+    checks_.fill_uniform(op->a.get(), ac, seed, absolute, stream_);
+    checks_.fill_uniform(op->b.get(), bc, seed + 1, absolute, stream_);
+    checks_.round_operand(precision, op->a.get(), op->a_bits.get(), ac, stream_);
+    checks_.round_operand(precision, op->b.get(), op->b_bits.get(), bc, stream_);
+  };
+  // |A||B| for the bound, by cuBLAS SGEMM on the absolute values (in c, free until a check runs).
+  make(true);
   checks_.fill_uniform(op->c0.get(), cc, seed + 2, false, stream_);
-  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, 1.0f, 0.0f);
-  const double scale_ab = kUnitRoundoff * (2.0 * s.k + 4.0) * std::fabs(alpha);
+  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, 1.0f, 0.0f, true);
+  const double scale_ab = accumulation_roundoff(precision) * (2.0 * s.k + 4.0) * std::fabs(alpha);
   const double scale_c = kUnitRoundoff * 4.0 * std::fabs(beta);
   checks_.error_bound(op->bound.get(), op->c.get(), op->c0.get(), cc, float(scale_ab), float(scale_c), stream_);
-  // The signed operands, for the reference (alpha * A B + beta * C0) and the kernel under test.
-  checks_.fill_uniform(op->a.get(), ac, seed, false, stream_);
-  checks_.fill_uniform(op->b.get(), bc, seed + 1, false, stream_);
-  GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(op->expected.get(), op->c0.get(), cc * sizeof(float),
-                                      cudaMemcpyDeviceToDevice, stream_));
-  run_cublas(op->a.get(), op->b.get(), op->expected.get(), s, alpha, beta);
+  make(false);
+  if (precision == Precision::fp32) {
+    // The reference (alpha * A B + beta * C0): cuBLAS SGEMM, whose own error the bound covers.
+    GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(op->expected.get(), op->c0.get(), cc * sizeof(float),
+                                        cudaMemcpyDeviceToDevice, stream_));
+    run_cublas(op->a.get(), op->b.get(), op->expected.get(), s, alpha, beta);
+  } else {
+    // The float64 reference from the rounded inputs, and SGEMM's normwise error against it.
+    op->expected64 = DeviceBuffer(cc * sizeof(double));
+    auto* expected64 = reinterpret_cast<double*>(op->expected64.get());
+    run_reference(op->a.get(), op->b.get(), op->c0.get(), expected64, s, alpha, beta);
+    checks_.narrow(expected64, op->expected.get(), cc, stream_);
+    if (precision == Precision::tf32x3) {
+      GEMMTUNE_CUDA_CHECK(
+          cudaMemcpyAsync(op->c.get(), op->c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+      run_cublas(op->a.get(), op->b.get(), op->c.get(), s, alpha, beta, true);
+      op->sgemm_normwise = checks_.normwise_error(op->c.get(), expected64, cc, stream_);
+    }
+  }
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   return op;
 }
@@ -211,20 +306,35 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
     GEMMTUNE_CUDA_CHECK(
         cudaMemcpyAsync(op.c.get(), op.c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
   }
-  const GemmArguments args = dense_arguments(s, op.a.get(), op.b.get(), op.c.get(), op.alpha, op.beta);
+  const GemmArguments args = dense_arguments(s, static_cast<const float*>(op.kernel_a()),
+                                             static_cast<const float*>(op.kernel_b()), op.c.get(), op.alpha, op.beta);
   GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace_for(kernel.config(), s), stream_));
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const WorstError worst = checks_.worst(op.c.get(), op.expected.get(), op.bound.get(), cc, stream_);
   Verification v;
   v.worst_error_ratio = worst.ratio;
   v.passed = worst.ratio <= 1.0;
+  if (op.expected64.bytes()) {
+    v.normwise_error =
+        checks_.normwise_error(op.c.get(), reinterpret_cast<const double*>(op.expected64.get()), cc, stream_);
+    v.sgemm_normwise_error = op.sgemm_normwise;
+    // 3xtf32 promises FP32's accuracy: no worse than cuBLAS SGEMM on the same data.
+    // (At the tuned shape: the awkward ones' small K is below the range where that holds.)
+    if (v.passed && s.precision == Precision::tf32x3 && &op == tuned_check_.get() &&
+        !(v.normwise_error <= op.sgemm_normwise)) {
+      v.passed = false;
+      v.detail = fmt::format("{}: normwise error {:.3g}, above cuBLAS SGEMM's {:.3g} on the same data", s.label(),
+                             v.normwise_error, op.sgemm_normwise);
+      return v;
+    }
+  }
   if (!v.passed) {
     float got = 0, expected = 0;
     GEMMTUNE_CUDA_CHECK(cudaMemcpy(&got, op.c.get() + worst.index, sizeof got, cudaMemcpyDeviceToHost));
     GEMMTUNE_CUDA_CHECK(
         cudaMemcpy(&expected, op.expected.get() + worst.index, sizeof expected, cudaMemcpyDeviceToHost));
     const std::size_t entry = worst.index / s.stride_c(), element = worst.index % s.stride_c();
-    v.detail = fmt::format("{}: C{}[{}][{}] = {} vs cuBLAS {} ({:.3g}x the error bound)", s.label(),
+    v.detail = fmt::format("{}: C{}[{}][{}] = {} vs the reference {} ({:.3g}x the error bound)", s.label(),
                            s.batch > 1 ? fmt::format(" of entry {}", entry) : std::string(), element / s.n,
                            element % s.n, got, expected, worst.ratio);
   }
@@ -244,6 +354,10 @@ Verification GpuBench::verify(const LoadedKernel& kernel) {
     Verification v = check(kernel, *op);
     if (!v.passed) return v;
     worst.worst_error_ratio = std::max(worst.worst_error_ratio, v.worst_error_ratio);
+    if (op == tuned_check_.get()) {  // the normwise errors that describe the problem itself
+      worst.normwise_error = v.normwise_error;
+      worst.sgemm_normwise_error = v.sgemm_normwise_error;
+    }
   }
   return worst;
 }

@@ -22,7 +22,11 @@ namespace gemmtune {
 struct Verification {
   bool passed = false;
   double worst_error_ratio = 0;  // max |C - R| / bound over all elements (<= 1 passes)
-  std::string detail;            // why it failed
+  // The tensor-core precisions, at the tuned shape: ||C - R||_F / ||R||_F against the float64
+  // reference, and for 3xtf32 cuBLAS SGEMM's on the same data, which the kernel must not exceed.
+  double normwise_error = 0;
+  double sgemm_normwise_error = 0;
+  std::string detail;  // why it failed
 };
 
 // Device buffers freed on scope exit.
@@ -75,7 +79,12 @@ class GpuBench {
  private:
   struct Operands;
   // cuBLAS on densely packed operands of s (its layout and batch).
-  void run_cublas(const float* a, const float* b, float* c, const GemmShape& s, float alpha, float beta);
+  // In the problem's precision (a and b then hold its elements); as_sgemm: cublasSgemm whatever it is.
+  void run_cublas(const void* a, const void* b, float* c, const GemmShape& s, float alpha, float beta,
+                  bool as_sgemm = false);
+  // The float64 reference alpha * A B + beta * C0 of float operands, into expected.
+  void run_reference(const float* a, const float* b, const float* c0, double* expected, const GemmShape& s,
+                     float alpha, float beta);
   std::unique_ptr<Operands> make_operands(const GemmShape& s, float alpha, float beta, bool poison,
                                           unsigned seed);
   Verification check(const LoadedKernel& kernel, Operands& operands);

@@ -93,7 +93,11 @@ class Worker {
     phase("verify");
     const auto samples = bench_->time_kernel(*kernel, req.value("samples", 10));
     phase("time");
-    return {{"status", "ok"}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}, {"phases_ms", phases}};
+    nlohmann::json reply = {
+        {"status", "ok"}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}, {"phases_ms", phases}};
+    if (v.normwise_error > 0) reply["normwise_error"] = v.normwise_error;
+    if (v.sgemm_normwise_error > 0) reply["sgemm_normwise_error"] = v.sgemm_normwise_error;
+    return reply;
   }
 
   nlohmann::json race(const nlohmann::json& req) {

@@ -96,6 +96,13 @@ GemmShape read_shape(const Field& entry) {
     }
   }
   if (entry.has("batch")) shape.batch = entry["batch"].integer(1, kMaxBatch);
+  if (entry.has("precision")) {
+    const auto precision = parse_precision(entry["precision"].text());
+    if (!precision) entry["precision"].fail("must be one of fp32, 3xtf32, tf32, bf16, fp16");
+    shape.precision = *precision;
+  } else if (entry.has("dtype") && entry["dtype"].text() != "f32") {  // schemas 1 and 2
+    entry["dtype"].fail("must be \"f32\" (the only element type before results schema 3)");
+  }
   return shape;
 }
 

@@ -84,7 +84,7 @@ using Key = std::tuple<int, int, int, std::string, std::string, int>;
 
 Key key_of(const nlohmann::json& entry) {
   return {entry.value("m", 0),         entry.value("n", 0), entry.value("k", 0),
-          entry.value("dtype", "f32"), layout_of(entry),    entry.value("batch", 1)};
+          entry.value("precision", "fp32"), layout_of(entry), entry.value("batch", 1)};
 }
 
 nlohmann::json merge_results(const std::vector<Input>& inputs, std::vector<std::string>& notes) {
@@ -103,7 +103,7 @@ nlohmann::json merge_results(const std::vector<Input>& inputs, std::vector<std::
                      {"tool_version", in.document.value("tool_version", "")},
                      {"entries", in.document["entries"].size()}});
     for (nlohmann::json entry : in.document["entries"]) {
-      upgrade_results_entry(entry);         // schema 1: layout "nn", batch 1, the winner from its race
+      upgrade_results_entry(entry);         // schemas 1 and 2: layout, batch, winner, precision
       std::vector<nlohmann::json> earlier;  // an entry merged before brings the measurements it lost to
       if (const auto it = entry.find("merged_from"); it != entry.end() && it->is_array())
         for (const auto& m : *it)
@@ -180,7 +180,7 @@ nlohmann::json merge_plans(const std::vector<Input>& inputs, std::vector<std::st
       if (compile["failures"].size() < 20) compile["failures"].push_back(failure);
     for (const auto& problem : in.document["problems"]) {
       const PlanKey key{problem.value("m", 0),         problem.value("n", 0), problem.value("k", 0),
-                        problem.value("dtype", "f32"), layout_of(problem),    problem.value("batch", 1)};
+                        problem.value("precision", "fp32"), layout_of(problem), problem.value("batch", 1)};
       const auto [it, fresh] = seen.emplace(key, in.file);
       if (!fresh) {
         notes.push_back(fmt::format("{}: planned in both {} and {}; kept {}'s", problem_label(problem),

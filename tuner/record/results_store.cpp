@@ -27,16 +27,23 @@ bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vecto
 }  // namespace
 
 void upgrade_results_entry(nlohmann::json& entry) {
-  if (!entry.is_object() || entry.contains("winner")) return;
-  if (entry.value("layout", "") == "row-major") entry["layout"] = "nn";
-  if (!entry.contains("batch")) entry["batch"] = 1;
-  const auto ratio = entry.find("ratio_vs_cublas");
-  entry["winner"] = ratio != entry.end() && ratio->is_number() && ratio->get<double>() < 1.0 ? "cublas" : "kernel";
+  if (!entry.is_object()) return;
+  if (!entry.contains("winner")) {  // schema 1
+    if (entry.value("layout", "") == "row-major") entry["layout"] = "nn";
+    if (!entry.contains("batch")) entry["batch"] = 1;
+    const auto ratio = entry.find("ratio_vs_cublas");
+    entry["winner"] = ratio != entry.end() && ratio->is_number() && ratio->get<double>() < 1.0 ? "cublas" : "kernel";
+  }
+  if (!entry.contains("precision")) {  // schemas 1 and 2: "dtype" "f32", FP32 only
+    const auto dtype = entry.find("dtype");
+    entry["precision"] = dtype == entry.end() || *dtype == "f32" ? nlohmann::json("fp32") : *dtype;
+    entry.erase("dtype");
+  }
 }
 
 void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries,
                    MergeRule rule) {
-  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "dtype", "layout", "batch"}, rule);
+  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "precision", "layout", "batch"}, rule);
 }
 
 nlohmann::json measured_header(const nlohmann::json& device) {
@@ -57,11 +64,12 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
   nlohmann::json doc = nlohmann::json::object();
   if (const auto text = read_whole_file(path)) {
     auto parsed = nlohmann::json::parse(*text, nullptr, false);
-    const bool older_results = schema == kResultsSchema && !parsed.is_discarded() && parsed.is_object() &&
-                               parsed.value("schema", "") == kResultsSchemaV1;
-    if (older_results && parsed.contains("entries") && parsed["entries"].is_array())
+    const bool any_results_version = schema == kResultsSchema && !parsed.is_discarded() && parsed.is_object() &&
+                               parsed.contains("schema") && parsed["schema"].is_string() &&
+                               results_schema_version(parsed["schema"].get<std::string>()) > 0;
+    if (any_results_version && parsed.contains("entries") && parsed["entries"].is_array())
       for (auto& entry : parsed["entries"]) upgrade_results_entry(entry);
-    if (!parsed.is_discarded() && parsed.is_object() && (parsed.value("schema", "") == schema || older_results)) {
+    if (!parsed.is_discarded() && parsed.is_object() && (parsed.value("schema", "") == schema || any_results_version)) {
       doc = std::move(parsed);
     } else {
       // Never silently drop someone's data: keep the unreadable file beside the new one.
@@ -77,6 +85,7 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
     if (!e.is_object()) return e;
     if (!e.contains("layout") || e["layout"] == "row-major") e["layout"] = "nn";
     if (!e.contains("batch")) e["batch"] = 1;
+    if (!e.contains("precision")) e["precision"] = "fp32";
     return e;
   };
   for (auto& old : merged) old = with_current_keys(old);
@@ -93,8 +102,8 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
   }
   std::sort(merged.begin(), merged.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
     const auto key = [](const nlohmann::json& e) {
-      return std::make_tuple(e.value("from", std::string()), e.value("m", 0), e.value("n", 0), e.value("k", 0),
-                             e.value("layout", std::string()), e.value("batch", 1));
+      return std::make_tuple(e.value("from", std::string()), e.value("precision", std::string()), e.value("m", 0),
+                             e.value("n", 0), e.value("k", 0), e.value("layout", std::string()), e.value("batch", 1));
     };
     return key(a) < key(b);
   });

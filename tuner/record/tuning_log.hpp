@@ -23,8 +23,9 @@ class TuningLog {
  public:
   // Opens (creating if needed) the log; throws std::invalid_argument if it belongs to another
   // device, std::runtime_error if it cannot be written.
+  // The hashes of the sgemm, skinny and mma templates: a record counts only for the template it ran.
   TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash,
-            std::string skinny_template_hash = {});
+            std::string skinny_template_hash = {}, std::string mma_template_hash = {});
   ~TuningLog();
   TuningLog(const TuningLog&) = delete;
   TuningLog& operator=(const TuningLog&) = delete;
@@ -43,6 +44,7 @@ class TuningLog {
   const std::string& template_hash_of(const std::string& config_name) const;
   std::string template_hash_;
   std::string skinny_template_hash_;
+  std::string mma_template_hash_;
   mutable std::mutex mutex_;  // entries_ and file_
   std::FILE* file_ = nullptr;
   std::map<std::string, nlohmann::json> entries_;

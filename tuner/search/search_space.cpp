@@ -23,7 +23,8 @@ const std::vector<std::string> kParameters = {
     "block_m",    "block_n",   "block_k", "thread_m",   "thread_n",       "warp_rows",
     "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",    "vector_width",
     "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b",
-    "lanes_k",    "warps_n",   "k_groups", "unroll",    "prefetch"};
+    "lanes_k",    "warps_n",   "k_groups", "unroll",    "prefetch",       "warp_m",
+    "warp_n"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -36,7 +37,8 @@ int KernelConfig::*int_field(const std::string& name) {
       {"min_blocks", &KernelConfig::min_blocks}, {"fma_order", &KernelConfig::fma_order},
       {"swizzle", &KernelConfig::swizzle},       {"split_k", &KernelConfig::split_k},
       {"lanes_k", &KernelConfig::lanes_k},       {"warps_n", &KernelConfig::warps_n},
-      {"k_groups", &KernelConfig::k_groups},     {"unroll", &KernelConfig::unroll}};
+      {"k_groups", &KernelConfig::k_groups},     {"unroll", &KernelConfig::unroll},
+      {"warp_m", &KernelConfig::warp_m},         {"warp_n", &KernelConfig::warp_n}};
   const auto it = ints.find(name);
   return it == ints.end() ? nullptr : it->second;
 }
@@ -199,6 +201,10 @@ int estimated_registers(const KernelConfig& c, int overhead) {
     return c.block_m * c.thread_n + (c.prefetch ? 2 : 1) * c.unroll * 4 * c.thread_n + 4 * c.block_m + overhead;
   if (c.family == KernelFamily::skinny_tiled)  // accumulators and one 4-deep k step of fragments
     return c.thread_m * c.thread_n + 4 * (c.thread_m + c.thread_n) + overhead;
+  if (c.family == KernelFamily::mma) {  // accumulators (twice for 3xtf32's per-tile sums), two k steps of fragments
+    const int accumulators = c.warp_m * c.warp_n / 32 * (c.precision == Precision::tf32x3 ? 2 : 1);
+    return accumulators + 2 * (c.warp_m / 16 * 4 + c.warp_n / 8 * 2) + overhead;
+  }
   const int threads = std::max(1, c.threads());
   const int accumulators = c.thread_m * c.thread_n;
   // Fragments of A and B for one step of the inner loop, double-buffered by the template. A
@@ -230,6 +236,13 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
       throw std::invalid_argument(fmt::format("{}: 'kernel' {}", source, e.what()));
     }
   }
+  if (j.contains("precision")) {
+    const auto precision = j["precision"].is_string() ? parse_precision(j["precision"].get<std::string>()) : std::nullopt;
+    if (!precision) throw std::invalid_argument(source + ": 'precision' must be fp32, 3xtf32, tf32, bf16 or fp16");
+    space.precision = *precision;
+  }
+  if ((space.family == KernelFamily::mma) != (space.precision != Precision::fp32))
+    throw std::invalid_argument(source + ": the mma kernels serve 3xtf32, tf32, bf16 and fp16; the others fp32");
   for (const auto& [name, list] : j["parameters"].items()) {
     if (std::find(kParameters.begin(), kParameters.end(), name) == kParameters.end())
       throw std::invalid_argument(fmt::format("{}: unknown parameter '{}'", source, name));
@@ -318,14 +331,15 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
 std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path) {
   std::vector<SearchSpace> spaces{load_search_space(path)};
   if (!path.empty()) return spaces;
-  for (const char* file : {"configs/skinny-stream.json", "configs/skinny-tiled.json"})
+  for (const char* file : {"configs/skinny-stream.json", "configs/skinny-tiled.json", "configs/mma-3xtf32.json",
+                           "configs/mma-tf32.json", "configs/mma-bf16.json", "configs/mma-fp16.json"})
     spaces.push_back(parse_search_space(nlohmann::json::parse(embedded_file(file)), std::string("built-in ") + file));
   return spaces;
 }
 
 const SearchSpace& space_of(const std::vector<SearchSpace>& spaces, const KernelConfig& config) {
   for (const SearchSpace& space : spaces)
-    if (space.family == config.family) return space;
+    if (space.family == config.family && space.precision == config.precision) return space;
   return spaces.front();
 }
 
@@ -383,6 +397,7 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
   std::vector<std::size_t> removed(constraints().size(), 0);
   KernelConfig base = default_config();
   base.family = space.family;
+  base.precision = space.precision;
   base.swizzle = 1;
   base.split_k = 1;
   if (shape) base.layout = shape->layout;  // fixed by the problem, never searched
@@ -416,6 +431,7 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
 Enumeration enumerate(const std::vector<SearchSpace>& spaces, const DeviceProfile& device, const GemmShape* shape) {
   Enumeration all;
   for (const SearchSpace& space : spaces) {
+    if (shape && space.precision != shape->precision) continue;  // another precision's kernels
     Enumeration one = enumerate(space, device, shape);
     all.candidates.insert(all.candidates.end(), one.candidates.begin(), one.candidates.end());
     for (const auto& [constraint, count] : one.removed) all.removed[constraint] += count;

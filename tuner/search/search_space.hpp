@@ -33,6 +33,7 @@ const std::vector<std::string>& constraint_names();
 
 struct SearchSpace {
   KernelFamily family = KernelFamily::sgemm;       // "kernel" in the file
+  Precision precision = Precision::fp32;           // "precision" in the file: the problems it serves
   std::map<std::string, std::vector<int>> values;  // parameter -> allowed values (bools as 0/1)
   std::vector<std::string> enabled;                // constraint names present in the file
   ConstraintSettings settings;

@@ -55,10 +55,40 @@ Prediction predict_skinny(const KernelConfig& c, const Occupancy& occ, const Dev
   return p;
 }
 
+// What mma.sync delivers over FP32 on the CUDA cores, as measured on an H100 (scripts/spikes/
+// tensor-core/NOTES.md): tf32 about 3x FP32 peak after its conversions, bf16 and fp16 about 9x,
+// 3xtf32 a third of tf32's rate. Only the ranking within one precision matters here.
+double tensor_core_speedup(Precision p) {
+  switch (p) {
+    case Precision::tf32: return 3.0;
+    case Precision::tf32x3: return 1.4;
+    case Precision::bf16:
+    case Precision::fp16: return 9.0;
+    case Precision::fp32: break;
+  }
+  return 1.0;
+}
+
 }  // namespace
 
 Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProfile& d, const GemmShape& s) {
   if (is_skinny(c.family)) return predict_skinny(c, occ, d, s);
+  if (c.family == KernelFamily::mma) {
+    // The SIMT model's terms with the warp tile in the micro-tile's place (fragments per mma) and
+    // the tensor cores' rate in FP32's: global traffic in the operands' own bytes.
+    DeviceProfile tensor = d;
+    tensor.fp32_tflops = d.fp32_tflops * tensor_core_speedup(c.precision) * 4.0 / operand_bytes(c.precision);
+    KernelConfig simt = c;
+    simt.family = KernelFamily::sgemm;
+    simt.thread_m = std::max(1, c.warp_m / 8);
+    simt.thread_n = std::max(1, c.warp_n / 8);
+    Prediction p = predict(simt, occ, tensor, s);
+    p.latency_factor = clamp01(occ.blocks_per_sm * c.threads() / 32.0 / 4.0);  // 4 warps keep mma busy
+    p.fraction_of_peak = p.shared_memory_factor * p.global_memory_factor * p.latency_factor * p.wave_factor *
+                         p.edge_factor * p.split_k_factor * p.pipeline_factor;
+    p.predicted_tflops = p.fraction_of_peak * d.fp32_tflops * tensor_core_speedup(c.precision);
+    return p;
+  }
   Prediction p;
   const double fma_per_load = double(c.thread_m) * c.thread_n / (c.thread_m + c.thread_n);
   p.shared_memory_factor = clamp01(fma_per_load / (fma_per_load + 2.1));

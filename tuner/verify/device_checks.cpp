@@ -2,6 +2,7 @@
 #include "verify/device_checks.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -33,17 +34,25 @@ DeviceChecks::DeviceChecks() {
   GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   const NvrtcOutput out = nvrtc_compile(
       std::string(embedded_file("kernel_templates/check.cuh")),
-      {"gemmtune::uniform_operand", "gemmtune::error_bound", "gemmtune::worst_error_ratio<" + std::to_string(kThreads) + ">"},
+      {"gemmtune::uniform_operand", "gemmtune::error_bound", "gemmtune::worst_error_ratio<" + std::to_string(kThreads) + ">",
+       "gemmtune::round_operand", "gemmtune::widen", "gemmtune::narrow",
+       "gemmtune::squared_error<" + std::to_string(kThreads) + ">"},
       "sm_" + std::to_string(major * 10 + minor));
   GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&library_, out.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&uniform_, library_, out.lowered_names[0].c_str()));
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&bound_, library_, out.lowered_names[1].c_str()));
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&worst_, library_, out.lowered_names[2].c_str()));
+  GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&round_, library_, out.lowered_names[3].c_str()));
+  GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&widen_, library_, out.lowered_names[4].c_str()));
+  GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&narrow_, library_, out.lowered_names[5].c_str()));
+  GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&squared_error_, library_, out.lowered_names[6].c_str()));
   GEMMTUNE_CUDA_CHECK(cudaMalloc(&result_, sizeof(unsigned long long)));
+  GEMMTUNE_CUDA_CHECK(cudaMalloc(&sums_, 2 * sizeof(double)));
 }
 
 DeviceChecks::~DeviceChecks() {
   if (result_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaFree(result_));
+  if (sums_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaFree(sums_));
   if (library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(library_));
 }
 
@@ -60,6 +69,40 @@ void DeviceChecks::error_bound(float* bound, const float* abs_ab, const float* c
   unsigned long long n = count;
   void* params[] = {&bound, &abs_ab, &c0, &n, &scale_ab, &scale_c};
   launch(bound_, count, params, stream);
+}
+
+void DeviceChecks::round_operand(Precision precision, float* values, void* bits, std::size_t count,
+                                 cudaStream_t stream) const {
+  int kind = precision == Precision::tf32 ? 1 : precision == Precision::bf16 ? 2 : precision == Precision::fp16 ? 3 : 0;
+  if (kind == 0) return;
+  unsigned long long n = count;
+  void* params[] = {&values, &bits, &n, &kind};
+  launch(round_, count, params, stream);
+}
+
+void DeviceChecks::widen(const float* in, double* out, std::size_t count, cudaStream_t stream) const {
+  unsigned long long n = count;
+  void* params[] = {&in, &out, &n};
+  launch(widen_, count, params, stream);
+}
+
+void DeviceChecks::narrow(const double* in, float* out, std::size_t count, cudaStream_t stream) const {
+  unsigned long long n = count;
+  void* params[] = {&in, &out, &n};
+  launch(narrow_, count, params, stream);
+}
+
+double DeviceChecks::normwise_error(const float* got, const double* expected, std::size_t count,
+                                    cudaStream_t stream) const {
+  GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(sums_, 0, 2 * sizeof(double), stream));
+  unsigned long long n = count;
+  double* sums = sums_;
+  void* params[] = {&got, &expected, &n, &sums};
+  launch(squared_error_, count, params, stream);
+  double host[2] = {0, 0};
+  GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(host, sums_, sizeof host, cudaMemcpyDeviceToHost, stream));
+  GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host[1] > 0 ? std::sqrt(host[0] / host[1]) : std::sqrt(host[0]);
 }
 
 WorstError DeviceChecks::worst(const float* got, const float* expected, const float* bound, std::size_t count,

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "core/precision.hpp"
+
 namespace gemmtune {
 
 struct WorstError {
@@ -30,14 +32,24 @@ class DeviceChecks {
   void error_bound(float* bound, const float* abs_ab, const float* c0, std::size_t count, float scale_ab,
                    float scale_c, cudaStream_t stream) const;
 
+  // Rounds count floats to what precision's kernels multiply (tf32: in place; bf16, fp16: into
+  // bits as 16-bit values, and the floats to the values those hold); fp32 and 3xtf32: nothing.
+  void round_operand(Precision precision, float* values, void* bits, std::size_t count, cudaStream_t stream) const;
+  void widen(const float* in, double* out, std::size_t count, cudaStream_t stream) const;
+  void narrow(const double* in, float* out, std::size_t count, cudaStream_t stream) const;
+  // ||got - expected||_F / ||expected||_F, in float64. Synchronizes stream.
+  double normwise_error(const float* got, const double* expected, std::size_t count, cudaStream_t stream) const;
+
   // Synchronizes stream.
   WorstError worst(const float* got, const float* expected, const float* bound, std::size_t count,
                    cudaStream_t stream) const;
 
  private:
   cudaLibrary_t library_ = nullptr;
-  cudaKernel_t uniform_ = nullptr, bound_ = nullptr, worst_ = nullptr;
+  cudaKernel_t uniform_ = nullptr, bound_ = nullptr, worst_ = nullptr, round_ = nullptr, widen_ = nullptr,
+               narrow_ = nullptr, squared_error_ = nullptr;
   unsigned long long* result_ = nullptr;  // device word for the atomicMax
+  double* sums_ = nullptr;                // normwise_error's two sums
 };
 
 }  // namespace gemmtune

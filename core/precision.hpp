@@ -1,0 +1,38 @@
+// The arithmetic of a GEMM problem: what A and B hold, how the products are formed and how
+// accurate C must be. Part of every problem key (results entries, record files, the runtime's
+// lookup), beside the layout. C is FP32 in every precision, and the sums are FP32.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace gemmtune {
+
+enum class Precision : int {
+  fp32 = 0,    // FP32 operands, FP32 products on the CUDA cores: cublasSgemm's contract
+  tf32x3 = 1,  // "3xtf32": FP32 operands, each split into two TF32 parts on the tensor cores,
+               // held to FP32's accuracy (at least as accurate as cublasSgemm on the same data)
+  tf32 = 2,    // FP32 operands rounded to TF32 (10 mantissa bits) on the tensor cores
+  bf16 = 3,    // bfloat16 operands, FP32 accumulation
+  fp16 = 4,    // half operands, FP32 accumulation
+};
+inline constexpr Precision kAllPrecisions[] = {Precision::fp32, Precision::tf32x3, Precision::tf32,
+                                               Precision::bf16, Precision::fp16};
+
+const char* precision_name(Precision precision);  // "fp32", "3xtf32", "tf32", "bf16", "fp16"
+std::optional<Precision> parse_precision(std::string_view text);
+
+// Bytes of one element of A and B as they lie in memory (C is always 4-byte FP32).
+constexpr int operand_bytes(Precision p) { return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4; }
+
+// The unit roundoff of the products' inputs as the tensor core sees them (what one rounding of an
+// input costs, relative): the error bound of a K-long dot product scales with it. 3xtf32 keeps
+// FP32's; bf16 and fp16 inputs are exact as given (their rounding happened before the call), so
+// only FP32 accumulation remains.
+double input_roundoff(Precision p);
+
+// Lowest compute capability (major * 10 + minor) with tensor cores for this precision: fp16 mma
+// from Turing (7.5), TF32 and bf16 from Ampere (8.0); FP32 runs everywhere (0).
+int min_compute_capability(Precision p);
+
+}  // namespace gemmtune
