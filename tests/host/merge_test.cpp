@@ -198,7 +198,7 @@ TEST_F(Merge, ShardsOfResultsMergeIntoEveryProblemOnce) {
   EXPECT_EQ(merged.gpu, "nvidia-h100-80gb-hbm3");
   EXPECT_TRUE(merged.notes.empty());
   ASSERT_EQ(merged.problems, all["entries"].size());
-  EXPECT_EQ(merged.document["schema"], "gemmtune.results/2");
+  EXPECT_EQ(merged.document["schema"], "gemmtune.results/3");
   EXPECT_EQ(merged.document["merged_files"].size(), 3u);
   for (const auto& e : merged.document["entries"]) {
     EXPECT_TRUE(e["layout"] == "nn" || e["layout"] == "nt" || e["layout"] == "tn" || e["layout"] == "tt");

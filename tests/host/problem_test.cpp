@@ -47,6 +47,34 @@ TEST(ParseSizes, ProblemsThroughJson) {
   EXPECT_THROW(shape_from_json(nlohmann::json{{"m", 3}, {"n", 5}, {"k", 7}, {"batch", 0}}), std::invalid_argument);
 }
 
+// The precision is part of the key: named in any position, the list's default elsewhere; the label
+// spells it unless it is fp32, and JSON without it (results schema 2 and older) reads as fp32.
+TEST(ParseSizes, Precisions) {
+  const auto s = parse_sizes("1024:bf16,64x4096x4096:nt:3xtf32,512:b4:fp16:tt,256,128:fp32", Precision::tf32);
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(s[0], (GemmShape{1024, 1024, 1024, Layout::nn, 1, Precision::bf16}));
+  EXPECT_EQ(s[1], (GemmShape{64, 4096, 4096, Layout::nt, 1, Precision::tf32x3}));
+  EXPECT_EQ(s[2], (GemmShape{512, 512, 512, Layout::tt, 4, Precision::fp16}));
+  EXPECT_EQ(s[3], (GemmShape{256, 256, 256, Layout::nn, 1, Precision::tf32}));
+  EXPECT_EQ(s[4], (GemmShape{128, 128, 128}));
+  EXPECT_EQ(s[1].label(), "64x4096x4096:nt:3xtf32");
+  EXPECT_EQ(s[4].label(), "128");
+  for (const GemmShape& shape : s) EXPECT_EQ(parse_shape(shape.label(), Precision::bf16), shape) << shape.label();
+  // One problem in two precisions is two problems, and they sort and hash apart.
+  EXPECT_EQ(parse_sizes("512:bf16,512:fp16,512:bf16").size(), 2u);
+  EXPECT_NE(GemmShapeHash{}(s[0]), GemmShapeHash{}(GemmShape{1024, 1024, 1024}));
+  EXPECT_TRUE((GemmShape{1024, 1024, 1024} < s[0]));
+  nlohmann::json j;
+  shape_to_json(j, s[1]);
+  EXPECT_EQ(j["precision"], "3xtf32");
+  EXPECT_EQ(shape_from_json(j), s[1]);
+  EXPECT_EQ(shape_from_json(nlohmann::json{{"m", 3}, {"n", 5}, {"k", 7}}).precision, Precision::fp32);
+  EXPECT_THROW(shape_from_json(nlohmann::json{{"m", 3}, {"n", 5}, {"k", 7}, {"precision", "fp8"}}),
+               std::invalid_argument);
+  for (const Precision p : kAllPrecisions) EXPECT_EQ(parse_precision(precision_name(p)), p);
+  EXPECT_EQ(parse_precision("f32"), std::nullopt);
+}
+
 TEST(ParseSizes, DuplicatesCollapse) {
   EXPECT_EQ(parse_sizes("512,512,512x512x512").size(), 1u);
 }
@@ -74,7 +102,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("512:b0", "zero batch"), std::make_pair("512:b", "empty batch"),
                       std::make_pair("512:b4:b8", "batch twice"), std::make_pair("512:bx", "not a number"),
                       std::make_pair("512:b2000000", "too large"), std::make_pair("4096:b1000", "too large"),
-                      std::make_pair("512:", "neither a layout")));
+                      std::make_pair("512:", "neither a layout"), std::make_pair("512:fp8", "nor a precision"),
+                      std::make_pair("512:bf16:fp16", "precision twice")));
 
 }  // namespace
 }  // namespace gemmtune

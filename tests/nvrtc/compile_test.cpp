@@ -89,6 +89,40 @@ TEST(Compile, SkinnyFamiliesOnEveryArchitecture) {
       }
 }
 
+// The tensor-core family: one candidate of every precision and layout compiles for sm_80 and sm_90
+// on both paths, with the split-K kernel over C beside it where it splits; T4 (sm_75) gets none.
+TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
+  const KernelCompiler compiler{""};
+  const std::vector<SearchSpace> spaces = load_search_spaces({});
+  for (const Precision precision : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
+    const GemmShape t4_shape{1024, 1024, 1024, Layout::nn, 1, precision};
+    EXPECT_TRUE(enumerate(spaces, load_device_profile("t4"), &t4_shape).candidates.empty());
+    for (const auto& [device, arch] : {std::pair{"a100", "sm_80"}, {"h100", "sm_90"}})
+      for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+        const GemmShape shape{1024, 1024, 4096, layout, 1, precision};
+        std::vector<KernelConfig> all = enumerate(spaces, load_device_profile(device), &shape).candidates;
+        ASSERT_FALSE(all.empty()) << shape.label() << " on " << device;
+        for (const KernelConfig& c : all) ASSERT_EQ(c.family, KernelFamily::mma) << c.name();
+        std::mt19937 rng(int(precision) * 4 + int(layout));
+        std::shuffle(all.begin(), all.end(), rng);
+        for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+          const KernelConfig& c = all[int(path)];
+          SCOPED_TRACE(testing::Message() << arch << " " << c.name() << " path " << int(path));
+          try {
+            const CompiledKernel k = compiler.compile(c, arch, path);
+            EXPECT_GT(k.cubin.size(), 1000u);
+            EXPECT_NE(k.symbol.find("mma_gemm"), std::string::npos);
+            EXPECT_EQ(k.reduce != nullptr, c.split_k > 1);
+            EXPECT_EQ(k.resources.spill_bytes(), 0);
+          } catch (const CompileError& e) {
+            FAIL() << e.what() << "\n" << e.log();
+          }
+        }
+        EXPECT_THROW(compiler.compile(all.front(), arch, KernelPath::whole_tiles), std::invalid_argument);
+      }
+  }
+}
+
 TEST(Compile, DefaultConfigOnEveryArchitecture) {
   const KernelCompiler compiler{""};
   for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_90"})
