@@ -4,7 +4,10 @@
   2. a 2-layer FP32 MLP with gemmtune.nn.Linear against torch.nn.Linear, end to end (inference),
      and its error against a float64 reference under the K-scaled bound: with the shipped results,
      then (--tune-seconds S > 0) after the record -> tune -> reload loop on the MLP's own problems
-     (S seconds per problem, into a temporary results directory).
+     (S seconds per problem, into a temporary results directory). "gemmtune_library" is the same
+     model with every product in the library (no torch linear for the layers it gives cuBLAS);
+  3. each layer alone, GPU time only (replays of a CUDA graph of several calls): torch's linear
+     (cuBLASLt, bias in the epilogue), gemmtune's Linear both ways, and the products without bias.
 Host time: a burst of calls small enough never to fill the launch queue is timed on the host before
 synchronising, rounds interleaved between the contenders, median of the rounds. Prints JSON.
 Usage: python3 torch_bench.py [--rounds 30] [--tune-seconds 0] [--json FILE]
@@ -88,6 +91,72 @@ def graphed(model, x):
     return None, None, None, errors
 
 
+def library_only(fn):
+    """fn with every product of gemmtune's Linear run by the library (see _torch_calls)."""
+    from gemmtune import _torch_calls
+
+    def call():
+        _torch_calls.torch_linear_for_cublas = False
+        try:
+            return fn()
+        finally:
+            _torch_calls.torch_linear_for_cublas = True
+    return call
+
+
+CALLS_PER_GRAPH = 10
+
+
+def captured(fn):
+    """A replay of a CUDA graph holding CALLS_PER_GRAPH calls of fn (warmed up on the capture stream)."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        for _ in range(CALLS_PER_GRAPH):
+            fn()
+    return graph.replay
+
+
+def measure_layers(models, rounds):
+    """Each Linear of each MLP alone: microseconds of GPU time per call, and what runs it."""
+    layers = {}
+    for label, (theirs, ours, x) in models.items():
+        with torch.no_grad():
+            inputs = (x, torch.relu(theirs[0](x)))
+            for index, (t, g, h) in enumerate(zip((theirs[0], theirs[2]), (ours[0], ours[2]), inputs)):
+                w = t.weight
+                rows, cols = h.shape[0], w.shape[0]
+                fns = {"torch_linear": lambda t=t, h=h: t(h), "gemmtune_linear": lambda g=g, h=h: g(h),
+                       "gemmtune_linear_library": library_only(lambda g=g, h=h: g(h)),
+                       # torch's non-fused addmm: C preset to the bias, then cublasSgemm with beta 1
+                       "torch_addmm_expanded_bias": lambda t=t, h=h, r=rows, c=cols: torch.addmm(
+                           t.bias.expand(r, c), h, t.weight.t()),
+                       "torch_mm_no_bias": lambda w=w, h=h: torch.mm(h, w.t()),
+                       "gemmtune_mm_no_bias": lambda w=w, h=h: gemmtune.mm(h, w.t())}
+                replays = {}
+                for name, fn in fns.items():
+                    try:
+                        replays[name] = captured(fn)
+                    except Exception as e:  # noqa: BLE001 - recorded in the report
+                        replays[name] = None
+                        print(f"{label} layer {index} {name}: capture failed: {e}", flush=True)
+                times = interleaved({n: r for n, r in replays.items() if r},
+                                    lambda r: gpu_ms(r, iterations=5) * 1000 / CALLS_PER_GRAPH, rounds)
+                host = interleaved({name: fns[name] for name in ("torch_linear", "gemmtune_linear",
+                                                                  "torch_addmm_expanded_bias")},
+                                   lambda fn: host_us_per_call(fn, calls=20), rounds)
+                m, k = h.shape
+                layers[f"{label} layer {index}: {m}x{w.shape[0]}x{k}:nt"] = {
+                    "us": times, "host_us": host, "config": gemmtune.explain(h, w.t()).config,
+                    "torch_linear_over_gemmtune_linear": times["torch_linear"] / times["gemmtune_linear"]
+                    if "gemmtune_linear" in times else None}
+    return layers
+
+
 def measure_mlps(models, rounds):
     """Eager (host time counts: at 64 rows the host is the bottleneck) and in CUDA graphs (the GPU's
     time alone), interleaved."""
@@ -97,14 +166,20 @@ def measure_mlps(models, rounds):
             out_ours, out_theirs = ours(x), theirs(x)
             replay_theirs, _, _, _ = graphed(theirs, x)
             replay_ours, graph_out_ours, mode, capture_errors = graphed(ours, x)
-            contenders = {"torch": lambda: theirs(x), "gemmtune": lambda: ours(x), "torch_graph": replay_theirs}
+            contenders = {"torch": lambda: theirs(x), "gemmtune": lambda: ours(x),
+                          "gemmtune_library": library_only(lambda: ours(x)), "torch_graph": replay_theirs}
             if replay_ours:
                 contenders["gemmtune_graph"] = replay_ours
             times = interleaved(contenders, gpu_ms, rounds)
+            host = interleaved({"torch": lambda: theirs(x), "gemmtune": lambda: ours(x)},
+                               lambda fn: host_us_per_call(fn, calls=20), rounds)
             layers = [theirs[0], theirs[1], theirs[2]]
             mlps[label] = {
                 "ms_torch": times["torch"], "ms_gemmtune": times["gemmtune"],
                 "speedup": times["torch"] / times["gemmtune"],
+                "ms_gemmtune_library": times["gemmtune_library"],
+                "speedup_library": times["torch"] / times["gemmtune_library"],
+                "host_us_per_forward": host,
                 "graph_ms_torch": times["torch_graph"], "graph_ms_gemmtune": times.get("gemmtune_graph"),
                 "graph_speedup": times["torch_graph"] / times["gemmtune_graph"] if replay_ours else None,
                 "graph_capture_mode": mode, "graph_capture_errors": capture_errors,
@@ -149,6 +224,24 @@ def main():
         "raw_stream": lambda: _torch_calls._raw_stream(0),
     }
     report["host_us_parts"] = {name: timeit.timeit(fn, number=20000) / 20000 * 1e6 for name, fn in parts.items()}
+    # A Linear with bias at 64 rows and 64 features: host time of the whole layer call.
+    torch.manual_seed(0)
+    small_t = torch.nn.Linear(64, 64).cuda()
+    small_g = gemmtune.nn.Linear.from_linear(small_t)
+    with torch.no_grad():
+        report["host_us_per_call_linear_64"] = interleaved(
+            {"torch.nn.Linear": lambda: small_t(a), "gemmtune.nn.Linear": lambda: small_g(a),
+             "gemmtune.nn.Linear_library": library_only(lambda: small_g(a))}, host_us_per_call, opts.rounds)
+        report["explain_linear_64"] = gemmtune.explain(a, small_t.weight.t()).config
+        w64, b64 = small_t.weight, small_t.bias
+        identity = torch.nn.Identity()
+        report["host_us_linear_64_pieces"] = interleaved({
+            "torch.nn.functional.linear": lambda: torch.nn.functional.linear(a, w64, b64),
+            "torch.addmm(bias.expand, x, w.t())": lambda: torch.addmm(b64.expand(64, 64), a, w64.t()),
+            "bias.repeat(64, 1)": lambda: b64.repeat(64, 1),
+            "new_empty+copy_(bias)": lambda: a.new_empty((64, 64)).copy_(b64),
+            "gemmtune.mm(x, w.t())": lambda: gemmtune.mm(a, w64.t()),
+            "module call, no work": lambda: identity(a)}, host_us_per_call, opts.rounds)
     report["explain_64cube"] = gemmtune.explain(a, b)._asdict()
 
     models = {}
@@ -160,7 +253,16 @@ def main():
                                                               torch.nn.Linear(hidden, width)).cuda())
         ours.load_state_dict(theirs.state_dict())
         models[f"{rows}x{width}->{hidden}->{width}"] = (theirs, ours, torch.randn(rows, width, device="cuda"))
+    def save():  # after each section, so a run cut short still leaves what it measured
+        if opts.json:
+            with open(opts.json, "w") as f:
+                f.write(json.dumps(report, indent=1) + "\n")
+
+    save()
     report["mlp_inference"] = measure_mlps(models, opts.rounds)
+    save()
+    report["layers"] = measure_layers(models, max(opts.rounds // 3, 5))
+    save()
     if opts.tune_seconds > 0:
         with tempfile.TemporaryDirectory() as work:
             record = f"{work}/calls.jsonl"
@@ -171,11 +273,11 @@ def main():
             gemmtune.tune(sizes_from=record, results_dir=f"{work}/results", time_budget=opts.tune_seconds)
             report["tune_seconds_total"] = time.perf_counter() - start
             report["mlp_inference_after_tuning"] = measure_mlps(models, opts.rounds)
-    text = json.dumps(report, indent=1)
-    print(text)
-    if opts.json:
-        with open(opts.json, "w") as f:
-            f.write(text + "\n")
+            save()
+            report["layers_after_tuning"] = measure_layers(models, max(opts.rounds // 3, 5))
+            gemmtune.reload()
+    print(json.dumps(report, indent=1))
+    save()
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ _lock = threading.Lock()
 _handles: dict = {}  # device index -> handle address (int)
 _status: dict = {}  # device index -> (status name, message)
 _results_path = None  # None: $GEMMTUNE_RESULTS or the installed results
+generation = 0  # counts reload()s: what callers cached about the old handles' choices is stale
+recording = 0  # gemmtune.record blocks open: every call must reach the library to be counted
 
 
 def get(device: int, device_context=None) -> int:
@@ -65,12 +67,13 @@ def reload(results=None) -> None:
     """Drops every handle (each waits for the work it queued) so the next call loads results afresh:
     from `results` (a results file or directory) if given, else $GEMMTUNE_RESULTS or the installed
     ones. CUDA graphs captured before hold kernels of the old handles: capture them again."""
-    global _results_path
+    global _results_path, generation
     with _lock:
         old = list(_handles.values())
         _handles.clear()
         _status.clear()
         _results_path = os.fspath(results) if results is not None else None
+        generation += 1
     for handle in old:
         L.lib().gemmtune_destroy(handle)
 

@@ -2,15 +2,27 @@
 a fresh contiguous output, and one gemmtune_run_sgemm_problem on the current stream. The
 registered op's CUDA kernel (_torch_ops) and gemmtune.mm outside autograd and compilation both run
 this, so the op and the direct call can differ only in the dispatcher's cost.
+
+A linear layer's bias is copied into C (one torch op, bias.repeat) and the library adds the product
+(beta = 1). Where the library runs that product with cuBLAS and the output has at least as many
+128x128 tiles as the GPU has SMs, torch's own linear runs the layer instead: cuBLASLt with the bias
+added in its epilogue, the same FP32 product without the extra pass over C (H100, 2026-11-26:
+512x4096x1024:nt 95 us against 116, 4096x4096x1024:nt 698 against 760). With fewer tiles cuBLASLt's
+fused bias is the slower one (64x1024x4096:nt 55 us against 27, 512x1024x4096:nt 155 against 107:
+it does not split K there), so the library runs it. Never while recording (the library must count
+the call) nor where torch would use TF32 for float32.
 """
 
 from __future__ import annotations
+
+import os
+from typing import NamedTuple
 
 import torch
 
 from . import _handles
 from . import _library as L
-from ._layout import plan_bmm, plan_mm
+from ._layout import GemmArguments, plan_bmm, plan_mm
 
 _float32 = torch.float32
 _plans: dict = {}  # (function, shapes, strides) -> GemmArguments
@@ -23,6 +35,9 @@ except AttributeError:  # pragma: no cover - older or other builds
         return torch.cuda.current_stream(device).cuda_stream
 
 _multi_device = None
+_torch_linear = torch._C._nn.linear  # torch.nn.functional.linear
+torch_linear_for_cublas = True  # False: every product runs in the library (benchmarks compare both)
+_tf32_allowed = torch._C._get_cublas_allow_tf32
 _plain = (torch.Tensor, torch.nn.Parameter)
 _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
@@ -76,6 +91,10 @@ def _plan(planner, name, a, b, alpha=1.0, beta=0.0):
 
 
 def _run(problem, a, b, c, device, name):
+    _run_pointers(problem, a.data_ptr(), b.data_ptr(), c.data_ptr(), device, name)
+
+
+def _run_pointers(problem, pa, pb, pc, device, name):
     global _multi_device
     handle = _handles._handles.get(device)
     if handle is None:
@@ -84,8 +103,8 @@ def _run(problem, a, b, c, device, name):
         _multi_device = torch.cuda.device_count() > 1
     if _multi_device and torch.cuda.current_device() != device:
         with torch.cuda.device(device):
-            return _run(problem, a, b, c, device, name)
-    status = _run_problem(handle, problem, a.data_ptr(), b.data_ptr(), c.data_ptr(), _raw_stream(device))
+            return _run_pointers(problem, pa, pb, pc, device, name)
+    status = _run_problem(handle, problem, pa, pb, pc, _raw_stream(device))
     if status:
         L.raise_for_status(status, name)
 
@@ -94,6 +113,19 @@ def _run_problem(*args):
     global _run_problem
     _run_problem = L.lib().gemmtune_run_sgemm_problem  # bound once: the call path skips the lookup
     return _run_problem(*args)
+
+
+def _library_runs_cublas(args, pa, pb, device) -> bool:
+    """Whether the library's choice for this product (pointers pa and pb for their alignment) is cuBLAS."""
+    if torch.cuda.device_count() > 1 and torch.cuda.current_device() != device:
+        with torch.cuda.device(device):
+            return _library_runs_cublas(args, pa, pb, device)
+    handle = _handles.get(device, lambda: torch.cuda.device(device))
+    config = L.text_buffer(256)
+    status = L.lib().gemmtune_choose_strided_batched(
+        handle, args.op_a, args.op_b, args.m, args.n, args.k, pa, args.lda, args.stride_a, pb, args.ldb,
+        args.stride_b, args.n, args.m * args.n, args.batch, None, config, len(config), None, 0)
+    return status == L.SUCCESS and config.value == b"cublas"
 
 
 def mm(a, b, name="gemmtune.mm"):
@@ -149,38 +181,83 @@ def addmm(c, a, b, beta=1.0, alpha=1.0, name="gemmtune.addmm"):
     return out
 
 
+class _LinearPlan(NamedTuple):
+    args: GemmArguments
+    problem: L.SgemmProblem
+    torch_may_run: bool  # cuBLAS, a bias and enough tiles: torch's linear runs it (see the docstring)
+    bias_row: bool  # the bias is one row of n: C starts as bias.repeat(m, 1)
+
+
+_linear_plans: dict = {}  # (shapes, strides, bias shape, alignment, devices, generation) -> _LinearPlan
+_sm_counts: dict = {}
+
+
+def _linear_plan(name, rows, weight, bias, device, pa, pw):
+    """The plan for rows @ weight.T (+ bias); ValueError where the strides cannot be expressed."""
+    args = plan_mm(name, rows.shape, rows.stride(), (weight.shape[1], weight.shape[0]),
+                   (weight.stride(1), weight.stride(0)))
+    torch_may_run = False
+    if bias is not None and args.m and args.n and args.k and not os.environ.get("GEMMTUNE_RECORD"):
+        if device not in _sm_counts:
+            _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
+        tiles = -(-args.m // 128) * -(-args.n // 128)
+        torch_may_run = tiles >= _sm_counts[device] and _library_runs_cublas(args, pa, pw, device)
+    bias_row = bias is not None and bias.dim() == 1 and bias.shape[0] == args.n
+    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), torch_may_run, bias_row)
+
+
 def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", checked=False):
     """x @ weight.T + bias over x's last dimension, as torch.nn.functional.linear: weight is
     (out_features, in_features) and runs as op T, no copy. checked: the caller has made sure all
-    three are float32 CUDA tensors (nn.Linear's path)."""
+    three are float32 CUDA tensors (nn.Linear's path). The plan (checks, stride mapping, route) is
+    cached per shapes, strides and alignment, so a call repeated costs a dictionary lookup, the
+    output's allocation (the bias copied in) and the library call."""
     if not checked:
         check_tensor(name, "input", x)
         check_tensor(name, "weight", weight)
         if bias is not None:
             check_tensor(name, "bias", bias)
-    if weight.dim() != 2:
-        raise ValueError(f"{name}: argument 'weight' must be 2-D, got shape {tuple(weight.shape)}")
-    two_d = x.dim() == 2
-    if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
-        raise ValueError(f"{name}: argument 'input' of shape {tuple(x.shape)} does not end in "
-                         f"in_features = {weight.shape[1]} (argument 'weight' is {tuple(weight.shape)})")
-    rows = x if two_d else x.reshape(-1, x.shape[-1])  # a view where x's leading dimensions allow one
-    wt = weight.t()
-    device = _check_pair(name, rows, wt)
-    beta = 0.0 if bias is None else 1.0
-    try:
-        args, problem = _plan(plan_mm, name, rows, wt, 1.0, beta)
-    except ValueError:
-        # A drop-in for torch's linear takes any strides: what cannot be expressed is copied.
-        rows, wt = rows.contiguous(), weight.contiguous().t()
-        args, problem = _plan(plan_mm, name, rows, wt, 1.0, beta)
-    out = rows.new_empty((args.m, args.n))
-    if bias is not None:
-        _broadcast_into(name, bias, (args.m, args.n), out, checked=True)
-    if args.m and args.n:
-        if args.k == 0:
-            if bias is None:
-                out.zero_()
+    dims = x.dim()
+    rows = x if dims == 2 else x.reshape(-1, x.shape[-1]) if dims > 2 else None
+    device = x.get_device()
+    pa, pw = (x if rows is None else rows).data_ptr(), weight.data_ptr()
+    key = (None if rows is None else (rows.shape, rows.stride()), weight.shape, weight.stride(),
+           None if bias is None else bias.shape, (pa | pw) & 15, device, weight.get_device(), _handles.generation)
+    plan = _linear_plans.get(key)
+    if plan is None:
+        if weight.dim() != 2:
+            raise ValueError(f"{name}: argument 'weight' must be 2-D, got shape {tuple(weight.shape)}")
+        if rows is None or x.shape[-1] != weight.shape[1]:
+            raise ValueError(f"{name}: argument 'input' of shape {tuple(x.shape)} does not end in "
+                             f"in_features = {weight.shape[1]} (argument 'weight' is {tuple(weight.shape)})")
+        if weight.get_device() != device:
+            raise ValueError(f"{name}: arguments 'input' ({x.device}) and 'weight' ({weight.device}) are on "
+                             f"different devices")
+        try:
+            plan = _linear_plan(name, rows, weight, bias, device, pa, pw)
+        except ValueError:
+            if rows.is_contiguous() and weight.is_contiguous():
+                raise
+            # A drop-in for torch's linear takes any strides: what cannot be expressed is copied.
+            out = linear(rows.contiguous(), weight.contiguous(), bias, name, checked=True)
+            return out if dims == 2 else out.view(*x.shape[:-1], weight.shape[0])
+        if len(_linear_plans) >= _MAX_PLANS:
+            _linear_plans.clear()
+        _linear_plans[key] = plan
+    args = plan.args
+    if bias is not None and bias.get_device() != device:
+        raise ValueError(f"{name}: argument 'bias' ({bias.device}) is not on {x.device}")
+    if plan.torch_may_run and torch_linear_for_cublas and not _handles.recording and not _tf32_allowed():
+        out = _torch_linear(rows, weight, bias)
+    else:
+        if plan.bias_row:
+            out = bias.repeat(args.m, 1)
         else:
-            _run(problem, rows, wt, out, device, name)
-    return out if two_d else out.view(*x.shape[:-1], args.n)
+            out = rows.new_empty((args.m, args.n))
+            if bias is not None:
+                _broadcast_into(name, bias, (args.m, args.n), out, checked=True)
+            elif args.k == 0:
+                out.zero_()
+        if args.m and args.n and args.k:
+            _run_pointers(plan.problem, pa, pw, out.data_ptr(), device, name)
+    return out if dims == 2 else out.view(*x.shape[:-1], args.n)

@@ -4,6 +4,8 @@
 
 #include <cublas_v2.h>
 
+#include "relaxed_capture_mode.hpp"
+
 namespace gemmtune {
 namespace {
 
@@ -39,7 +41,10 @@ CublasCalls::Pooled* CublasCalls::acquire(cudaStream_t stream, cudaError_t& erro
     }
   }
   cublasHandle_t handle = nullptr;
-  if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return nullptr;
+  {
+    const RelaxedCaptureMode relaxed;  // cublasCreate allocates: a first call inside a graph capture
+    if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return nullptr;
+  }
   // What cublasSgemm does for an application that never set a math mode: FP32, no TF32.
   static_cast<void>(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
   std::lock_guard<std::mutex> lock(mutex_);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/cuda_check.hpp"
+#include "relaxed_capture_mode.hpp"
 #include "runtime_log.hpp"
 
 namespace gemmtune {
@@ -38,6 +39,7 @@ const LoadedKernel& DeviceKernels::load(const KernelConfig& config, KernelPath p
 const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
   std::lock_guard<std::mutex> lock(resolve_mutex_);
   if (const ResolvedShape* done = find(shape)) return *done;
+  const RelaxedCaptureMode relaxed;  // a first call inside a graph capture loads its kernel now
 
   ResolvedShape& resolved = resolved_.emplace_back();
   try {

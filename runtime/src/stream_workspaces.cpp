@@ -1,5 +1,6 @@
 // Buffers are found under a short map lock and then used under their own lock, so split-K calls on
-// different streams only contend for the lookup.
+// different streams only contend for the lookup. Captured calls take no lock: their workspace is
+// their graph's.
 #include "stream_workspaces.hpp"
 
 #include <cuda_runtime.h>
@@ -41,6 +42,28 @@ cudaError_t StreamWorkspaces::grow(Buffer& buffer, cudaStream_t stream, std::siz
     }
   }
   buffer.bytes = bytes;
+  return cudaSuccess;
+}
+
+cudaError_t StreamWorkspaces::allocate_in_graph(cudaStream_t stream, std::size_t bytes, WorkspaceKind kind,
+                                                void*& memory) {
+  int supported = pools_supported_.load(std::memory_order_relaxed);
+  if (supported < 0) {
+    int device = 0;
+    if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+    if (const cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device);
+        err != cudaSuccess)
+      return err;
+    pools_supported_.store(supported, std::memory_order_relaxed);
+  }
+  if (!supported) return cudaErrorNotSupported;
+  if (const cudaError_t err = cudaMallocAsync(&memory, bytes, stream); err != cudaSuccess) return err;
+  if (kind != WorkspaceKind::scratch) {
+    if (const cudaError_t err = cudaMemsetAsync(memory, 0, bytes, stream); err != cudaSuccess) {
+      static_cast<void>(cudaFreeAsync(memory, stream));
+      return err;
+    }
+  }
   return cudaSuccess;
 }
 

@@ -125,8 +125,9 @@ def test_cuda_graph_replay_after_warmup_equals_eager(tmp_path):
         record = tmp_path / "calls.jsonl"
         with torch.no_grad():
             with gemmtune.record(record):
-                eager = model(x)
+                model(x)
             assert gemmtune.warmup(record) == 2
+            eager = model(x)  # outside the recording: a layer may run torch's linear then (_torch_calls)
             stream = torch.cuda.Stream()
             stream.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(stream):  # workspaces for the capture stream, as torch advises
@@ -212,3 +213,146 @@ def test_record_tune_reload(tmp_path):
         gemmtune.reload()
     with pytest.raises(ValueError, match="gemmtune.tune"):
         gemmtune.tune(sizes=["0x-1"], results_dir=tmp_path / "r2", reload=False)
+
+
+# CUDA graphs with every split-K workspace kind: results written for this GPU that make the library
+# run an atomic split-K kernel (counters), a split-K kernel with partial sums (scratch) and the two
+# skinny families with split-K (zeros), each on a problem of its own.
+SPLIT_K_CASES = {  # label: (m, n, k, layout, config, deterministic, the config's name)
+    "atomic": (64, 1024, 4096, "nn", {
+        "async_copy": True, "block_k": 16, "block_m": 32, "block_n": 256, "fma_order": 1, "layout": "nn",
+        "min_blocks": 1, "pad_a": 4, "pad_b": 0, "split_k": 16, "split_k_atomic": True, "stages": 2, "swizzle": 1,
+        "thread_m": 8, "thread_n": 8, "transpose_a": True, "transpose_b": False, "vector_width": 4,
+        "warp_rows": 4}, False, "sgemm_32x256x16_t8x8_w4_p4.0_s2a_ta_v4_b1_f1_z1_k16a"),
+    "scratch": (96, 1024, 4096, "nn", {
+        "async_copy": True, "block_k": 8, "block_m": 32, "block_n": 256, "fma_order": 2, "layout": "nn",
+        "min_blocks": 1, "pad_a": 4, "pad_b": 0, "split_k": 16, "split_k_atomic": False, "stages": 3, "swizzle": 1,
+        "thread_m": 8, "thread_n": 16, "transpose_a": True, "transpose_b": False, "vector_width": 4,
+        "warp_rows": 4}, True, "sgemm_32x256x8_t8x16_w4_p4.0_s3a_ta_v4_b1_f2_z1_k16"),
+    "skinny_stream": (1, 2048, 4096, "nn", {
+        "async_copy": False, "block_k": 16, "block_m": 1, "block_n": 128, "family": "skinny_stream", "fma_order": 0,
+        "k_groups": 4, "lanes_k": 1, "layout": "nn", "min_blocks": 1, "pad_a": 0, "pad_b": 0, "prefetch": True,
+        "split_k": 8, "split_k_atomic": False, "stages": 2, "swizzle": 1, "thread_m": 4, "thread_n": 4,
+        "transpose_a": True, "transpose_b": False, "unroll": 2, "vector_width": 4, "warp_rows": 4,
+        "warps_n": 1}, True, "skinny_s1x128_t4_l1_w1x4_u2p_k8"),
+    "skinny_tiled": (8, 2048, 8192, "nt", {
+        "async_copy": False, "block_k": 32, "block_m": 8, "block_n": 128, "family": "skinny_tiled", "fma_order": 0,
+        "k_groups": 2, "lanes_k": 1, "layout": "nt", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "prefetch": False,
+        "split_k": 32, "split_k_atomic": False, "stages": 4, "swizzle": 1, "thread_m": 4, "thread_n": 4,
+        "transpose_a": True, "transpose_b": False, "unroll": 2, "vector_width": 4, "warp_rows": 4,
+        "warps_n": 1}, False, "skinny_8x128x32_t4x4_s4_g2_b2_k32_nt"),
+}
+
+
+def _split_k_results(path):
+    import json
+    p = torch.cuda.get_device_properties(torch.cuda.current_device())
+    device = {  # the slug follows from the name; the rest only informs the tuner
+        "name": p.name, "compute_capability": p.major * 10 + p.minor, "sm_count": p.multi_processor_count,
+        "shared_bytes_per_block": getattr(p, "shared_memory_per_block_optin", 232448),
+        "shared_bytes_per_sm": getattr(p, "shared_memory_per_multiprocessor", 233472),
+        "registers_per_sm": getattr(p, "regs_per_multiprocessor", 65536), "registers_per_thread": 255,
+        "max_threads_per_block": 1024, "max_threads_per_sm": getattr(p, "max_threads_per_multi_processor", 2048),
+        "max_blocks_per_sm": 32, "fp32_tflops": 50.0, "memory_gbps": 2000.0, "l2_megabytes": 50.0}
+    entries = [{"m": m, "n": n, "k": k, "dtype": "f32", "layout": layout, "batch": 1, "winner": "kernel",
+                "ratio_vs_cublas": 2.0, "best": {"name": label, "config": config, "median_ms": 0.1,
+                                                 "ratio_vs_cublas": 2.0}}
+               for label, (m, n, k, layout, config, _, _) in SPLIT_K_CASES.items()]
+    path.write_text(json.dumps({"schema": "gemmtune.results/2", "kind": "measured", "device": device,
+                                "tool_version": "0.2.0", "entries": entries}))
+    return path
+
+
+@pytest.fixture
+def split_k_kernels(tmp_path):
+    if torch.cuda.get_device_capability() < (8, 0):
+        pytest.skip("the split-K configs here are sized for sm_80 and newer")
+    gemmtune.reload(_split_k_results(tmp_path / "split-k.json"))
+    try:
+        yield
+    finally:
+        gemmtune.reload()
+
+
+def _split_k_operands(label, seed):
+    m, n, k, layout = SPLIT_K_CASES[label][:4]
+    a = view(rand(m, k, seed=seed), layout[0] == "t")
+    b = view(rand(k, n, seed=seed + 1), layout[1] == "t")
+    return a, b, rand(n, seed=seed + 2)
+
+
+def test_cuda_graph_replays_every_split_k_workspace_kind(split_k_kernels, tmp_path):
+    """warmup() and nothing else before capture (no eager call on the capture stream): mm (beta 0),
+    addmm with a bias row (beta 1: atomic split-K adds into C) and with beta 0.5 (C scaled first)."""
+    operands = {label: _split_k_operands(label, 20 + 10 * i) for i, label in enumerate(SPLIT_K_CASES)}
+
+    def calls(ops):
+        out = {}
+        for label, (a, b, bias) in ops.items():
+            out[label] = (gemmtune.mm(a, b), gemmtune.addmm(bias, a, b), gemmtune.addmm(bias, a, b, beta=0.5))
+        return out
+
+    record = tmp_path / "calls.jsonl"
+    with torch.no_grad():
+        with gemmtune.record(record):
+            eager = calls(operands)
+        assert gemmtune.warmup(record) == len(SPLIT_K_CASES)
+        for label, (a, b, _) in operands.items():
+            e = gemmtune.explain(a, b)
+            assert (e.config, e.source) == (SPLIT_K_CASES[label][6], "exact_shape"), e
+        graph = torch.cuda.CUDAGraph()
+        static = {label: tuple(t.clone() for t in ops) for label, ops in operands.items()}
+        with torch.cuda.graph(graph):
+            captured = calls(static)
+        for round in range(2):
+            if round == 1:  # new inputs, and eager calls in between on the default stream
+                for label, ops in static.items():
+                    fresh = _split_k_operands(label, 99 + len(label))
+                    for target, value in zip(ops, fresh):
+                        target.copy_(value)
+                eager = calls(static)
+            graph.replay()
+            torch.cuda.synchronize()
+            for label, (a, b, bias) in static.items():
+                k = a.shape[1]
+                deterministic = SPLIT_K_CASES[label][5]
+                refs = (a.double() @ b.double(), bias.double() + a.double() @ b.double(),
+                        0.5 * bias.double() + a.double() @ b.double())
+                scale = a.double().abs() @ b.double().abs() + bias.double().abs()
+                for which, (got, want, ref) in enumerate(zip(captured[label], eager[label], refs)):
+                    err = float(((got.double() - ref).abs() / (4 * k * EPS * scale + 1e-30)).max())
+                    assert err <= 1, (label, which, round, err)
+                    if deterministic:
+                        assert torch.equal(got, want), (label, which, round)
+
+
+def test_a_call_into_an_invalidated_capture_raises(split_k_kernels):
+    a, b, _ = _split_k_operands("atomic", 50)
+    gemmtune.explain(a, b)  # compiled before the capture
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError):  # torch's capture_end: the capture was invalidated
+        with torch.cuda.graph(graph):
+            with pytest.raises(RuntimeError):
+                torch.cuda.current_stream().synchronize()  # not allowed while capturing: invalidates it
+            with pytest.raises(gemmtune.GemmtuneError, match="cuda_error"):
+                gemmtune.mm(a, b)
+    torch.cuda.synchronize()
+    ok, worst = within_bound(gemmtune.mm(a, b), a.double(), b.double(), a.shape[1])
+    assert ok, worst
+
+
+def test_linear_with_a_bias_that_the_library_gives_cublas_is_torchs_linear(tmp_path):
+    torch.manual_seed(0)
+    ours = gemmtune.nn.Linear(1024, 4096).cuda()
+    theirs = torch.nn.Linear(1024, 4096).cuda()
+    theirs.load_state_dict(ours.state_dict())
+    x = rand(4096, 1024, seed=60)
+    if gemmtune.explain(x, ours.weight.t()).config != "cublas":
+        pytest.skip("the results for this GPU run a kernel at 4096x4096x1024:nt")
+    with torch.no_grad():
+        assert torch.equal(ours(x), theirs(x))  # the same cuBLASLt call, bias in its epilogue
+        record = tmp_path / "calls.jsonl"
+        with gemmtune.record(record):  # recording: the library runs it, and counts it
+            ok, worst = within_bound(ours(x) - ours.bias, x.double(), ours.weight.double().t(), 1024)
+        assert ok, worst
+    assert '"m":4096,"n":4096,"k":1024' in record.read_text().replace(" ", "")

@@ -4,7 +4,8 @@
 // sums, and atomic split-K's counters), every layout and strided batches (stride 0 too) through the
 // row-major and the column-major calls, from several threads on several streams at once, right
 // behind a kernel still writing its inputs or reading its output (programmatic launches on sm_90),
-// and GEMMTUNE_RECORD from many threads and two processes. Skips where no GPU is present.
+// GEMMTUNE_RECORD from many threads and two processes, and every split-K workspace kind captured
+// into CUDA graphs (replays equal to eager calls). Skips where no GPU is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <nvrtc.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <gemmtune/gemmtune.hpp>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <spawn.h>
 #include <string>
@@ -646,6 +648,193 @@ TEST_F(RuntimeGpu, RecordsFromTwoProcessesAtOnce) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
   }
   EXPECT_TRUE(recorded_counts_are(path, 2 * kRecordThreads * kRecordRounds));
+}
+
+// ---- CUDA graphs: every workspace kind captured, replayed on any stream, equal to eager calls ----
+
+KernelConfig skinny_stream_split() {  // 4 rows, split-K reduced inside the launch (zeros workspace)
+  KernelConfig c;
+  c.family = KernelFamily::skinny_stream;
+  c.block_m = 4, c.thread_n = 4, c.lanes_k = 8, c.warps_n = 2, c.k_groups = 4, c.unroll = 2, c.split_k = 3;
+  c.block_n = c.warps_n * (32 / c.lanes_k) * c.thread_n;
+  return c;
+}
+
+KernelConfig skinny_tiled_split() {  // 16 rows, split-K reduced inside the launch (zeros workspace)
+  KernelConfig c;
+  c.family = KernelFamily::skinny_tiled;
+  c.block_m = 16, c.block_n = 128, c.block_k = 32, c.thread_m = 4, c.thread_n = 4;
+  c.stages = 4, c.k_groups = 2, c.min_blocks = 2, c.split_k = 5;
+  return c;
+}
+
+KernelConfig atomic_split_k() {  // counters workspace
+  KernelConfig c = kSplitK;
+  c.split_k_atomic = true;
+  return c;
+}
+
+// One dense problem's operands: C starts as c0 (copied in on the stream before each call) and the
+// call computes C = 1.25 A B + beta C.
+struct GraphCase {
+  GraphCase(const Problem& problem, float beta_value, unsigned seed)
+      : p(problem), beta(beta_value), a(std::size_t(p.m) * p.k), b(std::size_t(p.k) * p.n), c0(std::size_t(p.m) * p.n),
+        da(a.size()), db(b.size()), dc0(c0.size()), eager(c0.size()), graph(c0.size()) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (auto* v : {&a, &b, &c0})
+      for (float& x : *v) x = uniform(rng);
+    cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dc0.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice);
+  }
+  Status run(const Handle& handle, float* c, cudaStream_t stream) const {
+    if (cudaMemcpyAsync(c, dc0.get(), c0.size() * 4, cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+      return Status::cuda_error;
+    return handle.sgemm({p.m, p.n, p.k, p.k, p.n, p.n}, 1.25f, da.get(), db.get(), beta, c, stream);
+  }
+  std::vector<float> read(const DeviceBuffer& c) const {
+    std::vector<float> got(c0.size());
+    EXPECT_EQ(cudaMemcpy(got.data(), c.get(), got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return got;
+  }
+  // got against a float64 reference within the K-scaled bound.
+  ::testing::AssertionResult correct(const std::vector<float>& got) const {
+    for (int i = 0; i < p.m; ++i)
+      for (int j = 0; j < p.n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int q = 0; q < p.k; ++q) {
+          const double term = double(a[std::size_t(i) * p.k + q]) * b[std::size_t(q) * p.n + j];
+          sum += term;
+          magnitude += std::fabs(term);
+        }
+        const double c_in = c0[std::size_t(i) * p.n + j];
+        const double expected = 1.25 * sum + beta * c_in;
+        const double bound = (p.k + 4) * std::ldexp(1.0, -24) * (1.25 * magnitude + std::fabs(beta * c_in)) + 1e-30;
+        const float value = got[std::size_t(i) * p.n + j];
+        if (!(std::fabs(value - expected) <= bound))
+          return ::testing::AssertionFailure() << p.m << "x" << p.n << "x" << p.k << " C[" << i << "][" << j
+                                               << "] = " << value << ", expected " << expected;
+      }
+    return ::testing::AssertionSuccess();
+  }
+
+  Problem p;
+  float beta;
+  std::vector<float> a, b, c0;
+  DeviceBuffer da, db, dc0, eager, graph;
+};
+
+// Warm-up is a choose() per problem (what gemmtune_warmup does): no eager call on the capture
+// stream, so no stream workspace exists there. Between replays, eager calls on the capture stream
+// grow its workspaces (freeing the ones before), which a captured pointer to them would not survive.
+TEST_F(RuntimeGpu, EverySplitKWorkspaceKindCapturesIntoACudaGraph) {
+  const KernelConfig atomic = atomic_split_k(), stream_k = skinny_stream_split(), tiled_k = skinny_tiled_split();
+  const Handle handle(results({entry(96, 80, 700, atomic), entry(300, 200, 1000, kSplitK),
+                               entry(4, 512, 2048, stream_k), entry(16, 512, 2048, tiled_k)}));
+  ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
+  std::vector<std::unique_ptr<GraphCase>> cases;
+  cases.push_back(std::make_unique<GraphCase>(dense(96, 80, 700), 0.5f, 1));   // atomic, scales C first
+  cases.push_back(std::make_unique<GraphCase>(dense(96, 80, 700), 1.0f, 2));   // atomic, adds into C
+  cases.push_back(std::make_unique<GraphCase>(dense(300, 200, 1000), 0.5f, 3));  // partial sums
+  cases.push_back(std::make_unique<GraphCase>(dense(4, 512, 2048), 0.0f, 4));  // skinny stream
+  cases.push_back(std::make_unique<GraphCase>(dense(16, 512, 2048), 0.75f, 5));  // skinny tiled
+  const std::string expected[] = {atomic.name(), atomic.name(), kSplitK.name(), stream_k.name(), tiled_k.name()};
+  for (std::size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(choice(handle, cases[i]->p).config_name, expected[i]);
+
+  cudaStream_t eager = nullptr, capture = nullptr, replay = nullptr;
+  for (cudaStream_t* s : {&eager, &capture, &replay})
+    ASSERT_EQ(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), cudaSuccess);
+  for (const auto& c : cases) ASSERT_EQ(c->run(handle, c->eager.get(), eager), Status::success);
+  ASSERT_EQ(cudaStreamSynchronize(eager), cudaSuccess);
+
+  ASSERT_EQ(cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal), cudaSuccess);
+  for (const auto& c : cases) EXPECT_EQ(c->run(handle, c->graph.get(), capture), Status::success);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(capture, &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+
+  for (int round = 0; round < 3; ++round) {
+    if (round == 1) {  // eager calls on the capture stream, growing its stream workspaces
+      EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, capture, 11));
+      EXPECT_TRUE(runs_correctly(handle, dense(300, 200, 1000), 0.0f, capture, 12));
+      EXPECT_TRUE(runs_correctly(handle, dense(16, 512, 2048), 0.0f, capture, 13));
+    }
+    for (const auto& c : cases) ASSERT_EQ(cudaMemset(c->graph.get(), 0xff, c->c0.size() * 4), cudaSuccess);  // NaN
+    const cudaStream_t on = round == 2 ? capture : replay;
+    ASSERT_EQ(cudaGraphLaunch(exec, on), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(on), cudaSuccess);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const GraphCase& c = *cases[i];
+      const std::vector<float> got = c.read(c.graph);
+      EXPECT_TRUE(c.correct(got)) << "replay " << round << ", " << expected[i];
+      if (expected[i] == kSplitK.name() || expected[i] == stream_k.name()) {  // a fixed order of additions
+        EXPECT_EQ(got, c.read(c.eager)) << "replay " << round << ", " << expected[i];
+      }
+    }
+  }
+  for (const auto& c : cases) EXPECT_TRUE(c->correct(c->read(c->eager)));
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  for (cudaStream_t s : {eager, capture, replay}) cudaStreamDestroy(s);
+}
+
+// No warm-up at all: the first calls of a fresh handle happen inside a global-mode capture, so the
+// kernel is compiled and loaded and a cuBLAS handle created while the stream captures.
+TEST_F(RuntimeGpu, FirstCallsInsideAGlobalCaptureCompileAndCapture) {
+  const KernelConfig atomic = atomic_split_k();
+  const Handle handle(results_v2(
+      document_v2(device_, {raced_entry(96, 80, 700, atomic, 2.0), raced_entry(64, 64, 64, kFloat2, 0.5)})));
+  ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
+  GraphCase split(dense(96, 80, 700), 0.5f, 21), cublas(dense(64, 64, 64), 0.5f, 22);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  EXPECT_EQ(split.run(handle, split.graph.get(), stream), Status::success);
+  EXPECT_EQ(cublas.run(handle, cublas.graph.get(), stream), Status::success);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_TRUE(split.correct(split.read(split.graph)));
+    EXPECT_TRUE(cublas.correct(cublas.read(cublas.graph)));
+  }
+  EXPECT_EQ(choice(handle, dense(96, 80, 700)).config_name, atomic.name());
+  EXPECT_EQ(choice(handle, dense(64, 64, 64)).config_name, "cublas");
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+// A capture the application already broke: the split-K call returns cuda_error and launches nothing;
+// the stream and the handle work as before once the capture has ended.
+TEST_F(RuntimeGpu, ACallIntoAnInvalidatedCaptureReturnsAnError) {
+  const KernelConfig atomic = atomic_split_k();
+  const Handle handle(results({entry(96, 80, 700, atomic)}));
+  EXPECT_EQ(choice(handle, dense(96, 80, 700)).config_name, atomic.name());
+  GraphCase split(dense(96, 80, 700), 0.5f, 31);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  void* refused = nullptr;
+  EXPECT_NE(cudaMalloc(&refused, 256), cudaSuccess);  // not allowed while capturing in global mode
+  if (refused) cudaFree(refused);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  ASSERT_EQ(cudaStreamIsCapturing(stream, &capture), cudaSuccess);
+  EXPECT_EQ(capture, cudaStreamCaptureStatusInvalidated);
+  EXPECT_EQ(handle.sgemm({96, 80, 700, 700, 80, 80}, 1.0f, split.da.get(), split.db.get(), 0.5f, split.graph.get(),
+                         stream),
+            Status::cuda_error);
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaErrorStreamCaptureInvalidated);
+  EXPECT_EQ(graph, nullptr);
+  static_cast<void>(cudaGetLastError());
+  EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, stream, 32));
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace

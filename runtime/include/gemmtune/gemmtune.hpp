@@ -112,7 +112,8 @@ struct KernelChoice {
 // device, one per thread calling at that moment. Split-K kernels need a workspace (partial sums, or atomic
 // split-K's counters, kept apart): the handle keeps one per stream and kind (by CUDA stream id, so a
 // destroyed stream's handle value reused by a new stream gets a new one), grows it when a larger
-// problem needs more (synchronising that stream once) and frees them all when it is destroyed.
+// problem needs more (synchronising that stream once) and frees them all when it is destroyed; a
+// call captured into a CUDA graph uses one the graph owns instead (see sgemm).
 // Calls on the current device at call time; the status refers to the device that was current when
 // the handle was created.
 class GEMMTUNE_API Handle {
@@ -138,9 +139,13 @@ class GEMMTUNE_API Handle {
   // C = alpha * op(A) * op(B) + beta * C, row-major (GemmProblem), enqueued on stream like a kernel
   // launch (asynchronous; the first call for a problem may compile). beta == 0 never reads C. A
   // stream of 0 is the legacy default stream whatever the application was compiled with; pass
-  // cudaStreamPerThread for the calling thread's own. Graph capture: run each problem once before
-  // capturing (the first call compiles); split-K configs find their workspace by stream id, which
-  // CUDA may refuse during capture (the call then returns cuda_error).
+  // cudaStreamPerThread for the calling thread's own. CUDA-graph capture: every kernel captures,
+  // in any capture mode; a split-K workspace captured is the graph's own (allocated and, where the
+  // kernel needs zeros, zeroed inside the graph: a memset node per such call), never the stream's,
+  // so replays on any stream and eager calls between them do not share it. Warm up first (a call,
+  // choose or gemmtune_warmup): a first call inside the capture compiles there. A call that cannot
+  // be captured (a capture already invalidated, a device without memory pools for a split-K
+  // workspace) returns cuda_error.
   Status sgemm(const GemmProblem& problem, float alpha, const float* a, const float* b, float beta, float* c,
                cudaStream_t stream) const noexcept;
 
