@@ -21,7 +21,7 @@ auto fields(const KernelConfig& c) {
   return std::tie(c.family, c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
                   c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
                   c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
-                  c.prefetch, c.precision, c.warp_m, c.warp_n);
+                  c.prefetch, c.precision, c.warp_m, c.warp_n, c.round_split);
 }
 
 // The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
@@ -92,8 +92,9 @@ std::string KernelConfig::name() const {
     return fmt::format("skinny_{}x{}x{}_t{}x{}_s{}_g{}_b{}_k{}{}", block_m, block_n, block_k, thread_m, thread_n,
                        stages, k_groups, min_blocks, split_k, layout_suffix);
   if (family == KernelFamily::mma)
-    return fmt::format("mma_{}_{}x{}x{}_w{}x{}_s{}_b{}_z{}_k{}{}", precision_name(precision), block_m, block_n,
-                       block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, layout_suffix);
+    return fmt::format("mma_{}_{}x{}x{}_w{}x{}_s{}_b{}_z{}_k{}{}{}", precision_name(precision), block_m, block_n,
+                       block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, round_split ? "_r" : "",
+                       layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
   return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}{}", block_m, block_n, block_k,
@@ -118,8 +119,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
                      : precision == Precision::tf32x3 ? 1
                      : precision == Precision::bf16   ? 2
                                                       : 3;
-    return fmt::format("gemmtune::mma_gemm<{},{},{},{},{},{},{},{},{},{},{}>", mode, block_m, block_n, block_k,
-                       warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks);
+    return fmt::format("gemmtune::mma_gemm<{},{},{},{},{},{},{},{},{},{},{},{}>", mode, block_m, block_n, block_k,
+                       warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks, int(round_split));
   }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
@@ -172,6 +173,7 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"warp_m", c.warp_m, d.warp_m, mma},
       {"warp_n", c.warp_n, d.warp_n, mma},
       {"precision", int(c.precision), int(d.precision), mma},
+      {"round_split", c.round_split, d.round_split, mma && c.precision == Precision::tf32x3},
   };
   for (const Field& f : fields)
     if (!f.used && f.value != f.fallback)
@@ -338,6 +340,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
     j["precision"] = precision_name(c.precision);
     j["warp_m"] = c.warp_m;
     j["warp_n"] = c.warp_n;
+    j["round_split"] = c.round_split;
   }
 }
 
@@ -398,6 +401,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   if (j.contains("prefetch")) get_bool("prefetch", r.prefetch);
   if (j.contains("warp_m")) get_int("warp_m", r.warp_m);  // the tensor-core family's own
   if (j.contains("warp_n")) get_int("warp_n", r.warp_n);
+  if (j.contains("round_split")) get_bool("round_split", r.round_split);
   if (const auto it = j.find("precision"); it != j.end()) {
     const auto precision = it->is_string() ? parse_precision(it->get<std::string>()) : std::nullopt;
     if (!precision) throw std::invalid_argument("kernel config 'precision' is not fp32, 3xtf32, tf32, bf16 or fp16");

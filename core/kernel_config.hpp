@@ -52,8 +52,8 @@ inline bool is_skinny(KernelFamily family) {
 //     thread_n), thread_n (TN), lanes_k, warps_n, k_groups (warps along k), unroll, prefetch;
 //   skinny_tiled: block_m (8 to 32), block_n, block_k, thread_m, thread_n, stages (cp.async),
 //     min_blocks, k_groups (thread groups along k);
-//   mma: precision, block_m, block_n, block_k, warp_m, warp_n, stages, min_blocks, swizzle
-//     (split-K always adds atomically);
+//   mma: precision, block_m, block_n, block_k, warp_m, warp_n, stages, min_blocks, swizzle,
+//     round_split (3xtf32) (split-K always adds atomically);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // Every family but mma computes in fp32, the precision's default.
 struct KernelConfig {
@@ -93,6 +93,9 @@ struct KernelConfig {
   Precision precision = Precision::fp32;  // what A and B hold and how they are multiplied
   int warp_m = 64;                        // rows of C per warp
   int warp_n = 64;                        // columns of C per warp
+  // 3xtf32: both parts of the split rounded (more accurate, slower) or the small one truncated by
+  // the tensor core (kernel_templates/mma.cuh, ROUND_SPLIT).
+  bool round_split = false;
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically (skinny:
@@ -106,7 +109,7 @@ struct KernelConfig {
   // skinny_s8x256_t4_l8_w2x4_u2p_k4_nt (stream: BM x BN, TN, lanes_k, warps n x k, unroll,
   // prefetch, split-K); skinny_32x128x16_t8x4_s3_g1_b4_k8 (tiled: tile, thread tile, stages,
   // k groups, min blocks, split-K); mma_bf16_128x128x32_w64x64_s4_b1_z8_k1 (precision, tile, warp
-  // tile, stages, min blocks, swizzle, split-K).
+  // tile, stages, min blocks, swizzle, split-K; 3xtf32 with round_split adds _r).
   std::string name() const;
   // NVRTC name expression of the template instantiation for that path (launch-time fields
   // excluded).

@@ -1,21 +1,13 @@
-// The arithmetic of a GEMM problem: what A and B hold, how the products are formed and how
-// accurate C must be. Part of every problem key (results entries, record files, the runtime's
-// lookup), beside the layout. C is FP32 in every precision, and the sums are FP32.
+// Names and properties of the precisions (the enum: gemmtune/precision.hpp, public).
 #pragma once
 
 #include <optional>
 #include <string_view>
 
+#include "gemmtune/precision.hpp"
+
 namespace gemmtune {
 
-enum class Precision : int {
-  fp32 = 0,    // FP32 operands, FP32 products on the CUDA cores: cublasSgemm's contract
-  tf32x3 = 1,  // "3xtf32": FP32 operands, each split into two TF32 parts on the tensor cores,
-               // held to FP32's accuracy (at least as accurate as cublasSgemm on the same data)
-  tf32 = 2,    // FP32 operands rounded to TF32 (10 mantissa bits) on the tensor cores
-  bf16 = 3,    // bfloat16 operands, FP32 accumulation
-  fp16 = 4,    // half operands, FP32 accumulation
-};
 inline constexpr Precision kAllPrecisions[] = {Precision::fp32, Precision::tf32x3, Precision::tf32,
                                                Precision::bf16, Precision::fp16};
 

@@ -21,7 +21,7 @@
 // global -> shared copies, the fragment loads and the mma of each precision. It began as the
 // measured spike of scripts/spikes/tensor-core/ (NOTES.md there has the H100 numbers behind every
 // choice). Compiled at run time by NVRTC, one instantiation per candidate, named by an expression
-// such as `gemmtune::mma_gemm<1,128,128,32,32,64,3,0,0,1,1>`; the host side (core/kernel_config.cpp)
+// such as `gemmtune::mma_gemm<1,128,128,32,32,64,3,0,0,1,1,0>`; the host side (core/kernel_config.cpp)
 // owns the parameters' meaning and ranges, shared-memory sizes and thread counts. No standard headers.
 
 // Each part needs the ones before it: not to be sorted.
@@ -42,21 +42,26 @@ namespace gemmtune {
 // OP_A, OP_B 0: stored as in the product (A m x k, B k x n); 1: stored transposed (A k x m, B n x k)
 // PATH       1: whole 16-byte vectors (A and B aligned); 0: any leading dimension
 // MIN_BLOCKS __launch_bounds__ minimum blocks per SM (caps registers at 64K / (threads * MIN_BLOCKS))
+// ROUND_SPLIT 3xtf32 only: 1 rounds both parts (big by cvt.rna, small by integer arithmetic: CVT 1 of
+//            the spike), 0 rounds big by integer arithmetic and leaves small to the tensor core's
+//            truncation (CVT 3): about 10% faster, but small then loses up to 2^-21 |x|, which at K
+//            below about 1000 is more than cuBLAS SGEMM's own error (H100, 2026-11-26: normwise
+//            4.6e-7 against SGEMM's 2.1e-7 at 512). The tuner's accuracy check decides per problem.
 // 3xtf32 accumulates each k tile's products in a second accumulator and adds it into the first once
-// a tile (ACC 2 of the spike), and rounds big by integer arithmetic, leaving small to the tensor
-// core's truncation (CVT 3): the fastest choices that kept FP32 accuracy and NaN propagation. tf32
-// rounds with cvt.rna (integer rounding made its loop issue-bound).
+// a tile (ACC 2 of the spike). tf32 rounds with cvt.rna (integer rounding made its loop issue-bound).
 // Arguments are the sgemm template's: `workspace` is unused, `swizzle` is the block swizzle (tile
 // rows walked together, for L2 reuse). Grid: x = tiles_m * tiles_n, y = batch entries, z = K slices.
 // With gridDim.z > 1 each slice adds alpha * (its partial product) to C atomically: the host scales C
 // by beta first (a kernel over C), and beta is ignored here.
-template <int MODE, int BM, int BN, int BK, int WM, int WN, int STAGES, int OP_A, int OP_B, int PATH, int MIN_BLOCKS>
+template <int MODE, int BM, int BN, int BK, int WM, int WN, int STAGES, int OP_A, int OP_B, int PATH, int MIN_BLOCKS,
+          int ROUND_SPLIT>
 __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES, OP_A, OP_B>::kThreads, MIN_BLOCKS)
     mma_gemm(int M, int N, int K, float alpha, const typename mma::Precision<MODE>::Elem* __restrict__ A, int lda,
              const typename mma::Precision<MODE>::Elem* __restrict__ B, int ldb, float beta, float* __restrict__ C,
              int ldc, float* workspace, int swizzle, long long stride_a, long long stride_b, long long stride_c) {
   constexpr int ACC = MODE == 1 ? 2 : 0;
-  constexpr int CVT = MODE == 1 ? 3 : 0;
+  static_assert(ROUND_SPLIT == 0 || MODE == 1, "ROUND_SPLIT applies to 3xtf32 only");
+  constexpr int CVT = MODE == 1 ? (ROUND_SPLIT ? 1 : 3) : 0;
   constexpr int ALIGNED = PATH;
   const int GROUP_M = swizzle < 1 ? 1 : swizzle;
 #if __CUDA_ARCH__ >= 900

@@ -125,6 +125,24 @@ gemmtune_status_t gemmtune_sgemm_strided_batched(gemmtune_handle_t handle, gemmt
   return to_c(handle->handle.sgemm(p, alpha, a, b, beta, c, stream));
 }
 
+gemmtune_status_t gemmtune_gemm(gemmtune_handle_t handle, gemmtune_precision_t precision, gemmtune_operation_t op_a,
+                                gemmtune_operation_t op_b, int m, int n, int k, float alpha, const void* a, int lda,
+                                long long stride_a, const void* b, int ldb, long long stride_b, float beta, float* c,
+                                int ldc, long long stride_c, int batch_count, cudaStream_t stream) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  gemmtune::GemmProblem p;
+  p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+  p.op_a = to_op(op_a), p.op_b = to_op(op_b);
+  p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
+  p.precision = static_cast<gemmtune::Precision>(precision);  // gemm() refuses values out of range
+  return to_c(handle->handle.gemm(p, alpha, a, b, beta, c, stream));
+}
+
+gemmtune_status_t gemmtune_set_sgemm_precision(gemmtune_handle_t handle, gemmtune_precision_t precision) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  return to_c(handle->handle.set_sgemm_precision(static_cast<gemmtune::Precision>(precision)));
+}
+
 gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle, const gemmtune_sgemm_problem_t* problem,
                                              const float* a, const float* b, float* c, cudaStream_t stream) {
   if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;

@@ -156,11 +156,12 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
     if (!file.portfolio || !has_standing(file, device, standing)) continue;
     std::array<const TunedShape*, 8> corners{};
     std::array<double, 8> corner_distance{};
-    const GemmShape& c = call.problem;
-    const int m = std::max(1, c.m), n = std::max(1, c.n), k = std::max(1, c.k);
+    const GemmShape& problem = call.problem;
+    const int m = std::max(1, problem.m), n = std::max(1, problem.n), k = std::max(1, problem.k);
     for (const TunedShape& tuned : file.shapes) {
       const GemmShape& shape = tuned.problem;
-      if (shape.layout != c.layout || shape.batch != c.batch || shape.precision != c.precision) continue;
+      if (shape.layout != problem.layout || shape.batch != problem.batch || shape.precision != problem.precision)
+        continue;
       const double d = log_distance(call, tuned);
       for (int octant = 0; octant < 8; ++octant) {
         const bool up_m = octant & 1, up_n = octant & 2, up_k = octant & 4;

@@ -18,6 +18,31 @@ cudaError_t to_cuda(cublasStatus_t status) {
   return status == CUBLAS_STATUS_ALLOC_FAILED ? cudaErrorMemoryAllocation : cudaErrorUnknown;
 }
 
+// The call in its precision (gemmtune.hpp, Implementation::cublas), on the handle's stream.
+cublasStatus_t run_on(cublasHandle_t handle, const GemmCall& call) {
+  const GemmProblem& p = call.problem;
+  const cublasOperation_t op_b = to_cublas(p.op_b), op_a = to_cublas(p.op_a);
+  if (p.precision == Precision::fp32 || p.precision == Precision::tf32x3) {
+    const auto* a = static_cast<const float*>(call.a);
+    const auto* b = static_cast<const float*>(call.b);
+    return p.batch == 1 ? cublasSgemm(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, b, p.ldb, a, p.lda, &call.beta,
+                                      call.c, p.ldc)
+                        : cublasSgemmStridedBatched(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, b, p.ldb,
+                                                    p.stride_b, a, p.lda, p.stride_a, &call.beta, call.c, p.ldc,
+                                                    p.stride_c, p.batch);
+  }
+  const cudaDataType_t type =
+      p.precision == Precision::bf16 ? CUDA_R_16BF : p.precision == Precision::fp16 ? CUDA_R_16F : CUDA_R_32F;
+  const cublasComputeType_t compute =
+      p.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  return p.batch == 1
+             ? cublasGemmEx(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, call.b, type, p.ldb, call.a, type, p.lda,
+                            &call.beta, call.c, CUDA_R_32F, p.ldc, compute, CUBLAS_GEMM_DEFAULT)
+             : cublasGemmStridedBatchedEx(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, call.b, type, p.ldb,
+                                          p.stride_b, call.a, type, p.lda, p.stride_a, &call.beta, call.c,
+                                          CUDA_R_32F, p.ldc, p.stride_c, p.batch, compute, CUBLAS_GEMM_DEFAULT);
+}
+
 }  // namespace
 
 CublasCalls::~CublasCalls() {
@@ -71,20 +96,12 @@ cudaError_t CublasCalls::run(const GemmCall& call, cudaStream_t stream) {
   cudaError_t error = cudaSuccess;
   Pooled* const pooled = acquire(stream, error);
   if (!pooled) return error;
-  const GemmProblem& p = call.problem;
   cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
   if (pooled->stream != stream) {
     status = cublasSetStream(pooled->handle, stream);
     if (status == CUBLAS_STATUS_SUCCESS) pooled->stream = stream;
   }
-  if (status == CUBLAS_STATUS_SUCCESS) {
-    status = p.batch == 1
-                 ? cublasSgemm(pooled->handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k, &call.alpha,
-                               call.b, p.ldb, call.a, p.lda, &call.beta, call.c, p.ldc)
-                 : cublasSgemmStridedBatched(pooled->handle, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
-                                             &call.alpha, call.b, p.ldb, p.stride_b, call.a, p.lda, p.stride_a,
-                                             &call.beta, call.c, p.ldc, p.stride_c, p.batch);
-  }
+  if (status == CUBLAS_STATUS_SUCCESS) status = run_on(pooled->handle, call);
   release(pooled);
   return to_cuda(status);
 }

@@ -1,6 +1,7 @@
-// cuBLAS as one of the library's implementations: the calls no kernel is expected to win run
-// cublasSgemm (or its strided-batched form) in FP32 with cuBLAS's default math (no TF32), exactly the
-// baseline the tuner races against. A cuBLAS handle carries its stream, so concurrent calls cannot
+// cuBLAS as one of the library's implementations: the calls no kernel is expected to win run cuBLAS
+// in their precision (gemmtune.hpp, Implementation::cublas: cublasSgemm in FP32 with cuBLAS's
+// default math for fp32 and 3xtf32, cublasGemmEx for the others), exactly the baseline the tuner
+// races against. A cuBLAS handle carries its stream, so concurrent calls cannot
 // share one: each device keeps a pool, a handle per thread calling at that moment. Setting a
 // handle's stream costs about as much as the rest of the dispatch (H100, 2026-11-24), so a call
 // takes an idle handle already on its stream where there is one. The handle released last waits

@@ -65,6 +65,7 @@ class DeviceKernels {
     for (const auto& [shape, resolved] : table_) visit(shape, *resolved);
   }
 
+  const DeviceProfile& profile() const { return profile_; }
   StreamWorkspaces& workspaces() { return workspaces_; }
   CublasCalls& cublas() { return cublas_; }
 

@@ -13,6 +13,8 @@ const char* gemm_call_error(const GemmCall& call) {
   if (p.batch < 0) return "the batch count must not be negative";
   if ((p.op_a != Op::n && p.op_a != Op::t) || (p.op_b != Op::n && p.op_b != Op::t))
     return "op_a and op_b must be Op::n or Op::t";
+  if (static_cast<int>(p.precision) < 0 || static_cast<int>(p.precision) > static_cast<int>(Precision::fp16))
+    return "precision is not one of fp32, 3xtf32, tf32, bf16, fp16";
   if (p.lda < std::max(1, p.op_a == Op::n ? p.k : p.m)) return "lda is smaller than a row of A as stored";
   if (p.ldb < std::max(1, p.op_b == Op::n ? p.n : p.k)) return "ldb is smaller than a row of B as stored";
   if (p.ldc < std::max(1, p.n)) return "ldc must be at least max(1, n)";

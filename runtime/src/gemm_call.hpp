@@ -12,8 +12,8 @@ namespace gemmtune {
 struct GemmCall {
   GemmProblem problem;
   float alpha = 1.0f, beta = 0.0f;
-  const float* a = nullptr;
-  const float* b = nullptr;
+  const void* a = nullptr;  // elements of problem.precision's type
+  const void* b = nullptr;
   float* c = nullptr;
 };
 
@@ -34,7 +34,8 @@ GemmCall from_column_major(Op transa, Op transb, int m, int n, int k, float alph
 // The kernel's arguments for a call (the layout is the kernel's own).
 inline GemmArguments kernel_arguments(const GemmCall& c) {
   const GemmProblem& p = c.problem;
-  return {p.m,   p.n,  p.k,   c.alpha, c.a,        p.lda,      c.b,       p.ldb,
+  // GemmArguments types A and B as float; a tensor-core kernel reads them as its precision's type.
+  return {p.m,   p.n,  p.k,   c.alpha, static_cast<const float*>(c.a), p.lda, static_cast<const float*>(c.b), p.ldb,
           c.beta, c.c, p.ldc, p.batch, p.stride_a, p.stride_b, p.stride_c};
 }
 

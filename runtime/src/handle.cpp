@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/cuda_check.hpp"
+#include "core/precision.hpp"
 #include "device_kernels.hpp"
 #include "gemm_call.hpp"
 #include "install_location.hpp"
@@ -85,6 +86,8 @@ class Handle::Impl {
   Status kernels_for_current_device(DeviceKernels*& kernels);
 
   Status gemm(const GemmCall& call, cudaStream_t stream);
+  // What resolves a call: its own problem, or with the sgemm opt-in an FP32 call's 3xtf32 winner.
+  const ResolvedShape& resolve(DeviceKernels& kernels, CallShape shape);
   Status choose(const GemmProblem& p, const float* a, const float* b, KernelChoice& choice);
 
   Status status_ = Status::success;
@@ -92,6 +95,7 @@ class Handle::Impl {
   std::string slug_;
   Status unavailable_ = Status::no_device;  // what calls return while no device is usable
   std::atomic<cudaStream_t> stream_{nullptr};  // of the column-major calls, as cuBLAS's handle has one
+  std::atomic<Precision> sgemm_precision_{Precision::fp32};  // set_sgemm_precision
 
  private:
   struct DeviceSlot {
@@ -172,6 +176,8 @@ void Handle::Impl::open(const std::string& results_path) {
   }
   compiler_ = std::make_unique<KernelCompiler>(default_cache_dir());
   deterministic_ = deterministic_requested();
+  if (const char* env = std::getenv("GEMMTUNE_SGEMM_PRECISION"); env && std::string_view(env) == "3xtf32")
+    sgemm_precision_.store(Precision::tf32x3, std::memory_order_relaxed);
   // Last: calls use the devices only once everything they need is in place.
   devices_ = std::make_unique<DeviceSlot[]>(static_cast<std::size_t>(count.count));
   device_count_ = count.count;
@@ -242,9 +248,15 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
 
   const GemmProblem& p = call.problem;
+  // Never launch what the GPU cannot run: no tensor cores for this precision, not even cuBLAS's.
+  if (kernels->profile().compute_capability < min_compute_capability(p.precision)) {
+    runtime_logger().error("{} needs compute capability {} or newer; {} is {}", precision_name(p.precision),
+                           min_compute_capability(p.precision), kernels->profile().slug,
+                           kernels->profile().compute_capability);
+    return Status::unsupported_device;
+  }
   const CallShape shape = call_shape_of(p, call.a, call.b, call.c);
-  const ResolvedShape* resolved = kernels->find(shape);
-  if (!resolved) resolved = &kernels->resolve(shape);
+  const ResolvedShape* resolved = &resolve(*kernels, shape);
   if (!record_path_.empty() || record_session_active()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
   if (!resolved->kernel) {
     const cudaError_t err = kernels->cublas().run(call, stream);
@@ -266,6 +278,22 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   return status_of_cuda_error(err);
 }
 
+const ResolvedShape& Handle::Impl::resolve(DeviceKernels& kernels, CallShape shape) {
+  const auto resolved = [&](const CallShape& s) -> const ResolvedShape& {
+    const ResolvedShape* found = kernels.find(s);
+    return found ? *found : kernels.resolve(s);
+  };
+  if (shape.problem.precision == Precision::fp32 &&
+      sgemm_precision_.load(std::memory_order_relaxed) == Precision::tf32x3 &&
+      kernels.profile().compute_capability >= min_compute_capability(Precision::tf32x3)) {
+    CallShape accurate = shape;
+    accurate.problem.precision = Precision::tf32x3;
+    const ResolvedShape& tensor_cores = resolved(accurate);
+    if (tensor_cores.kernel) return tensor_cores;  // 3xtf32's cuBLAS is SGEMM: FP32's own choice then
+  }
+  return resolved(shape);
+}
+
 Status Handle::Impl::choose(const GemmProblem& p, const float* a, const float* b, KernelChoice& choice) {
   // Pointers only matter for their alignment here; a stand-in keeps the argument checks meaningful.
   alignas(16) static float stand_in[4];  // never read or written
@@ -273,7 +301,7 @@ Status Handle::Impl::choose(const GemmProblem& p, const float* a, const float* b
   if (gemm_call_error(call)) return Status::invalid_argument;
   DeviceKernels* kernels = nullptr;
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
-  const ResolvedShape& resolved = kernels->resolve(call_shape_of(p, a, b, nullptr));  // C as from cudaMalloc
+  const ResolvedShape& resolved = resolve(*kernels, call_shape_of(p, a, b, nullptr));  // C as from cudaMalloc
   choice.implementation = resolved.kernel ? Implementation::tuned_kernel : Implementation::cublas;
   choice.source = resolved.selection.source;
   choice.config_name = resolved.kernel ? resolved.selection.config.name() : "cublas";
@@ -314,9 +342,29 @@ const std::string& Handle::device_slug() const noexcept {
   return impl_ ? impl_->slug_ : kNoText;
 }
 
+Status Handle::gemm(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta, float* c,
+                    cudaStream_t stream) const noexcept {
+  if (!impl_) return Status::invalid_argument;
+  try {
+    return impl_->gemm({problem, alpha, beta, a, b, c}, stream);
+  } catch (...) {
+    return status_of_current_exception("gemm");
+  }
+}
+
+Status Handle::set_sgemm_precision(Precision precision) noexcept {
+  if (!impl_ || (precision != Precision::fp32 && precision != Precision::tf32x3)) return Status::invalid_argument;
+  impl_->sgemm_precision_.store(precision, std::memory_order_relaxed);
+  return Status::success;
+}
+
+Precision Handle::sgemm_precision() const noexcept {
+  return impl_ ? impl_->sgemm_precision_.load(std::memory_order_relaxed) : Precision::fp32;
+}
+
 Status Handle::sgemm(const GemmProblem& problem, float alpha, const float* a, const float* b, float beta,
                      float* c, cudaStream_t stream) const noexcept {
-  if (!impl_) return Status::invalid_argument;
+  if (!impl_ || operand_bytes(problem.precision) != 4) return Status::invalid_argument;
   try {
     return impl_->gemm({problem, alpha, beta, a, b, c}, stream);
   } catch (...) {

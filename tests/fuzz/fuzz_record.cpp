@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   for (const auto& p : problems)
-    if (p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1) __builtin_trap();
+    if (p.problem.m < 1 || p.problem.n < 1 || p.problem.k < 1 || p.problem.batch < 1) __builtin_trap();
   const auto again = gemmtune::parse_record(gemmtune::format_record(problems), "rewritten");
   if (again.size() != problems.size()) __builtin_trap();
   return 0;

@@ -59,7 +59,7 @@ TEST(ParseSizes, Precisions) {
   EXPECT_EQ(s[4], (GemmShape{128, 128, 128}));
   EXPECT_EQ(s[1].label(), "64x4096x4096:nt:3xtf32");
   EXPECT_EQ(s[4].label(), "128");
-  for (const GemmShape& shape : s) EXPECT_EQ(parse_shape(shape.label(), Precision::bf16), shape) << shape.label();
+  for (const GemmShape& shape : s) EXPECT_EQ(parse_shape(shape.label()), shape) << shape.label();
   // One problem in two precisions is two problems, and they sort and hash apart.
   EXPECT_EQ(parse_sizes("512:bf16,512:fp16,512:bf16").size(), 2u);
   EXPECT_NE(GemmShapeHash{}(s[0]), GemmShapeHash{}(GemmShape{1024, 1024, 1024}));

@@ -29,7 +29,7 @@ const KernelConfig kSplit = config(64, 64, 16, 4, 4, 4, 4);
 const KernelConfig kAsync = config(128, 128, 8, 8, 8, 4, 1, true);
 
 CallShape call(int m, int n, int k, int width = 4) {
-  return {m, n, k, width};
+  return {{m, n, k}, width};
 }
 
 TEST(ConfigSelection, TestConfigsAreValid) {
@@ -137,13 +137,13 @@ TEST(ConfigSelection, EachLayoutRunsKernelsTunedForIt) {
   const auto catalog = catalog_of({document_v2(
       h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.2), entry_for(1024, 1024, 1024, Layout::tn, 1, kSmall, 1.3)})});
   CallShape transposed = call(1024, 1024, 1024);
-  transposed.layout = Layout::tn;
+  transposed.problem.layout = Layout::tn;
   const Selection tn = select_config(catalog, h100(), transposed);
   ASSERT_EQ(tn.implementation, Implementation::tuned_kernel) << tn.reason;
   EXPECT_EQ(tn.config.layout, Layout::tn);
   EXPECT_EQ(tn.config.block_m, kSmall.block_m);
   // No nt result, and the nn and tn kernels read their operands otherwise: cuBLAS.
-  transposed.layout = Layout::nt;
+  transposed.problem.layout = Layout::nt;
   EXPECT_EQ(select_config(catalog, h100(), transposed).implementation, Implementation::cublas);
 }
 
@@ -151,15 +151,15 @@ TEST(ConfigSelection, TheBatchIsADistance) {
   const auto catalog =
       catalog_of({document_v2(h100(), {entry_for(512, 512, 64, Layout::nn, 32, kSmall, 1.5)})});
   CallShape batched = call(512, 512, 64);
-  batched.batch = 32;
+  batched.problem.batch = 32;
   const Selection exact = select_config(catalog, h100(), batched);
   EXPECT_EQ(exact.implementation, Implementation::tuned_kernel) << exact.reason;
   EXPECT_EQ(exact.source, ConfigSource::exact_shape);
-  batched.batch = 30;  // near: the same kernel
+  batched.problem.batch = 30;  // near: the same kernel
   const Selection near = select_config(catalog, h100(), batched);
   EXPECT_EQ(near.implementation, Implementation::tuned_kernel) << near.reason;
   EXPECT_EQ(near.source, ConfigSource::nearest_shape);
-  batched.batch = 1;  // 32 times fewer blocks: too far for a 1.5x margin
+  batched.problem.batch = 1;  // 32 times fewer blocks: too far for a 1.5x margin
   EXPECT_EQ(select_config(catalog, h100(), batched).implementation, Implementation::cublas);
 }
 
@@ -205,7 +205,7 @@ TEST(ConfigSelection, PortfolioNeverExtrapolatesBeyondItsGrid) {
 TEST(ConfigSelection, ShapeDistanceIsSymmetricInLogSpace) {
   const auto device = h100();
   TunedShape tuned;
-  tuned.m = tuned.n = tuned.k = 1024;
+  tuned.problem.m = tuned.problem.n = tuned.problem.k = 1024;
   tuned.config = kSmall;
   EXPECT_DOUBLE_EQ(shape_distance(call(1024, 1024, 1024), tuned, device).total(), 0.0);
   EXPECT_NEAR(shape_distance(call(1024, 1024, 2048), tuned, device).shape, std::log(2.0), 1e-12);
@@ -221,7 +221,8 @@ TEST(ConfigSelection, WaveQuantizationIsPenalised) {
   // A grid of exactly one full wave, and the same grid plus one tile (a nearly empty second wave).
   const int full = static_cast<int>(128 * slots);  // m with slots tiles of 128 rows, n = 128
   TunedShape tuned;
-  tuned.m = full, tuned.n = 128, tuned.k = 512, tuned.config = kLarge;
+  tuned.problem = {full, 128, 512};
+  tuned.config = kLarge;
   EXPECT_NEAR(shape_distance(call(full, 128, 512), tuned, device).waves, 0.0, 1e-12);
   const ShapeDistance spill = shape_distance(call(full + 1, 128, 512), tuned, device);
   EXPECT_LT(spill.shape, 0.01);
@@ -257,6 +258,45 @@ TEST(ConfigSelection, TiesGoToTheFirstFile) {
   const auto catalog = catalog_of({document_v2(h100(), {raced_entry(512, 512, 512, kSmall, 1.2)}),
                                    document_v2(h100(), {raced_entry(512, 512, 512, kScalar, 1.2)})});
   EXPECT_EQ(select_config(catalog, h100(), call(512, 512, 512)).config, kSmall);
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+// Schema 3 keys entries by precision too: a bf16 winner serves bf16 calls (exact and near), never
+// an FP32 call of the same shape, and a precision nothing was tuned in gets cuBLAS.
+TEST(ConfigSelection, APrecisionServesOnlyItsOwnCalls) {
+  KernelConfig bf16;
+  bf16.family = KernelFamily::mma, bf16.precision = Precision::bf16;
+  bf16.block_m = 128, bf16.block_n = 128, bf16.block_k = 32, bf16.warp_m = 64, bf16.warp_n = 64, bf16.stages = 4;
+  const auto in = [](nlohmann::json e, Precision p) {
+    e.erase("dtype");
+    e["precision"] = precision_name(p);
+    return e;
+  };
+  nlohmann::json doc = document_v2(h100(), {in(raced_entry(1024, 1024, 1024, kLarge, 1.5), Precision::fp32),
+                                            in(raced_entry(1024, 1024, 1024, bf16, 1.5), Precision::bf16)});
+  doc["schema"] = "gemmtune.results/3";
+  const auto catalog = catalog_of({doc});
+  ASSERT_TRUE(catalog.issues.empty()) << catalog.issues.front().message;
+  const auto call_in = [](int size, Precision p) {
+    CallShape c = call(size, size, size);
+    c.problem.precision = p;
+    return c;
+  };
+  const Selection fp32 = select_config(catalog, h100(), call_in(1024, Precision::fp32));
+  EXPECT_EQ(fp32.config, kLarge) << fp32.reason;
+  const Selection exact = select_config(catalog, h100(), call_in(1024, Precision::bf16));
+  EXPECT_EQ(exact.config, bf16) << exact.reason;
+  EXPECT_EQ(exact.source, ConfigSource::exact_shape);
+  const Selection near = select_config(catalog, h100(), call_in(1000, Precision::bf16));
+  EXPECT_EQ(near.config, bf16) << near.reason;
+  EXPECT_EQ(near.source, ConfigSource::nearest_shape);
+  EXPECT_EQ(select_config(catalog, h100(), call_in(1024, Precision::tf32)).implementation, Implementation::cublas);
+  EXPECT_EQ(select_config(catalog, h100(), call_in(1024, Precision::fp16)).implementation, Implementation::cublas);
 }
 
 }  // namespace

@@ -20,8 +20,28 @@ class RecordFile : public TempDir {};
 
 RecordedProblem problem(int m, int n, int k, std::uint64_t calls, Layout layout = Layout::nn, int width = 4) {
   RecordedProblem p;
-  p.m = m, p.n = n, p.k = k, p.calls = calls, p.layout = layout, p.aligned_width = width;
+  p.problem = {m, n, k, layout};
+  p.calls = calls, p.aligned_width = width;
   return p;
+}
+
+// The precision is part of a recorded problem: written for every problem, and fp32 where a file of
+// an older library says nothing.
+TEST_F(RecordFile, PrecisionsAreProblemsOfTheirOwn) {
+  RecordedProblem bf16 = problem(8, 4096, 4096, 5), fp32 = problem(8, 4096, 4096, 7);
+  bf16.problem.precision = Precision::bf16;
+  const auto back = parse_record(format_record({bf16, fp32, bf16}), "calls.jsonl");
+  ASSERT_EQ(back.size(), 2u);  // the file lists fp32 (7 calls) first, then bf16 twice (5 + 5)
+  EXPECT_EQ(back[0].problem.precision, Precision::fp32);
+  EXPECT_EQ(back[1].problem.precision, Precision::bf16);
+  EXPECT_EQ(back[1].calls, 10u);
+  const auto old = parse_record("{\"schema\":\"gemmtune.record/1\"}\n{\"m\":2,\"n\":3,\"k\":4,\"calls\":1}\n", "old.jsonl");
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].problem.precision, Precision::fp32);
+  EXPECT_THROW(parse_record("{\"schema\":\"gemmtune.record/1\"}\n{\"m\":2,\"n\":3,\"k\":4,\"calls\":1,"
+                            "\"precision\":\"fp8\"}\n",
+                            "bad.jsonl"),
+               std::invalid_argument);
 }
 
 TEST_F(RecordFile, RoundTripsMostCalledFirst) {
@@ -29,8 +49,8 @@ TEST_F(RecordFile, RoundTripsMostCalledFirst) {
       format_record({problem(64, 64, 64, 3), problem(1024, 1024, 1024, 90, Layout::tn), problem(7, 9, 11, 5, Layout::nn, 1)});
   const auto back = parse_record(text, "calls.jsonl");
   ASSERT_EQ(back.size(), 3u);
-  EXPECT_EQ(back[0].m, 1024);
-  EXPECT_EQ(back[0].layout, Layout::tn);
+  EXPECT_EQ(back[0].problem.m, 1024);
+  EXPECT_EQ(back[0].problem.layout, Layout::tn);
   EXPECT_EQ(back[0].calls, 90u);
   EXPECT_EQ(back[1].aligned_width, 1);
   EXPECT_EQ(text.substr(0, text.find('\n')), R"({"schema":"gemmtune.record/1"})");

@@ -53,7 +53,7 @@ TEST(ResultsCatalog, ShippedH100ResultsLoad) {
   // The shapes and winners recorded in the file, whatever the latest tuning run found.
   const auto doc = nlohmann::json::parse(std::ifstream(source_results() / "nvidia-h100-80gb-hbm3.json"));
   ASSERT_EQ(catalog.files[0].shapes.size(), doc["entries"].size());
-  EXPECT_EQ(catalog.files[0].shapes[0].m, doc["entries"][0]["m"].get<int>());
+  EXPECT_EQ(catalog.files[0].shapes[0].problem.m, doc["entries"][0]["m"].get<int>());
   EXPECT_EQ(catalog.files[0].shapes[0].config.name(), doc["entries"][0]["best"]["name"].get<std::string>());
 }
 
@@ -133,7 +133,7 @@ TEST(ResultsCatalog, OtherElementTypesAreSkippedNotRejected) {
   doc["entries"][0]["dtype"] = "f16";
   const TunedResults r = parse_results(doc.dump(), "x");
   ASSERT_EQ(r.shapes.size(), 1u);
-  EXPECT_EQ(r.shapes[0].m, 1024);
+  EXPECT_EQ(r.shapes[0].problem.m, 1024);
 }
 
 TEST(ResultsCatalog, NestingIsMeasuredOutsideStrings) {
@@ -167,8 +167,9 @@ std::vector<BadDocument> bad_documents() {
       {"array", "[]", "not a JSON object"},
       {"no_schema", with([](auto& d) { d.erase("schema"); }), "lacks 'schema'"},
       {"schema_number", with([](auto& d) { d["schema"] = 1; }), "not a string"},
-      {"other_schema", with([](auto& d) { d["schema"] = "gemmtune.results/3"; }), "has schema"},
+      {"other_schema", with([](auto& d) { d["schema"] = "gemmtune.results/4"; }), "has schema"},
       {"v2_without_winner", with([](auto& d) { d["schema"] = "gemmtune.results/2"; }), "lacks 'winner'"},
+      {"v3_without_precision", with([](auto& d) { d["schema"] = "gemmtune.results/3"; }), "lacks 'precision'"},
       {"v2_other_winner", with([](auto& d) {
          d["schema"] = "gemmtune.results/2";
          d["entries"][0]["winner"] = "triton";

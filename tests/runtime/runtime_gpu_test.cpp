@@ -598,7 +598,7 @@ void make_recorded_calls(const Handle& handle) {
   for (const RecordedProblem& r : problems) {
     if (r.calls != each) return ::testing::AssertionFailure() << "a problem has " << r.calls << " calls:\n" << *text;
     const bool known = std::any_of(std::begin(kRecorded), std::end(kRecorded), [&](const Problem& p) {
-      return p.m == r.m && p.n == r.n && p.k == r.k && r.aligned_width == (p.a_offset ? 1 : 4);
+      return p.m == r.problem.m && p.n == r.problem.n && p.k == r.problem.k && r.aligned_width == (p.a_offset ? 1 : 4);
     });
     if (!known) return ::testing::AssertionFailure() << "unexpected problem:\n" << *text;
   }
@@ -835,6 +835,141 @@ TEST_F(RuntimeGpu, ACallIntoAnInvalidatedCaptureReturnsAnError) {
   static_cast<void>(cudaGetLastError());
   EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, stream, 32));
   cudaStreamDestroy(stream);
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+// gemm() in a precision: operands made on the host, rounded as the tensor cores read them (16-bit
+// ones sent as their bits), checked against float64 from the rounded values; `u` is the unit of the
+// sums' rounding (2^-24 for FP32 additions, 2^-23 for the tensor cores').
+::testing::AssertionResult gemm_runs_correctly(const Handle& handle, const GemmProblem& p, double u) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const bool half = p.precision == Precision::bf16 || p.precision == Precision::fp16;
+  const std::size_t a_count = std::size_t(p.m) * p.lda, b_count = std::size_t(p.k) * p.ldb,
+                    c_count = std::size_t(p.m) * p.ldc;
+  std::vector<float> a(a_count), b(b_count), c0(c_count);
+  std::vector<std::uint16_t> a16(a_count), b16(b_count);
+  const auto make = [&](std::vector<float>& v, std::vector<std::uint16_t>& bits) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      float x = uniform(rng);
+      std::uint32_t u32 = 0;
+      std::memcpy(&u32, &x, 4);
+      if (p.precision == Precision::bf16) {  // to nearest even (finite x)
+        u32 = (u32 + 0x7fffu + ((u32 >> 16) & 1u)) & 0xffff0000u;
+        bits[i] = static_cast<std::uint16_t>(u32 >> 16);
+      } else if (p.precision == Precision::fp16) {  // |x| < 1: x * 2^10 rounded is exact in fp16
+        x = std::nearbyint(x * 1024.0f) / 1024.0f;
+        // IEEE half of x: sign, exponent, 10 mantissa bits (zero and subnormals handled by frexp).
+        int e = 0;
+        const float f = std::frexp(std::fabs(x), &e);  // x = f * 2^e, f in [0.5, 1)
+        std::uint16_t h = x < 0 ? 0x8000 : 0;
+        if (x != 0) h |= static_cast<std::uint16_t>(((e - 1 + 15) << 10) | (std::lround(f * 2048.0f) - 1024));
+        bits[i] = h;
+      }
+      if (p.precision == Precision::bf16) std::memcpy(&x, &u32, 4);
+      v[i] = x;
+    }
+  };
+  make(a, a16);
+  make(b, b16);
+  for (float& x : c0) x = uniform(rng);
+  DeviceBuffer da(a_count), db(b_count), dc(c_count);
+  cudaMemcpy(da.get(), half ? static_cast<const void*>(a16.data()) : a.data(), a_count * (half ? 2 : 4),
+             cudaMemcpyHostToDevice);
+  cudaMemcpy(db.get(), half ? static_cast<const void*>(b16.data()) : b.data(), b_count * (half ? 2 : 4),
+             cudaMemcpyHostToDevice);
+  cudaMemcpy(dc.get(), c0.data(), c_count * 4, cudaMemcpyHostToDevice);
+  const float alpha = 1.25f, beta = -0.5f;
+  const Status status = p.precision == Precision::fp32 ? handle.sgemm(p, alpha, da.get(), db.get(), beta, dc.get(), nullptr)
+                                                       : handle.gemm(p, alpha, da.get(), db.get(), beta, dc.get(), nullptr);
+  if (status != Status::success) return ::testing::AssertionFailure() << "call: " << status_name(status);
+  std::vector<float> got(c_count);
+  cudaMemcpy(got.data(), dc.get(), c_count * 4, cudaMemcpyDeviceToHost);
+  // tf32 rounds inside the call (cuBLAS's rounding is its own): two TF32 roundings per product more.
+  const double rounding = p.precision == Precision::tf32 ? 2 * std::ldexp(1.0, -11) : 0.0;
+  for (int i = 0; i < p.m; ++i)
+    for (int j = 0; j < p.n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int q = 0; q < p.k; ++q) {
+        const double x = a[std::size_t(i) * p.lda + q], y = b[std::size_t(q) * p.ldb + j];
+        sum += x * y;
+        magnitude += std::fabs(x * y);
+      }
+      const double c_in = c0[std::size_t(i) * p.ldc + j];
+      const double expected = alpha * sum + beta * c_in;
+      const double bound = ((2.0 * p.k + 4) * u + rounding) * alpha * magnitude +
+                           4 * std::ldexp(1.0, -24) * std::fabs(beta * c_in) + 1e-30;
+      const float value = got[std::size_t(i) * p.ldc + j];
+      if (!(std::fabs(value - expected) <= bound))
+        return ::testing::AssertionFailure() << precision_name(p.precision) << " " << p.m << "x" << p.n << "x" << p.k
+                                             << ": C[" << i << "][" << j << "] = " << value << ", expected "
+                                             << expected;
+    }
+  return ::testing::AssertionSuccess();
+}
+
+GemmProblem precise(int m, int n, int k, Precision precision) {
+  GemmProblem p{m, n, k, k, n, n};
+  p.precision = precision;
+  return p;
+}
+
+// Results of schema 3 name a kernel per precision: gemm() runs the tensor-core winners and cuBLAS
+// in the call's precision elsewhere; the sgemm opt-in runs the 3xtf32 winner for an FP32 call, and
+// only for problems a kernel won.
+TEST_F(RuntimeGpu, TensorCorePrecisionsThroughGemmAndTheSgemmOptIn) {
+  if (device_.compute_capability < 80) GTEST_SKIP() << "tensor-core precisions need sm_80";
+  KernelConfig bf16;
+  bf16.family = KernelFamily::mma, bf16.precision = Precision::bf16;
+  bf16.block_m = 64, bf16.block_n = 64, bf16.block_k = 64, bf16.warp_m = 32, bf16.warp_n = 32, bf16.stages = 3;
+  KernelConfig accurate = bf16;
+  accurate.precision = Precision::tf32x3, accurate.block_k = 32, accurate.round_split = true;
+  const auto entry = [](int m, int n, int k, Precision precision, const KernelConfig& c) {
+    nlohmann::json e = raced_entry(m, n, k, c, 2.0);
+    e.erase("dtype");
+    e["precision"] = precision_name(precision);
+    return e;
+  };
+  nlohmann::json doc = document_v2(device_, {entry(256, 320, 512, Precision::bf16, bf16),
+                                             entry(256, 320, 512, Precision::tf32x3, accurate)});
+  doc["schema"] = "gemmtune.results/3";
+  Handle handle(results_v2(doc));
+  ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
+
+  const double fp32_sums = std::ldexp(1.0, -24), tensor_sums = std::ldexp(1.0, -23);
+  KernelChoice c;
+  ASSERT_EQ(handle.choose(precise(256, 320, 512, Precision::bf16), nullptr, nullptr, c), Status::success);
+  EXPECT_EQ(c.config_name, bf16.name()) << c.reason;
+  EXPECT_EQ(c.source, ConfigSource::exact_shape);
+  EXPECT_TRUE(gemm_runs_correctly(handle, precise(256, 320, 512, Precision::bf16), tensor_sums));
+  EXPECT_TRUE(gemm_runs_correctly(handle, precise(256, 320, 512, Precision::tf32x3), fp32_sums));
+  // No results for these: cuBLAS in the call's precision.
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
+    ASSERT_EQ(handle.choose(precise(77, 130, 96, p), nullptr, nullptr, c), Status::success);
+    EXPECT_EQ(c.config_name, "cublas") << precision_name(p);
+    EXPECT_TRUE(gemm_runs_correctly(handle, precise(77, 130, 96, p), p == Precision::tf32x3 ? fp32_sums : tensor_sums));
+  }
+  // FP32 calls: cuBLAS SGEMM until the opt-in, then the 3xtf32 winner, at FP32 accuracy.
+  ASSERT_EQ(handle.choose(precise(256, 320, 512, Precision::fp32), nullptr, nullptr, c), Status::success);
+  EXPECT_EQ(c.config_name, "cublas");
+  EXPECT_EQ(handle.set_sgemm_precision(Precision::bf16), Status::invalid_argument);
+  EXPECT_EQ(handle.sgemm_precision(), Precision::fp32);
+  Handle opted(results_v2(doc));
+  ASSERT_EQ(opted.set_sgemm_precision(Precision::tf32x3), Status::success);
+  ASSERT_EQ(opted.choose(precise(256, 320, 512, Precision::fp32), nullptr, nullptr, c), Status::success);
+  EXPECT_EQ(c.config_name, accurate.name()) << c.reason;
+  EXPECT_TRUE(gemm_runs_correctly(opted, precise(256, 320, 512, Precision::fp32), fp32_sums));
+  ASSERT_EQ(opted.choose(precise(100, 100, 100, Precision::fp32), nullptr, nullptr, c), Status::success);
+  EXPECT_EQ(c.config_name, "cublas") << "no 3xtf32 winner there: what serves FP32";
+  // sgemm takes FP32 operands only.
+  DeviceBuffer x(64);
+  EXPECT_EQ(handle.sgemm(precise(4, 4, 4, Precision::bf16), 1.0f, x.get(), x.get(), 0.0f, x.get(), nullptr),
+            Status::invalid_argument);
 }
 
 }  // namespace

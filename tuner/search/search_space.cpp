@@ -24,7 +24,7 @@ const std::vector<std::string> kParameters = {
     "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",    "vector_width",
     "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b",
     "lanes_k",    "warps_n",   "k_groups", "unroll",    "prefetch",       "warp_m",
-    "warp_n"};
+    "warp_n",     "round_split"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -51,7 +51,8 @@ bool KernelConfig::*bool_field(const std::string& name) {
       {"transpose_a", &KernelConfig::transpose_a},
       {"transpose_b", &KernelConfig::transpose_b},
       {"split_k_atomic", &KernelConfig::split_k_atomic},
-      {"prefetch", &KernelConfig::prefetch}};
+      {"prefetch", &KernelConfig::prefetch},
+      {"round_split", &KernelConfig::round_split}};
   const auto it = bools.find(name);
   return it == bools.end() ? nullptr : it->second;
 }

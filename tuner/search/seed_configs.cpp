@@ -44,12 +44,15 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
     try {
       const auto doc = nlohmann::json::parse(*text);
       if (!is_results_schema(doc.value("schema", "")))
-        throw std::invalid_argument(fmt::format("not a {} (or {}) file", kResultsSchema, kResultsSchemaV1));
+        throw std::invalid_argument(
+            fmt::format("not a {} (or {}, {}) file", kResultsSchema, kResultsSchemaV2, kResultsSchemaV1));
       const nlohmann::json* nearest = nullptr;
       double best_distance = std::numeric_limits<double>::infinity();
       for (const auto& entry : doc.at("entries")) {
         if (dimension(entry, "m") <= 0 || dimension(entry, "n") <= 0 || dimension(entry, "k") <= 0) continue;
         if (!entry.contains("best")) continue;  // a cuBLAS fallback: no kernel to start from
+        // Another precision's kernels are another family's (schemas before 3: fp32 only).
+        if (entry.value("precision", std::string("fp32")) != precision_name(shape.precision)) continue;
         const double d = log_distance(entry, shape);
         if (d < best_distance) best_distance = d, nearest = &entry;
       }

@@ -45,6 +45,15 @@ typedef enum gemmtune_config_source {
 /* op(X): as stored, or transposed. Same values as cublasOperation_t's CUBLAS_OP_N and CUBLAS_OP_T. */
 typedef enum gemmtune_operation { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1 } gemmtune_operation_t;
 
+/* What A and B hold and how they are multiplied; C is FP32 in every one (gemmtune/precision.hpp). */
+typedef enum gemmtune_precision {
+  GEMMTUNE_FP32 = 0,   /* FP32 on the CUDA cores: cublasSgemm's contract */
+  GEMMTUNE_3XTF32 = 1, /* FP32 operands, FP32-accurate on the tensor cores */
+  GEMMTUNE_TF32 = 2,   /* FP32 operands rounded to TF32 */
+  GEMMTUNE_BF16 = 3,   /* __nv_bfloat16 operands, FP32 accumulation */
+  GEMMTUNE_FP16 = 4    /* __half operands, FP32 accumulation */
+} gemmtune_precision_t;
+
 typedef struct gemmtune_handle* gemmtune_handle_t;
 
 /* Creates a handle for the current CUDA device. results_path: a results file or a directory of them;
@@ -71,6 +80,22 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_strided_batched(
     gemmtune_handle_t handle, gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n, int k,
     float alpha, const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b,
     float beta, float* c, int ldc, long long stride_c, int batch_count, cudaStream_t stream);
+
+/* gemmtune_sgemm_strided_batched in any precision (cublasGemmEx's counterpart): a and b hold the
+ * precision's elements (float for FP32, 3XTF32 and TF32), leading dimensions and strides count them;
+ * C is FP32. GEMMTUNE_UNSUPPORTED_DEVICE, with nothing launched, where the GPU has no tensor cores
+ * for the precision. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_gemm(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                               gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n,
+                                               int k, float alpha, const void* a, int lda, long long stride_a,
+                                               const void* b, int ldb, long long stride_b, float beta, float* c,
+                                               int ldc, long long stride_c, int batch_count, cudaStream_t stream);
+
+/* GEMMTUNE_3XTF32 lets the FP32 calls (gemmtune_sgemm and the others) run the problem's 3xTF32
+ * winner where a kernel won it (never less accurate than cublasSgemm); GEMMTUNE_FP32 (the default,
+ * or $GEMMTUNE_SGEMM_PRECISION=3xtf32 at creation) turns it off. See Handle::set_sgemm_precision. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_set_sgemm_precision(gemmtune_handle_t handle,
+                                                              gemmtune_precision_t precision);
 
 /* gemmtune_sgemm_strided_batched's arguments but the operands and the stream, as one value: a binding
  * (Python's ctypes, where each argument of a call costs) fills it once per problem and passes it with

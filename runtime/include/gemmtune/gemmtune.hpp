@@ -42,6 +42,7 @@
 #pragma once
 
 #include <cuda_runtime_api.h>
+#include <gemmtune/precision.hpp>
 
 #include <memory>
 #include <string>
@@ -79,8 +80,11 @@ enum class ConfigSource : int {
 
 // What runs a call.
 enum class Implementation : int {
-  tuned_kernel = 0,  // a kernel of the tuner's template
-  cublas = 1,        // cublasSgemm / cublasSgemmStridedBatched, FP32 (CUBLAS_DEFAULT_MATH, no TF32)
+  tuned_kernel = 0,  // a kernel of the tuner's templates
+  // cuBLAS in the call's precision: cublasSgemm (or its strided-batched form) in FP32 with
+  // CUBLAS_DEFAULT_MATH (no TF32) for fp32 and 3xtf32; cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32
+  // for tf32; cublasGemmEx with 16-bit A and B, FP32 C and CUBLAS_COMPUTE_32F for bf16 and fp16.
+  cublas = 1,
 };
 
 // op(X): X as stored, or its transpose. Same values as cublasOperation_t's CUBLAS_OP_N and CUBLAS_OP_T.
@@ -91,12 +95,15 @@ enum class Op : int { n = 0, t = 1 };
 // n x k (ldb >= k). Strided batches: batch problems, entry i at A + i * stride_a, B + i * stride_b,
 // C + i * stride_c; a stride of 0 for A or B shares one matrix across the batch (as a weight is);
 // C's entries must not overlap (|stride_c| at least m * ldc).
+// precision (gemmtune/precision.hpp): what A and B hold and how they are multiplied; C is FP32.
+// Leading dimensions and strides count elements of A's and B's type.
 struct GemmProblem {
   int m = 0, n = 0, k = 0;
   int lda = 0, ldb = 0, ldc = 0;
   Op op_a = Op::n, op_b = Op::n;
   int batch = 1;
   long long stride_a = 0, stride_b = 0, stride_c = 0;
+  Precision precision = Precision::fp32;
 };
 
 struct KernelChoice {
@@ -149,6 +156,20 @@ class GEMMTUNE_API Handle {
   Status sgemm(const GemmProblem& problem, float alpha, const float* a, const float* b, float beta, float* c,
                cudaStream_t stream) const noexcept;
 
+  // The same for every precision (cublasGemmEx's counterpart): A and B hold problem.precision's
+  // elements (float for fp32, 3xtf32 and tf32; __nv_bfloat16 for bf16; __half for fp16), C is FP32.
+  // A precision the GPU has no tensor cores for (tf32, 3xtf32 and bf16 before sm_80, fp16 before
+  // sm_75) returns unsupported_device and launches nothing. sgemm takes fp32, 3xtf32 and tf32.
+  Status gemm(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta, float* c,
+              cudaStream_t stream) const noexcept;
+  // The opt-in that lets sgemm callers run 3xTF32 (FP32-accurate: tuned never to be less accurate
+  // than cublasSgemm) where the tuner measured it faster: Precision::tf32x3 makes every FP32 call
+  // (sgemm, sgemm_cm, sgemm_strided_batched_cm, gemm with fp32) run the problem's 3xtf32 winner when
+  // a kernel won it, else what serves FP32. Precision::fp32 (the default, or
+  // $GEMMTUNE_SGEMM_PRECISION=3xtf32 when the handle is created) turns it off; other values return
+  // invalid_argument. Set it before calls begin: calls already resolved keep their choice.
+  Status set_sgemm_precision(Precision precision) noexcept;
+  Precision sgemm_precision() const noexcept;
   // cublasSgemm's arguments one for one (column-major; alpha and beta point to host memory), on the
   // stream set with set_stream, as cuBLAS calls run on the stream of their handle.
   Status sgemm_cm(Op transa, Op transb, int m, int n, int k, const float* alpha, const float* a, int lda,

@@ -1,0 +1,187 @@
+// The tensor-core family (kernel_templates/mma.cuh) in every precision and layout, at edge sizes,
+// over batches with a shared B, with beta != 0 and beta == 0 over NaN, against a float64 CPU
+// reference computed from the inputs as the kernel multiplies them (rounded to the precision), with
+// a bound that scales with K; NaN propagation; and 3xtf32 held to cuBLAS SGEMM's own normwise error
+// through the tuner's check (GpuBench).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "core/cuda_check.hpp"
+#include "core/gemm_launch.hpp"
+#include "core/kernel_compiler.hpp"
+#include "core/precision.hpp"
+#include "gpu_test_support.hpp"
+#include "measure/gpu_bench.hpp"
+
+namespace gemmtune {
+namespace {
+
+KernelConfig mma(Precision precision, int bm, int bn, int bk, int wm, int wn, int stages, int split_k = 1,
+                 bool round_split = false) {
+  KernelConfig c;
+  c.family = KernelFamily::mma;
+  c.precision = precision;
+  c.block_m = bm, c.block_n = bn, c.block_k = bk, c.warp_m = wm, c.warp_n = wn, c.stages = stages;
+  c.split_k = split_k;
+  c.round_split = round_split;
+  return c;
+}
+
+// x as the kernel multiplies it, and the bits it reads (16-bit precisions).
+float rounded(Precision p, float x, std::uint16_t* bits) {
+  if (p == Precision::bf16) {
+    const __nv_bfloat16 h = __float2bfloat16_rn(x);
+    std::memcpy(bits, &h, 2);
+    return __bfloat162float(h);
+  }
+  if (p == Precision::fp16) {
+    const __half h = __float2half_rn(x);
+    std::memcpy(bits, &h, 2);
+    return __half2float(h);
+  }
+  if (p == Precision::tf32) {  // to nearest, ties away (cvt.rna), for finite x
+    std::uint32_t u = 0;
+    std::memcpy(&u, &x, 4);
+    u = (u + 0x1000u) & 0xffffe000u;
+    std::memcpy(&x, &u, 4);
+  }
+  return x;
+}
+
+struct Problem {
+  int m, n, k, lda_pad, ldb_pad, ldc_pad;
+};
+
+// One problem of `batch` entries (B shared when shared_b) with padded leading dimensions, checked
+// for beta = -0.5 and beta = 0 over NaN; with nan_in_a, A[0][0] is NaN and row 0 of C must be NaN.
+void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_b, bool nan_in_a, std::mt19937& rng) {
+  const KernelConfig& config = kernel.config();
+  const Precision p = config.precision;
+  const int bytes = operand_bytes(p);
+  const bool a_t = op_a_transposed(config.layout), b_t = op_b_transposed(config.layout);
+  const int a_rows = a_t ? s.k : s.m, b_rows = b_t ? s.n : s.k;
+  const int lda = (a_t ? s.m : s.k) + s.lda_pad, ldb = (b_t ? s.k : s.n) + s.ldb_pad, ldc = s.n + s.ldc_pad;
+  const long long stride_a = static_cast<long long>(a_rows) * lda;
+  const long long stride_b = shared_b ? 0 : static_cast<long long>(b_rows) * ldb;
+  const long long stride_c = static_cast<long long>(s.m) * ldc;
+  SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << "," << ldc
+                                  << " batch " << batch << (nan_in_a ? " NaN in A" : ""));
+  const GemmArguments shape_only{s.m, s.n, s.k, 1.0f, nullptr, lda, nullptr, ldb, 0.0f, nullptr, ldc,
+                                 batch, stride_a, stride_b, stride_c};
+  if (kernel_path_for(config, shape_only) < kernel.path()) return;  // the general binary's call
+  const std::size_t a_count = std::size_t(stride_a) * (batch - 1) + std::size_t(a_rows) * lda;
+  const std::size_t b_count = std::size_t(stride_b) * (batch - 1) + std::size_t(b_rows) * ldb;
+  const std::size_t c_count = std::size_t(stride_c) * batch;
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> a(a_count), b(b_count), c0(c_count);
+  std::vector<std::uint16_t> a_bits(a_count), b_bits(b_count);
+  for (std::size_t i = 0; i < a_count; ++i) a[i] = rounded(p, dist(rng), &a_bits[i]);
+  for (std::size_t i = 0; i < b_count; ++i) b[i] = rounded(p, dist(rng), &b_bits[i]);
+  for (auto& x : c0) x = dist(rng);
+  if (nan_in_a) a[0] = rounded(p, std::numeric_limits<float>::quiet_NaN(), &a_bits[0]);
+  DeviceBuffer da(a_count * bytes), db(b_count * bytes), dc(c_count * 4);
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), bytes == 2 ? static_cast<const void*>(a_bits.data()) : a.data(),
+                                 a_count * bytes, cudaMemcpyHostToDevice));
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), bytes == 2 ? static_cast<const void*>(b_bits.data()) : b.data(),
+                                 b_count * bytes, cudaMemcpyHostToDevice));
+  // Sums: FP32 additions for 3xtf32 (to nearest), the tensor core's truncating ones otherwise.
+  const double u = p == Precision::tf32x3 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -23);
+  for (const float beta : {-0.5f, 0.0f}) {
+    const float alpha = 1.5f;
+    if (beta != 0) {
+      GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c_count * 4, cudaMemcpyHostToDevice));
+    } else {
+      GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c_count * 4));  // NaN: must be overwritten
+    }
+    const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
+                             batch, stride_a, stride_b, stride_c};
+    ASSERT_EQ(kernel.launch(args, nullptr, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<float> got(c_count);
+    GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), c_count * 4, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int e = 0; e < batch && bad < 3; ++e)
+      for (int i = 0; i < s.m && bad < 3; ++i)
+        for (int j = 0; j < s.n && bad < 3; ++j) {
+          double ref = 0, mag = 0;
+          for (int q = 0; q < s.k; ++q) {
+            const double x = a[std::size_t(stride_a) * e + (a_t ? std::size_t(q) * lda + i : std::size_t(i) * lda + q)];
+            const double y = b[std::size_t(stride_b) * e + (b_t ? std::size_t(j) * ldb + q : std::size_t(q) * ldb + j)];
+            ref += x * y;
+            mag += std::fabs(x * y);
+          }
+          const std::size_t at = std::size_t(stride_c) * e + std::size_t(i) * ldc + j;
+          const double cij = beta != 0 ? c0[at] : 0.0;
+          const double expected = alpha * ref + beta * cij;
+          if (std::isnan(expected)) {  // the NaN of A[0][0] reaches row 0 of entry 0
+            if (!std::isnan(got[at])) ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", not NaN";
+            continue;
+          }
+          const double bound = (2.0 * s.k + 4) * u * alpha * mag + 4 * std::ldexp(1.0, -24) * std::fabs(beta * cij) + 1e-30;
+          if (!(std::fabs(got[at] - expected) <= bound))
+            ++bad, ADD_FAILURE() << "beta " << beta << " entry " << e << " C[" << i << "][" << j << "] = " << got[at]
+                                 << ", expected " << expected << " (bound " << bound << ")";
+        }
+  }
+}
+
+TEST(TensorCores, EveryPrecisionAndLayoutAtEdgeSizes) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  if (device.compute_capability < 80) GTEST_SKIP() << "the tensor-core family needs sm_80";
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(5);
+  for (const Precision p : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
+    const bool wide = operand_bytes(p) == 2;
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+      // A 64-wide tile and a 128-wide one with split-K (3 uneven slices); 16-bit k-major tiles need
+      // 64+ columns, FP32 B stored k x n warp tiles 32+ wide.
+      for (KernelConfig c : {mma(p, 64, 64, wide ? 64 : 32, 32, 32, 3), mma(p, 128, 128, 32, 64, 32, 4, 3)}) {
+        if (p == Precision::tf32x3) c.warp_m = 32, c.round_split = c.split_k > 1;
+        c.layout = layout;
+        ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+        for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+          SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
+          const LoadedKernel kernel(compiler.compile(c, device.arch(), path), c);
+          for (const Problem& s : {Problem{1, 1, 1, 0, 0, 0}, Problem{17, 33, 9, 0, 0, 0}, Problem{63, 65, 129, 1, 3, 2},
+                                   Problem{127, 129, 131, 0, 0, 0}, Problem{128, 128, 128, 0, 0, 0},
+                                   Problem{96, 64, 1000, 8, 8, 4}, Problem{130, 72, 264, 0, 0, 0}})
+            check(kernel, s, 1, false, false, rng);
+          check(kernel, Problem{80, 96, 72, 0, 0, 0}, 3, true, false, rng);
+          check(kernel, Problem{33, 40, 48, 0, 0, 0}, 1, false, true, rng);
+        }
+      }
+    }
+  }
+}
+
+// The tuner's own check: a 3xtf32 kernel that rounds both parts of the split passes at K = 4096 and
+// K = 512 with a normwise error no larger than cuBLAS SGEMM's on the same data, and the error it
+// reports is below FP32-level.
+TEST(TensorCores, ThreeTf32IsAtLeastAsAccurateAsSgemm) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  if (device.compute_capability < 80) GTEST_SKIP() << "the tensor-core family needs sm_80";
+  const KernelCompiler compiler{default_cache_dir()};
+  const DeviceChecks checks;
+  for (const int k : {512, 4096}) {
+    const GemmShape shape{1024, 1024, k, Layout::nn, 1, Precision::tf32x3};
+    const KernelConfig c = mma(Precision::tf32x3, 128, 128, 32, 32, 64, 3, 1, true);
+    GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
+    const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::whole_vectors), c);
+    const Verification v = bench.verify(kernel);
+    EXPECT_TRUE(v.passed) << shape.label() << ": " << v.detail;
+    EXPECT_GT(v.sgemm_normwise_error, 0);
+    EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << shape.label();
+    EXPECT_LT(v.normwise_error, 2e-6) << shape.label();
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune
