@@ -45,7 +45,7 @@ Command add_compare_command(CLI::App& app) {
       "compare", "Set GPUs' winners side by side: results, plan (predictions), cross and peers files");
   const auto options = std::make_shared<CompareOptions>();
   cmd->add_option("files", options->files,
-                  "Two or more files: results (gemmtune.results/2 or /1), plans (gemmtune.plan/1), cross "
+                  "Two or more files: results (gemmtune.results/3, /2 or /1), plans (gemmtune.plan/1), cross "
                   "(gemmtune.cross/1), "
                   "peers (gemmtune.peers/1: Triton and torch.mm, beside the same GPU's results)")
       ->required();

@@ -34,7 +34,7 @@ Command add_merge_command(CLI::App& app) {
   const auto options = std::make_shared<MergeOptions>();
   cmd->add_option("-o,--output", options->output, "The merged file (written atomically)")->required();
   cmd->add_option("files", options->files,
-                  "Results files (gemmtune.results/2 or /1) or plan files (gemmtune.plan/1), one GPU model")
+                  "Results files (gemmtune.results/3, /2 or /1) or plan files (gemmtune.plan/1), one GPU model")
       ->required();
   return {cmd, [options] { return run_merge(*options); }, nullptr};
 }

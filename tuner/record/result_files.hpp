@@ -1,5 +1,5 @@
 // The four kinds of file `gemm-tune compare` reads, as typed structs: results caches
-// (gemmtune.results/2 or /1, measured), plans (gemmtune.plan/1, predictions), cross measurements
+// (gemmtune.results/3, /2 or /1, measured), plans (gemmtune.plan/1, predictions), cross measurements
 // (gemmtune.cross/1, one GPU's winners run on another GPU) and peers (gemmtune.peers/1, another
 // implementation such as Triton raced against cuBLAS by scripts/peers/). The files come from other machines
 // and other people, so every field used is checked here, once, and the rest of the compare code works with

@@ -70,6 +70,12 @@ double best_tflops(const nlohmann::json& entry) {
                                                       : -std::numeric_limits<double>::infinity();
 }
 
+// The best kernel's name; "cuBLAS" for an entry without one (a run that fell back to cuBLAS).
+std::string best_name(const nlohmann::json& entry) {
+  const auto best = entry.find("best");
+  return best != entry.end() && best->is_object() ? best->value("name", "?") : "cuBLAS";
+}
+
 // One measurement of a problem, as merged_from records it.
 nlohmann::json provenance(const nlohmann::json& entry, const std::string& file) {
   const nlohmann::json best = entry.value("best", nlohmann::json::object());
@@ -123,9 +129,8 @@ nlohmann::json merge_results(const std::vector<Input>& inputs, std::vector<std::
       const bool faster = best_tflops(entry) > best_tflops(s.kept);
       notes.push_back(fmt::format(
           "{}: kept {}'s {} ({:.2f} TFLOP/s) over {}'s {} ({:.2f} TFLOP/s)", problem_label(entry),
-          faster ? in.file : s.kept_file, (faster ? entry : s.kept)["best"].value("name", "?"),
-          best_tflops(faster ? entry : s.kept), faster ? s.kept_file : in.file,
-          (faster ? s.kept : entry)["best"].value("name", "?"), best_tflops(faster ? s.kept : entry)));
+          faster ? in.file : s.kept_file, best_name(faster ? entry : s.kept), best_tflops(faster ? entry : s.kept),
+          faster ? s.kept_file : in.file, best_name(faster ? s.kept : entry), best_tflops(faster ? s.kept : entry)));
       if (faster) {
         s.kept = std::move(entry);
         s.kept_file = in.file;

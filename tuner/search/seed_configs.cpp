@@ -1,4 +1,4 @@
-// Reading seeds from results files (schema gemmtune.results/2 or /1).
+// Reading seeds from results files (schema gemmtune.results/3, /2 or /1).
 #include "search/seed_configs.hpp"
 
 #include <fmt/format.h>
