@@ -1,5 +1,7 @@
 // The plan command's edge: options in, the plan file and its summary out. Everything learned
 // about the candidates comes from commands/planner.hpp.
+#include <fmt/format.h>
+
 #include "commands/plan_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -21,6 +23,13 @@ int run_plan(const PlanCommandOptions& o) {
   const auto shapes = problems_of_this_shard(parse_sizes(o.common.sizes, o.common.precision), o.shard);
   if (shapes.empty()) return 0;  // this task's share is empty (said so)
   const DeviceProfile device = load_device_profile(o.gpu);
+  for (const GemmShape& shape : shapes)  // no tensor cores for it there: nothing to plan
+    if (device.compute_capability < min_compute_capability(shape.precision))
+      throw std::invalid_argument(fmt::format("{}: {} needs compute capability {}.{} or newer; the {} is {}.{}",
+                                              shape.label(), precision_name(shape.precision),
+                                              min_compute_capability(shape.precision) / 10,
+                                              min_compute_capability(shape.precision) % 10, device.name,
+                                              device.compute_capability / 10, device.compute_capability % 10));
   const std::vector<SearchSpace> spaces = load_search_spaces(o.common.space_path);
   const KernelCompiler compiler(cache_dir_of(o.common));
   PlanOptions options;

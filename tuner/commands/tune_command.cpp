@@ -18,6 +18,7 @@
 #include "commands/gpu_scheduler.hpp"
 #include "commands/shape_tuner.hpp"
 #include "core/device_profile.hpp"
+#include "core/precision.hpp"
 #include "measure/gpu_list.hpp"
 #include "core/record_file.hpp"
 #include "search/shard.hpp"
@@ -43,6 +44,32 @@ int select_device(const std::string& gpu) {
   return indices.front();
 }
 
+// The problems these GPUs can run: a precision without tensor cores on one of them (bf16 on a T4)
+// is a usage error for --sizes, and for --sizes-from (a record made elsewhere) a skip named in one
+// line.
+std::vector<GemmShape> runnable_problems(const TuneOptions& options, const std::vector<DeviceProfile>& devices) {
+  std::vector<GemmShape> runnable;
+  std::vector<std::string> skipped;
+  for (const GemmShape& shape : options.shapes) {
+    const int needed = min_compute_capability(shape.precision);
+    const auto oldest = std::min_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
+      return a.compute_capability < b.compute_capability;
+    });
+    if (oldest == devices.end() || oldest->compute_capability >= needed) {
+      runnable.push_back(shape);
+      continue;
+    }
+    const std::string why = fmt::format("{} needs compute capability {}.{} or newer; the {} is {}.{}",
+                                        precision_name(shape.precision), needed / 10, needed % 10, oldest->name,
+                                        oldest->compute_capability / 10, oldest->compute_capability % 10);
+    if (options.sizes_from.empty()) throw std::invalid_argument(fmt::format("{}: {}", shape.label(), why));
+    skipped.push_back(fmt::format("{} ({})", shape.label(), why));
+  }
+  if (!skipped.empty())
+    spdlog::warn("{}: not tuned (this GPU cannot run them): {}", options.sizes_from, fmt::join(skipped, ", "));
+  return runnable;
+}
+
 int run_tune(const TuneOptions& options) {
   const std::vector<int> indices = select_devices(options.gpu);
   std::vector<DeviceProfile> devices;
@@ -54,10 +81,11 @@ int run_tune(const TuneOptions& options) {
     labels.push_back(again == 0 ? fmt::format("GPU {}", indices[i])
                                 : fmt::format("GPU {} worker {}", indices[i], again + 1));
   }
+  const std::vector<GemmShape> problems = runnable_problems(options, devices);
   for (std::size_t i = 0; i < devices.size(); ++i)
     spdlog::info("tuning on {}{} ({}, {} SMs), {} sizes, strategy {}",
                  devices.size() > 1 ? labels[i] + ": " : "", devices[i].name, devices[i].arch(),
-                 devices[i].sm_count, options.shapes.size(), options.strategy);
+                 devices[i].sm_count, problems.size(), options.strategy);
   stop_on_interrupt();
   TuningRun run(options, labels);
   std::vector<std::unique_ptr<ShapeTuner>> tuners;
@@ -66,7 +94,7 @@ int run_tune(const TuneOptions& options) {
     tuners.push_back(std::make_unique<ShapeTuner>(run, i, labels[i], indices[i], devices[i]));
     gpus.push_back(tuners.back().get());
   }
-  const Schedule schedule = tune_on_gpus(gpus, options.shapes, interrupted);
+  const Schedule schedule = tune_on_gpus(gpus, problems, interrupted);
   std::printf("\n%-16s %-52s %9s %9s %7s %8s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS",
               "evals", "variants", "time", gpus.size() > 1 ? "  GPU" : "");
   for (const auto& o : schedule.outcomes) {

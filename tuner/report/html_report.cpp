@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "report/report_tables.hpp"
+#include "core/precision.hpp"
 #include "report/svg_charts.hpp"
 #include "report/xml_escape.hpp"
 
@@ -38,29 +39,41 @@ std::string html_table(const ReportTable& table) {
   return out + "</tbody>\n</table>\n";
 }
 
+// One chart per precision (fp32 first): their TFLOP/s differ by up to 15x, and one scale would
+// flatten the FP32 bars.
 std::string tflops_chart(const ComparisonSection& section) {
-  BarChart chart;
-  chart.title = section.predicted ? "predicted TFLOP/s per problem (static model, nothing was run)"
-                                  : "Measured TFLOP/s per problem";
-  chart.value_label = section.predicted ? "predicted TFLOP/s" : "TFLOP/s";
-  chart.predicted = section.predicted;
-  for (const auto& problem : section.problems) chart.categories.push_back(problem.shape.label());
-  for (std::size_t g = 0; g < section.gpus.size(); ++g) {
-    BarSeries series{section.gpus[g].name, {}};
-    for (const auto& problem : section.problems)
-      series.values.push_back(problem.winners[g] ? std::optional<double>(problem.winners[g]->tflops)
-                                                 : std::nullopt);
-    chart.series.push_back(std::move(series));
-  }
-  for (std::size_t p = 0; p < section.peers.size(); ++p) {
-    BarSeries series{section.peers[p].peer + " on " + section.gpus[section.peers[p].gpu].name, {}};
-    for (const auto& problem : section.problems) {
-      const auto& run = problem.peer_runs[p];
-      series.values.push_back(run && run->passed() ? std::optional<double>(run->tflops) : std::nullopt);
+  std::string out;
+  for (const Precision precision : kAllPrecisions) {
+    std::vector<std::size_t> problems;
+    for (std::size_t i = 0; i < section.problems.size(); ++i)
+      if (section.problems[i].shape.precision == precision) problems.push_back(i);
+    if (problems.empty()) continue;
+    BarChart chart;
+    chart.title = section.predicted ? "predicted TFLOP/s per problem (static model, nothing was run)"
+                                    : "Measured TFLOP/s per problem";
+    if (precision != Precision::fp32) chart.title += std::string(", ") + precision_name(precision);
+    chart.value_label = section.predicted ? "predicted TFLOP/s" : "TFLOP/s";
+    chart.predicted = section.predicted;
+    for (const std::size_t i : problems) chart.categories.push_back(section.problems[i].shape.label());
+    for (std::size_t g = 0; g < section.gpus.size(); ++g) {
+      BarSeries series{section.gpus[g].name, {}};
+      for (const std::size_t i : problems) {
+        const auto& winner = section.problems[i].winners[g];
+        series.values.push_back(winner ? std::optional<double>(winner->tflops) : std::nullopt);
+      }
+      chart.series.push_back(std::move(series));
     }
-    chart.series.push_back(std::move(series));
+    for (std::size_t p = 0; p < section.peers.size(); ++p) {
+      BarSeries series{section.peers[p].peer + " on " + section.gpus[section.peers[p].gpu].name, {}};
+      for (const std::size_t i : problems) {
+        const auto& run = section.problems[i].peer_runs[p];
+        series.values.push_back(run && run->passed() ? std::optional<double>(run->tflops) : std::nullopt);
+      }
+      chart.series.push_back(std::move(series));
+    }
+    out += grouped_bar_chart_svg(chart);
   }
-  return grouped_bar_chart_svg(chart);
+  return out;
 }
 
 std::string portability_heat_map(const PortabilityMatrix& matrix) {
