@@ -136,6 +136,28 @@ TEST_F(GpuScheduler, FasterGpusTakeMoreProblemsAndEachIsTunedOnce) {
   EXPECT_EQ(ms_in_results(results()).size(), 40u);  // every winner merged into the one file
 }
 
+// The debug log's time breakdown (issue #47): each GPU's busy time is its problems' time, the rest
+// of the schedule is idle, and a GPU that runs out of problems first is idle at the end.
+TEST_F(GpuScheduler, EachGpusBusyAndIdleTimeIsAccountedFor) {
+  FakeGpu fast("GPU 0", 10, ledger_, results()), slow("GPU 1", 60, ledger_, results());
+  const Schedule s = tune_on_gpus({&fast, &slow}, problems(4), kNeverStop);
+  ASSERT_EQ(s.gpus.size(), 2u);
+  EXPECT_EQ(s.gpus[0].label, "GPU 0");
+  EXPECT_EQ(s.gpus[0].problems + s.gpus[1].problems, 4u);
+  for (const GpuTimeline& gpu : s.gpus) {
+    EXPECT_GE(gpu.busy, 0.009 * double(gpu.problems));
+    EXPECT_LE(gpu.busy, gpu.last_end + 1e-6);
+    EXPECT_LE(gpu.last_end, s.seconds + 1e-6);
+  }
+  EXPECT_EQ(s.gpus[0].problems, 3u);  // 10 + 10 + 10 ms while the slow one takes 60
+  EXPECT_GT(s.seconds - s.gpus[0].last_end, 0.015) << "the fast GPU waits for the slow one at the end";
+  ProblemTimes t;
+  t.gather = 0.5;
+  t.compile_wait = 2;
+  t.gpu = 1;
+  EXPECT_DOUBLE_EQ(t.other(4.0), 0.5);
+}
+
 TEST_F(GpuScheduler, ADyingGpuLosesNothing) {
   FakeGpu healthy("GPU 0", 5, ledger_, results()),
       dying("GPU 1", 5, ledger_, results(), /*dies_on_problem=*/3);

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,12 @@
 
 namespace gemmtune {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
 
 struct Queued {
   std::size_t index;  // into the problems given
@@ -21,19 +28,30 @@ struct Queued {
 
 class Dispatcher {
  public:
-  Dispatcher(std::size_t gpus, const std::vector<GemmShape>& problems, const std::function<bool()>& stop)
-      : problems_(problems), stop_(stop), active_(gpus), done_(problems.size()) {
+  Dispatcher(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
+             const std::function<bool()>& stop)
+      : problems_(problems), stop_(stop), active_(gpus.size()), done_(problems.size()), timelines_(gpus.size()) {
     for (std::size_t i = 0; i < problems.size(); ++i) queue_.push_back({i, 0, nullptr});
+    for (std::size_t g = 0; g < gpus.size(); ++g) timelines_[g].label = gpus[g]->label();
   }
 
-  void serve(ProblemTuner& gpu) {
+  void serve(ProblemTuner& gpu, std::size_t slot) {
+    GpuTimeline& timeline = timelines_[slot];  // this thread's alone until result()
     while (const std::optional<Queued> job = next()) {
+      const auto began = Clock::now();
+      const auto account = [&] {
+        timeline.busy += seconds(began, Clock::now());
+        timeline.last_end = seconds(started_, Clock::now());
+      };
       try {
         ShapeOutcome outcome = gpu.tune(problems_[job->index]);
+        account();
+        ++timeline.problems;
         outcome.gpu = gpu.label();
         std::lock_guard<std::mutex> lock(mutex_);
         done_[job->index] = std::move(outcome);
       } catch (const std::exception& e) {
+        account();
         retire(gpu, *job, e.what(), std::current_exception());
         return;
       }
@@ -44,6 +62,8 @@ class Dispatcher {
 
   Schedule result() {
     Schedule s;
+    s.seconds = seconds(started_, Clock::now());
+    s.gpus = timelines_;
     s.retired = std::move(retired_);
     s.error = first_error_;
     for (std::size_t i = 0; i < problems_.size(); ++i) {
@@ -92,18 +112,21 @@ class Dispatcher {
   std::vector<std::optional<ShapeOutcome>> done_;
   std::vector<std::string> retired_;
   std::exception_ptr first_error_;
+  std::vector<GpuTimeline> timelines_;
+  const Clock::time_point started_ = Clock::now();
 };
 
 }  // namespace
 
 Schedule tune_on_gpus(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
                       const std::function<bool()>& stop) {
-  Dispatcher dispatcher(gpus.size(), problems, stop);
+  Dispatcher dispatcher(gpus, problems, stop);
   if (gpus.size() == 1) {
-    dispatcher.serve(*gpus.front());  // on this thread: one GPU needs no other
+    dispatcher.serve(*gpus.front(), 0);  // on this thread: one GPU needs no other
   } else {
     std::vector<std::thread> threads;
-    for (ProblemTuner* gpu : gpus) threads.emplace_back([&dispatcher, gpu] { dispatcher.serve(*gpu); });
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+      threads.emplace_back([&dispatcher, &gpus, g] { dispatcher.serve(*gpus[g], g); });
     for (std::thread& t : threads) t.join();
   }
   return dispatcher.result();

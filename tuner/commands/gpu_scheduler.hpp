@@ -18,6 +18,24 @@
 
 namespace gemmtune {
 
+// Where one problem's wall time went, in seconds (the debug log's breakdown, issue #47).
+struct ProblemTimes {
+  double worker_start = 0;     // the GPU's worker started and its CUDA context made (its first problem only)
+  double gather = 0;           // the space enumerated and seeds read
+  double prepare = 0;          // operands allocated and cuBLAS timed (at the screening shape, then the problem)
+  double first_evaluation = 0; // from the start of the problem to its first evaluation on the GPU
+  double compile_wait = 0;     // the GPU waiting for NVRTC
+  double gpu = 0;              // evaluations (verify and time) in the worker
+  double race = 0;             // the finalists against cuBLAS
+  double proposing = 0;        // the strategy's proposals and their compile submissions
+  double logging = 0;          // appending to the tuning log
+  double record = 0;           // merging the winner into the results file
+  // What the parts above leave of the problem's seconds (bookkeeping, the strategy's fits).
+  double other(double seconds) const {
+    return seconds - worker_start - gather - prepare - compile_wait - gpu - race - proposing - logging - record;
+  }
+};
+
 struct ShapeOutcome {
   GemmShape shape;
   std::string best_name;
@@ -31,6 +49,7 @@ struct ShapeOutcome {
   // Why cuBLAS was recorded as the winner without a race (no candidate fits the problem, every
   // candidate failed, the GPU cannot hold it); empty when the search found a winner.
   std::string fallback;
+  ProblemTimes times;
 };
 
 // One GPU's tuner as the scheduler sees it. tune() is called from one thread per GPU.
@@ -44,7 +63,18 @@ class ProblemTuner {
 
 inline constexpr int kGpusPerProblem = 2;
 
+// One GPU's share of the run's wall time: busy tuning problems, the rest idle (before its first
+// problem, between problems, after its last while others finish).
+struct GpuTimeline {
+  std::string label;
+  std::size_t problems = 0;
+  double busy = 0;      // seconds inside tune()
+  double last_end = 0;  // seconds from the schedule's start to the end of its last problem
+};
+
 struct Schedule {
+  double seconds = 0;  // the schedule's wall time
+  std::vector<GpuTimeline> gpus;  // in the order given
   std::vector<ShapeOutcome> outcomes;  // in the order of the problems given; untuned ones missing
   std::vector<GemmShape> untuned;      // given up, or left when every GPU was retired or on stop
   std::vector<std::string> retired;    // "GPU 1: <why>"

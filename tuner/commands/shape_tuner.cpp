@@ -117,6 +117,8 @@ bool interrupted() {
 struct ShapeTuner::Candidates {
   Enumeration enumeration;
   std::vector<std::size_t> seeds;
+  std::vector<double> prior;  // the static model's, per candidate
+  std::vector<bool> on_hand;  // per candidate: its binary was compiled before the run; empty: none was
 };
 
 // What the search has learned about one shape so far; the final race and the results entry read it.
@@ -156,11 +158,11 @@ TuningRun::TuningRun(const TuneOptions& o, std::vector<std::string> gpu_labels)
     : options(o),
       spaces(load_search_spaces(o.space_path)),
       template_source(template_of(o)),
-      compiler(
-          o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir,
-          template_source),
+      compiler(run_cache_dir(o), template_source),
       compiled_before(compiler.cached_keys()),
       compile(compiler, o.jobs),
+      setup_maker(spaces, compiler, compiled_before),
+      setup_ahead(setup_maker, o, compile),
       progress(std::move(gpu_labels)) {}
 
 TuningLog& TuningRun::log_of(const DeviceProfile& device) {
@@ -174,8 +176,24 @@ TuningLog& TuningRun::log_of(const DeviceProfile& device) {
   return *log;
 }
 
+std::filesystem::path run_cache_dir(const TuneOptions& o) {
+  return o.cache_dir.empty() ? std::filesystem::temp_directory_path() / "gemmtune-run-cache" : o.cache_dir;
+}
+
+StartedWorker start_worker(const TuneOptions& o, int device_index, const GemmShape* first_problem) {
+  StartedWorker w;
+  w.session = std::make_unique<GpuSession>(device_index, run_cache_dir(o), o.template_path, o.eval_timeout_seconds);
+  if (first_problem) {
+    w.shape = *first_problem;
+    w.prepared = std::async(std::launch::async, [session = w.session.get(), shape = w.shape, seed = o.seed] {
+      return session->prepare(shape, seed);
+    });
+  }
+  return w;
+}
+
 ShapeTuner::ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int device_index,
-                       DeviceProfile device)
+                       DeviceProfile device, StartedWorker worker)
     : run_(run),
       options_(run.options),
       spaces_(run.spaces),
@@ -183,8 +201,12 @@ ShapeTuner::ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int 
       label_(std::move(label)),
       device_(std::move(device)),
       log_(run.log_of(device_)),
-      gpu_(device_index, run.compiler.cache_dir(), run.options.template_path,
-           run.options.eval_timeout_seconds) {}
+      gpu_(worker.session ? std::move(worker.session)
+                          : std::make_unique<GpuSession>(device_index, run.compiler.cache_dir(),
+                                                         run.options.template_path,
+                                                         run.options.eval_timeout_seconds)),
+      early_shape_(worker.shape),
+      early_(std::move(worker.prepared)) {}
 
 std::string ShapeTuner::label() const {
   return label_;
@@ -194,7 +216,53 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
   Search search;
   search.started = Clock::now();
   search.outcome.shape = shape;
+  ShapeOutcome out = tune_stages(shape, search);
+  out.seconds = seconds_since(search.started);  // the results file's write included
+  out.times = search.outcome.times;
+  out.times.compile_wait = search.compile_wait;
+  out.times.gpu = search.gpu_seconds - out.times.race;
+  out.times.proposing = search.proposing;
+  out.times.logging = search.logging;
+  const ProblemTimes& t = out.times;
+  spdlog::debug("{} on {}: {:.2f} s: worker start {:.2f}, gather {:.2f}, prepare {:.2f}, first evaluation at {:.2f}; "
+                "waiting for NVRTC {:.2f}, GPU {:.2f}, race {:.2f}, proposing {:.2f}, logging {:.2f}, results {:.2f}, "
+                "other {:.2f}",
+                shape.label(), label_, out.seconds, t.worker_start, t.gather, t.prepare, t.first_evaluation,
+                t.compile_wait, t.gpu, t.race, t.proposing, t.logging, t.record, t.other(out.seconds));
+  return out;
+}
+
+// The first prepare of a worker also starts it (process, CUDA context, cuBLAS): counted apart.
+// That one was sent at the start of the problem (early_), so the worker starts while the search
+// is set up; at the screening shape the problem is prepared again.
+PreparedShape ShapeTuner::prepare(const GemmShape& shape, Search& search) {
+  const auto tp = Clock::now();
+  if (early_.valid()) {
+    if (early_shape_ == shape) {
+      PreparedShape first = early_.get();  // throws as gpu_->prepare would
+      search.outcome.times.worker_start += seconds_since(tp);
+      worker_started_ = true;
+      return first;
+    }
+    try {  // another problem's: a failure there says nothing about this one (a broken worker shows below)
+      early_.get();
+    } catch (const std::exception&) {
+    }
+    search.outcome.times.worker_start += seconds_since(tp);
+  }
+  PreparedShape prepared = gpu_->prepare(shape, options_.seed);
+  (worker_started_ ? search.outcome.times.prepare : search.outcome.times.worker_start) += seconds_since(tp);
+  worker_started_ = true;
+  return prepared;
+}
+
+ShapeOutcome ShapeTuner::tune_stages(const GemmShape& shape, Search& search) {
+  if (!worker_started_ && !early_.valid()) {
+    early_shape_ = shape;
+    early_ = std::async(std::launch::async, [this, shape] { return gpu_->prepare(shape, options_.seed); });
+  }
   const Candidates candidates = gather_candidates(shape);
+  search.outcome.times.gather = seconds_since(search.started);
   search.rejected = candidates.enumeration.removed;
   if (candidates.enumeration.candidates.empty()) {
     std::string reason = "no candidate passes the constraints";
@@ -204,7 +272,7 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
       reason += fmt::format(" ({})", fmt::join(cuts, ", "));
     }
     try {  // cuBLAS's time at the problem, for the results entry
-      const PreparedShape prepared = gpu_.prepare(shape, options_.seed);
+      const PreparedShape prepared = prepare(shape, search);
       return record_cublas_fallback(candidates, search, reason, &prepared);
     } catch (const ProblemError& e) {
       return record_cublas_fallback(candidates, search, reason + "; " + e.what(), nullptr);
@@ -214,7 +282,7 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
   const double gathered = seconds_since(search.started);
   PreparedShape prepared;
   try {
-    prepared = gpu_.prepare(search.screen, options_.seed);
+    prepared = prepare(search.screen, search);
   } catch (const ProblemError& e) {
     return record_cublas_fallback(candidates, search, e.what(), nullptr);
   }
@@ -236,7 +304,7 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
         fmt::format("every candidate failed ({})", failures.empty() ? "none evaluated" : fmt::format("{}", fmt::join(failures, ", "))),
         search.screen == shape ? &prepared : nullptr);
   }
-  if (search.screen != shape) prepared = gpu_.prepare(shape, options_.seed);
+  if (search.screen != shape) prepared = prepare(shape, search);
   const FinalRace race = race_finalists(candidates, search);
   const nlohmann::json best = race.ranked[0];
   out.best_name = best["name"].get<std::string>();
@@ -244,8 +312,10 @@ ShapeOutcome ShapeTuner::tune(const GemmShape& shape) {
   out.ratio = best["ratio_vs_cublas"].get<double>();
   out.seconds = seconds_since(search.started);
   out.complete = !g_interrupted;
+  const auto tr = Clock::now();
   merge_results(results_path(), measured_header(device_),
                 nlohmann::json::array({results_entry(candidates, prepared, race, search)}));
+  out.times.record = seconds_since(tr);
   return out;
 }
 
@@ -280,12 +350,16 @@ ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Se
     out.best_tflops = tflops_of(shape.flops(), prepared->cublas_ms);
   }
   shape_to_json(entry, shape);
+  const auto tr = Clock::now();
   merge_results(results_path(), measured_header(device_), nlohmann::json::array({entry}), MergeRule::keep_existing);
+  out.times.record = seconds_since(tr);
   return out;
 }
 
 ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) const {
-  Candidates c{enumerate(spaces_, device_, &shape), {}};
+  ProblemSetup setup = run_.setup_ahead.take(device_, shape);  // made ahead (setup_ahead.hpp)
+  const std::size_t enumerated = setup.enumeration.candidates.size();
+  Candidates c{std::move(setup.enumeration), {}, {}, {}};
   std::vector<KernelConfig>& configs = c.enumeration.candidates;
   // Seeds from other GPUs' results join the candidates if this device can run them, even when
   // this space would not have produced them.
@@ -310,6 +384,15 @@ ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) con
     const std::optional<std::size_t> index = seed_index(configs, config);
     if (index && std::find(c.seeds.begin(), c.seeds.end(), *index) == c.seeds.end()) c.seeds.push_back(*index);
   }
+  if (configs.size() > enumerated) {  // seeds from other GPUs' results joined the candidates
+    ProblemSetup added{std::move(c.enumeration), std::move(setup.prior), std::move(setup.on_hand)};
+    run_.setup_maker.extend(added, enumerated, device_, shape);
+    c.enumeration = std::move(added.enumeration);
+    setup.prior = std::move(added.prior);
+    setup.on_hand = std::move(added.on_hand);
+  }
+  c.prior = std::move(setup.prior);
+  c.on_hand = std::move(setup.on_hand);
   return c;
 }
 
@@ -357,17 +440,11 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ctx.seed = options_.seed;
   ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
   ctx.seeds = candidates.seeds;
-  ctx.prior = predicted_tflops_before_compile(configs, device_, shape, spaces_.front().settings.register_overhead);
-  if (!run_.compiled_before.empty()) {  // a cold cache has nothing on hand: no keys to compute
-    const auto looking = Clock::now();
-    ctx.on_hand.resize(configs.size());
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      ctx.on_hand[i] = run_.compiled_before.count(run_.compiler.cache_key(
-                           configs[i].family, configs[i].name_expression(kernel_path_for(configs[i], shape)),
-                           device_.arch())) > 0;
-    spdlog::debug("{}: {} of {} binaries on hand ({:.2f} s to look)", shape.label(),
-                  std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size(), seconds_since(looking));
-  }
+  ctx.prior = candidates.prior;
+  ctx.on_hand = candidates.on_hand;
+  if (!ctx.on_hand.empty())
+    spdlog::debug("{}: {} of {} binaries on hand", shape.label(),
+                  std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size());
   // A resumed run's logged candidates need no binary: evaluate() returns their records.
   std::vector<bool> logged(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) logged[i] = log_.find(screen, configs[i].name()) != nullptr;
@@ -483,7 +560,8 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
     record["detail"] = why;
   } else {
     const auto tg = Clock::now();
-    const auto reply = gpu_.evaluate(config, 10);
+    if (search.outcome.times.first_evaluation == 0) search.outcome.times.first_evaluation = seconds_since(search.started);
+    const auto reply = gpu_->evaluate(config, 10);
     search.gpu_seconds += seconds_since(tg);
     record["status"] = reply.value("status", "error");
     if (reply.contains("detail")) record["detail"] = reply["detail"];
@@ -537,8 +615,9 @@ ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, S
     finalists.push_back(candidates.enumeration.candidates[search.measured[i].index]);
   const auto tr = Clock::now();
   FinalRace race;
-  race.timings = gpu_.race(finalists);
+  race.timings = gpu_->race(finalists);
   search.gpu_seconds += seconds_since(tr);
+  search.outcome.times.race += seconds_since(tr);
   spdlog::debug("{}: {} finalists raced in {:.2f} s", search.outcome.shape.label(), finalists.size(),
                 seconds_since(tr));
 
@@ -593,7 +672,7 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
             {"wall_seconds", out.seconds},
             {"seeds", candidates.seeds.size()},
             {"time_to_99_percent", time_to_fraction(search.improvements, 0.99)},
-            {"worker_restarts", gpu_.restarts()},
+            {"worker_restarts", gpu_->restarts()},
             {"race_rounds", race.timings.rounds},
             {"launches_per_sample", prepared.launches_per_sample}}},
           {"date", utc_timestamp()},

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "commands/gpu_scheduler.hpp"
+#include "commands/setup_ahead.hpp"
 #include "commands/tune_command.hpp"
 #include "compile/compile_service.hpp"
 #include "core/device_profile.hpp"
@@ -55,6 +56,8 @@ class TuningRun {
   // problem toward the previous problem's candidates).
   const std::unordered_set<std::string> compiled_before;
   CompileService compile;
+  const SetupMaker setup_maker;
+  SetupAhead setup_ahead;  // every problem's set-up, before a GPU reaches it
   ProgressBoard progress;
 
  private:
@@ -62,10 +65,26 @@ class TuningRun {
   std::map<std::string, std::unique_ptr<TuningLog>> logs_;  // by GPU slug
 };
 
+// The compile cache the run and its workers use: --cache-dir (or the default), else a directory of
+// the run's own.
+std::filesystem::path run_cache_dir(const TuneOptions& o);
+
+// A GPU's worker, started before the run's set-up (devices, spaces, compile pool) so its process,
+// CUDA context and cuBLAS come up meanwhile: its first prepare, of the problem the GPU most likely
+// takes first, is under way on a thread of its own (issue #47: a second per GPU, in every run).
+struct StartedWorker {
+  std::unique_ptr<GpuSession> session;
+  GemmShape shape;                       // what `prepared` prepares
+  std::future<PreparedShape> prepared;   // invalid when nothing was sent
+};
+StartedWorker start_worker(const TuneOptions& o, int device_index, const GemmShape* first_problem);
+
 class ShapeTuner : public ProblemTuner {
  public:
-  // slot: this GPU's place in run.progress (and in the GPU list); label: "GPU 2".
-  ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int device_index, DeviceProfile device);
+  // slot: this GPU's place in run.progress (and in the GPU list); label: "GPU 2". worker: from
+  // start_worker, or none (started at the first problem).
+  ShapeTuner(TuningRun& run, std::size_t slot, std::string label, int device_index, DeviceProfile device,
+             StartedWorker worker = {});
 
   std::string label() const override;
 
@@ -81,6 +100,8 @@ class ShapeTuner : public ProblemTuner {
   struct Search;
   struct FinalRace;
 
+  ShapeOutcome tune_stages(const GemmShape& shape, Search& search);
+  PreparedShape prepare(const GemmShape& shape, Search& search);
   Candidates gather_candidates(const GemmShape& shape) const;
   std::vector<KernelConfig> own_winners(const GemmShape& shape) const;
   std::vector<KernelConfig> relatives_winners(const GemmShape& shape) const;
@@ -101,7 +122,10 @@ class ShapeTuner : public ProblemTuner {
   std::string label_;
   DeviceProfile device_;
   TuningLog& log_;
-  GpuSession gpu_;
+  std::unique_ptr<GpuSession> gpu_;
+  bool worker_started_ = false;
+  GemmShape early_shape_;
+  std::future<PreparedShape> early_;  // the first prepare, which starts the worker
 };
 
 }  // namespace gemmtune

@@ -9,7 +9,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "commands/common_options.hpp"
 #include "commands/gpu_scheduler.hpp"
 #include "commands/shape_tuner.hpp"
+#include "compile/thread_pool.hpp"
 #include "core/device_profile.hpp"
 #include "core/precision.hpp"
 #include "measure/gpu_list.hpp"
@@ -43,6 +46,63 @@ int select_device(const std::string& gpu) {
     throw std::invalid_argument(fmt::format("--gpu {}: this command measures on one GPU; give one", gpu));
   return indices.front();
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Where the run's time went (debug level, issue #47): per GPU the sums of its problems' parts and
+// its idle time, then what the compile pool did. docs/multi-gpu.md reads these lines.
+void log_time_breakdown(const Schedule& schedule, const CompileStats& compile, unsigned jobs) {
+  if (!spdlog::should_log(spdlog::level::debug)) return;
+  for (const GpuTimeline& gpu : schedule.gpus) {
+    ProblemTimes sum;
+    double seconds = 0;
+    for (const ShapeOutcome& o : schedule.outcomes) {
+      if (o.gpu != gpu.label) continue;
+      seconds += o.seconds;
+      const ProblemTimes& t = o.times;
+      sum.worker_start += t.worker_start;
+      sum.gather += t.gather;
+      sum.prepare += t.prepare;
+      sum.first_evaluation += t.first_evaluation;
+      sum.compile_wait += t.compile_wait;
+      sum.gpu += t.gpu;
+      sum.race += t.race;
+      sum.proposing += t.proposing;
+      sum.logging += t.logging;
+      sum.record += t.record;
+    }
+    spdlog::debug("{}: {} problems, busy {:.2f} s of {:.2f} (idle {:.2f}, {:.2f} of it after its last problem): "
+                  "worker start {:.2f}, gather {:.2f}, prepare {:.2f}, waiting for NVRTC {:.2f}, GPU {:.2f}, "
+                  "race {:.2f}, proposing {:.2f}, logging {:.2f}, results {:.2f}, other {:.2f}; "
+                  "first evaluations after {:.2f} s in all",
+                  gpu.label, gpu.problems, gpu.busy, schedule.seconds, schedule.seconds - gpu.busy,
+                  schedule.seconds - gpu.last_end, sum.worker_start, sum.gather, sum.prepare, sum.compile_wait,
+                  sum.gpu, sum.race, sum.proposing, sum.logging, sum.record, sum.other(seconds),
+                  sum.first_evaluation);
+  }
+  const std::size_t compiles = compile.pressing_compiles + compile.speculative_compiles;
+  spdlog::debug("compile pool ({} + {} threads, {} cores): {} compiles ({} failed) in {:.1f} thread-seconds "
+                "({:.2f} s a compile, {:.0f}% of the cores over {:.1f} s); pressing {} ({:.1f} s), queued "
+                "{:.2f} s on average, {:.2f} s at most; speculative {} ({:.1f} s), {} of them used; {} withdrawn "
+                "unstarted; {} read from the disk cache",
+                jobs, jobs, default_parallelism(), compiles, compile.failed,
+                compile.pressing_seconds + compile.speculative_seconds,
+                compiles ? (compile.pressing_seconds + compile.speculative_seconds) / double(compiles) : 0.0,
+                100.0 * (compile.pressing_seconds + compile.speculative_seconds) /
+                    std::max(1e-9, schedule.seconds * default_parallelism()),
+                schedule.seconds, compile.pressing_compiles, compile.pressing_seconds,
+                compile.pressing_compiles ? compile.queued_seconds / double(compile.pressing_compiles) : 0.0,
+                compile.max_queued_seconds, compile.speculative_compiles, compile.speculative_seconds,
+                compile.speculative_used, compile.withdrawn, compile.cache_reads);
+}
+
+}  // namespace
 
 // The problems these GPUs can run: a precision without tensor cores on one of them (bf16 on a T4)
 // is a usage error for --sizes, and for --sizes-from (a record made elsewhere) a skip named in one
@@ -71,7 +131,13 @@ std::vector<GemmShape> runnable_problems(const TuneOptions& options, const std::
 }
 
 int run_tune(const TuneOptions& options) {
+  const auto started = Clock::now();
   const std::vector<int> indices = select_devices(options.gpu);
+  // The workers come up while the devices are queried and the run is set up; GPU i most likely
+  // takes problem i first (a wrong guess costs one more prepare).
+  std::vector<StartedWorker> workers;
+  for (std::size_t i = 0; i < indices.size(); ++i)
+    workers.push_back(start_worker(options, indices[i], i < options.shapes.size() ? &options.shapes[i] : nullptr));
   std::vector<DeviceProfile> devices;
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < indices.size(); ++i) {
@@ -91,10 +157,13 @@ int run_tune(const TuneOptions& options) {
   std::vector<std::unique_ptr<ShapeTuner>> tuners;
   std::vector<ProblemTuner*> gpus;
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    tuners.push_back(std::make_unique<ShapeTuner>(run, i, labels[i], indices[i], devices[i]));
+    tuners.push_back(std::make_unique<ShapeTuner>(run, i, labels[i], indices[i], devices[i], std::move(workers[i])));
     gpus.push_back(tuners.back().get());
   }
+  run.setup_ahead.start(devices, problems, [&run](const DeviceProfile& d) -> TuningLog& { return run.log_of(d); });
+  const double before_schedule = seconds_since(started);
   const Schedule schedule = tune_on_gpus(gpus, problems, interrupted);
+  log_time_breakdown(schedule, run.compile.stats(), options.jobs);
   std::printf("\n%-16s %-52s %9s %9s %7s %8s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS",
               "evals", "variants", "time", gpus.size() > 1 ? "  GPU" : "");
   for (const auto& o : schedule.outcomes) {
@@ -109,6 +178,15 @@ int run_tune(const TuneOptions& options) {
     if (std::find(files.begin(), files.end(), tuner->results_path().string()) == files.end())
       files.push_back(tuner->results_path().string());
   std::printf("results: %s\n", fmt::format("{}", fmt::join(files, ", ")).c_str());
+  std::fflush(stdout);
+  // The workers go at once: each one's CUDA context takes a while to tear down.
+  const auto stopping = Clock::now();
+  std::vector<std::thread> stops;
+  for (auto& tuner : tuners) stops.emplace_back([&tuner] { tuner.reset(); });
+  for (std::thread& t : stops) t.join();
+  spdlog::debug("run: {:.2f} s before the first problem (devices, space, workers), schedule {:.2f} s, "
+                "workers stopped in {:.2f} s",
+                before_schedule, schedule.seconds, seconds_since(stopping));
   if (interrupted()) {
     std::fprintf(stderr,
                  "gemm-tune: interrupted; everything measured is in the tuning log. Run the same command to "

@@ -58,6 +58,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
     return n == Need::now ? &now_count_ : n == Need::soon ? &soon_count_ : nullptr;
   };
   auto enqueue = [&](Job job, Need as) {
+    if (as != Need::later) job.pressing_since = std::chrono::steady_clock::now();
     queue_.insert(queue_.begin() + static_cast<long>(section_end(as)), std::move(job));
     if (std::size_t* count = count_of(as)) ++*count;
     (as == Need::later ? wake_speculative_ : wake_pressing_).notify_one();
@@ -69,6 +70,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
     // (when every problem queued its whole space speculatively, scanning the queue here cost
     // minutes before a search began).
     if (need == Need::later) return it->second;
+    if (speculated_.erase(key) > 0) ++stats_.speculative_used;
     const auto queued =
         std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.key == key; });
     if (queued == queue_.end()) return it->second;  // being compiled, or done
@@ -79,7 +81,7 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
     need = std::min(need, was);
     future = it->second;
   } else {
-    job = Job{config, arch, path, key, owner, {}};
+    job = Job{config, arch, path, key, owner, {}, {}};
     future = job.promise.get_future().share();
     submitted_.emplace(key, future);
   }
@@ -98,6 +100,10 @@ std::shared_future<CompileOutcome> CompileService::submit(const KernelConfig& co
     // an invalid config: the worker reports it as the outcome
   }
   if (hit) {
+    {
+      const std::lock_guard<std::mutex> relock(mutex_);
+      ++stats_.cache_reads;
+    }
     CompileOutcome outcome;
     outcome.kernel = std::move(hit);
     job.promise.set_value(std::move(outcome));
@@ -113,12 +119,18 @@ void CompileService::withdraw(const void* owner) {
   const auto later = queue_.begin() + static_cast<long>(section_end(Need::soon));
   const auto kept = std::stable_partition(later, queue_.end(), [&](const Job& j) { return j.owner != owner; });
   for (auto it = kept; it != queue_.end(); ++it) submitted_.erase(it->key);
+  stats_.withdrawn += static_cast<std::size_t>(queue_.end() - kept);
   queue_.erase(kept, queue_.end());
 }
 
 std::size_t CompileService::queued() {
   const std::lock_guard<std::mutex> lock(mutex_);
   return queue_.size();
+}
+
+CompileStats CompileService::stats() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
 }
 
 void CompileService::work(Lane lane) {
@@ -139,8 +151,16 @@ void CompileService::work(Lane lane) {
       const auto next = queue_.begin() + static_cast<long>(lane == Lane::pressing ? 0 : pressing());
       job = std::move(*next);
       queue_.erase(next);
-      if (lane == Lane::pressing) --(now_count_ > 0 ? now_count_ : soon_count_);
+      if (lane == Lane::pressing) {
+        --(now_count_ > 0 ? now_count_ : soon_count_);
+        const double queued = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.pressing_since).count();
+        stats_.queued_seconds += queued;
+        stats_.max_queued_seconds = std::max(stats_.max_queued_seconds, queued);
+      } else {
+        speculated_.insert(job.key);
+      }
     }
+    const auto started = std::chrono::steady_clock::now();
     CompileOutcome outcome;
     try {
       outcome.kernel = compiler_.compile(job.config, job.arch, job.path);
@@ -149,6 +169,18 @@ void CompileService::work(Lane lane) {
       outcome.log = e.log();
     } catch (const std::exception& e) {
       outcome.error = e.what();
+    }
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (!outcome.kernel) ++stats_.failed;
+      if (lane == Lane::pressing) {
+        ++stats_.pressing_compiles;
+        stats_.pressing_seconds += seconds;
+      } else {
+        ++stats_.speculative_compiles;
+        stats_.speculative_seconds += seconds;
+      }
     }
     job.promise.set_value(std::move(outcome));
   }

@@ -6,6 +6,7 @@
 // read at once by the caller that needs it soon, never queued behind compiles.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +27,20 @@ struct CompileOutcome {
   std::optional<CompiledKernel> kernel;  // empty when compilation failed
   std::string error;                     // one line
   std::string log;                       // NVRTC log of a failed compile
+};
+
+// What the pool did so far (the tune command's debug summary, issue #47).
+struct CompileStats {
+  std::size_t pressing_compiles = 0;     // compiles a search asked for (now or soon)
+  std::size_t speculative_compiles = 0;  // compiles of later jobs
+  std::size_t speculative_used = 0;      // of those, binaries a search then asked for
+  std::size_t failed = 0;                // of all compiles, failures (an outcome like any other)
+  std::size_t cache_reads = 0;           // binaries the callers read from the disk cache
+  std::size_t withdrawn = 0;             // later jobs dropped before a worker took them
+  double pressing_seconds = 0;           // thread seconds in NVRTC, by lane
+  double speculative_seconds = 0;
+  double queued_seconds = 0;  // summed over pressing compiles: from becoming pressing to a worker taking it
+  double max_queued_seconds = 0;
 };
 
 class CompileService {
@@ -53,6 +69,8 @@ class CompileService {
   // Jobs queued and not yet taken by a worker.
   std::size_t queued();
 
+  CompileStats stats();
+
  private:
   // Two lanes of `threads` workers each. The pressing lane takes only now and soon jobs, at the
   // process's priority; the speculative lane takes only later jobs, at a lower one (nice 10), so it
@@ -70,6 +88,7 @@ class CompileService {
     std::string key;  // arch and name expression (with the path)
     const void* owner = nullptr;
     std::promise<CompileOutcome> promise;
+    std::chrono::steady_clock::time_point pressing_since;  // when it became now or soon
   };
 
   const KernelCompiler& compiler_;
@@ -84,6 +103,8 @@ class CompileService {
   std::size_t now_count_ = 0;
   std::size_t soon_count_ = 0;
   std::map<std::string, std::shared_future<CompileOutcome>> submitted_;
+  std::set<std::string> speculated_;  // keys the speculative lane took that no search asked for yet
+  CompileStats stats_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The issue #47 benchmark (docs/multi-gpu.md), on a machine with 4 GPUs: eight problems at
+# --budget 120 --seed 1 on 1, 2 and 4 GPUs, cold (an empty compile cache each) and warm (a copy of
+# what the cold runs compiled), each run with an empty results directory and --log-level debug;
+# then a kill -9 of a 4-GPU run (the whole process group, 4.5 s in) and its resume, checked by
+# check_resume.py. Logs, results and summary.txt go to $OUT (default /tmp/multi-gpu).
+#   scripts/spikes/multi-gpu/measure.sh [GEMM_TUNE]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(realpath "${1:-$here/../../../build/tuner/gemm-tune}")
+: "${OUT:=/tmp/multi-gpu}"
+work=$(mktemp -d)
+mkdir -p "$OUT"
+SIZES=512,1000,1024,2048,3000,4096,64x4096x4096,4096x4096x64
+nvidia-smi --query-gpu=index,name,driver_version --format=csv | tee "$OUT/machine.txt"
+tune() {  # name gpus cache
+  local name=$1 gpu=$2 cache=$3 t0 t1 rc
+  mkdir -p "$work/r-$name"
+  t0=$(date +%s.%N)
+  GEMMTUNE_CACHE_DIR=$cache "$bin" --gpu "$gpu" --sizes $SIZES --budget 120 --seed 1 \
+    --results-dir "$work/r-$name" --log-level debug > "$OUT/$name.log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  printf "%-8s rc %d  %.1f s\n" "$name" $rc "$(python3 -c "print($t1 - $t0)")" | tee -a "$OUT/summary.txt"
+}
+tune cold1 0 "$work/c1"
+tune cold2 0,1 "$work/c2"
+tune cold4 all "$work/c4"
+mkdir -p "$work/warm"
+for c in c1 c2 c4; do cp -n "$work/$c"/* "$work/warm/" 2>/dev/null; done
+for n in 1 2 4; do
+  cp -r "$work/warm" "$work/w$n"
+  case $n in 1) g=0 ;; 2) g=0,1 ;; 4) g=all ;; esac
+  tune warm$n $g "$work/w$n"
+done
+cp -r "$work/warm" "$work/ck"
+mkdir -p "$work/r-kill"
+GEMMTUNE_CACHE_DIR=$work/ck setsid "$bin" --gpu all --sizes $SIZES --budget 120 --seed 1 \
+  --results-dir "$work/r-kill" --log-level debug > "$OUT/kill-first.log" 2>&1 &
+pid=$!
+sleep 4.5
+kill -9 -- "-$(ps -o pgid= $pid | tr -d ' ')"
+wait $pid 2>/dev/null
+cp "$work"/r-kill/logs/*.jsonl "$OUT/kill-killed.jsonl"
+GEMMTUNE_CACHE_DIR=$work/ck "$bin" --gpu all --sizes $SIZES --budget 120 --seed 1 \
+  --results-dir "$work/r-kill" --log-level debug > "$OUT/kill-resume.log" 2>&1
+echo "resume rc $?" | tee -a "$OUT/summary.txt"
+python3 "$here/check_resume.py" "$OUT/kill-killed.jsonl" "$work"/r-kill/logs/*.jsonl "$work"/r-kill/*.json 8 |
+  tee -a "$OUT/summary.txt"
+rm -rf "$work"
