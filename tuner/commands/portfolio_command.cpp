@@ -26,6 +26,7 @@
 #include "core/timestamp.hpp"
 #include "report/progress_bar.hpp"
 #include "core/version.hpp"
+#include "measure/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {
@@ -142,8 +143,8 @@ int run_portfolio(const PortfolioOptions& options) {
     for (const KernelConfig& c : menu) {
       if (is_skinny(c.family) && shape.m > c.block_m) continue;  // B read once per row tile: never a contender
       const auto reply = gpu.evaluate(c, 1);
-      if (reply.value("status", "") != "ok" || !reply.contains("samples_ms")) {
-        failed.push_back({{"name", c.name()}, {"status", reply.value("status", "error")}});
+      if (parse_status(reply.value("status", "")) != CandidateStatus::ok || !reply.contains("samples_ms")) {
+        failed.push_back({{"name", c.name()}, {"status", status_name(parse_status(reply.value("status", "")))}});
         continue;
       }
       const double ms = median(reply["samples_ms"].get<std::vector<double>>());

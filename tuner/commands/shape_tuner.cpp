@@ -27,6 +27,7 @@
 #include "search/strategies/search_strategy.hpp"
 #include "core/stable_hash.hpp"
 #include "core/version.hpp"
+#include "measure/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {
@@ -552,18 +553,18 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
   search.compile_wait += seconds_since(tc);
   nlohmann::json record = {{"name", name}, {"config", config}};
   if (!compiled.kernel) {
-    record["status"] = "compile";
+    record["status"] = status_name(CandidateStatus::compile);
     record["detail"] = compiled.error;
   } else if (const std::string why = resource_rejection(config, compiled.kernel->resources, device_);
              !why.empty()) {
-    record["status"] = "resources";
+    record["status"] = status_name(CandidateStatus::resources);
     record["detail"] = why;
   } else {
     const auto tg = Clock::now();
     if (search.outcome.times.first_evaluation == 0) search.outcome.times.first_evaluation = seconds_since(search.started);
     const auto reply = gpu_->evaluate(config, 10);
     search.gpu_seconds += seconds_since(tg);
-    record["status"] = reply.value("status", "error");
+    record["status"] = status_name(parse_status(reply.value("status", "")));
     if (reply.contains("detail")) record["detail"] = reply["detail"];
     if (reply.contains("samples_ms")) {
       record["samples_ms"] = reply["samples_ms"];
@@ -587,11 +588,11 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
 double ShapeTuner::book(std::size_t index, const std::string& name, const nlohmann::json& record,
                         Search& search) const {
   ShapeOutcome& out = search.outcome;
-  const std::string status = record.value("status", "error");
-  if (status != "ok") {
-    ++search.rejected[status];
-    if (status != "compile" && status != "resources")
-      spdlog::debug("{} at {}: {} ({})", name, out.shape.label(), status, record.value("detail", ""));
+  const CandidateStatus status = parse_status(record.value("status", ""));
+  if (status != CandidateStatus::ok) {
+    ++search.rejected[std::string(status_name(status))];
+    if (status != CandidateStatus::compile && status != CandidateStatus::resources)
+      spdlog::debug("{} at {}: {} ({})", name, out.shape.label(), status_name(status), record.value("detail", ""));
     return 0;
   }
   const double ms = record.at("median_ms").get<double>();

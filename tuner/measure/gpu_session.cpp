@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "measure/statistics.hpp"
+#include "measure/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {
@@ -32,12 +33,12 @@ PreparedShape GpuSession::prepare(const GemmShape& shape, std::uint64_t seed) {
   constexpr double kPrepareTimeout = 300;  // allocation, reference GEMMs, kernel compile
   worker_.set_preamble(request, kPrepareTimeout);
   const auto reply = worker_.call(request, kPrepareTimeout);
-  const std::string status = reply.value("status", "");
+  const CandidateStatus status = parse_status(reply.value("status", ""));
   const std::string why = "the GPU worker could not prepare " + shape.label() + ": " + reply.value("detail", "");
   // "resources" (out of memory) and "error" are the worker's own answers about this problem; a
   // crash, a hang or an unreadable reply says nothing about the problem and everything about the GPU.
-  if (status == "resources" || status == "error") throw ProblemError(why);
-  if (status != "ok") throw std::runtime_error(why);
+  if (status == CandidateStatus::resources || status == CandidateStatus::error) throw ProblemError(why);
+  if (status != CandidateStatus::ok) throw std::runtime_error(why);
   prepared_.shape = shape;
   prepared_.cublas_ms = median(reply["cublas_ms"].get<std::vector<double>>());
   prepared_.launches_per_sample = reply["launches_per_sample"].get<int>();
@@ -59,7 +60,7 @@ RaceResult GpuSession::race(const std::vector<KernelConfig>& configs, double bud
       std::clamp(static_cast<int>(budget_ms / std::max(1e-3, batch_ms * double(configs.size() + 1))), 10, 50);
   const auto reply = worker_.call({{"op", "race"}, {"configs", configs}, {"rounds", result.rounds}},
                                   60.0 + 10.0 * prepared_.evaluation_timeout);
-  if (reply.value("status", "") != "ok")
+  if (parse_status(reply.value("status", "")) != CandidateStatus::ok)
     throw std::runtime_error("re-timing against cuBLAS failed: " + reply.value("detail", reply.value("status", "")));
   result.cublas_ms = reply["cublas_ms"].get<std::vector<double>>();
   result.configs_ms = reply["configs_ms"].get<std::vector<std::vector<double>>>();

@@ -16,6 +16,7 @@
 #include "core/device_profile.hpp"
 #include "core/gemm_launch.hpp"
 #include "core/kernel_compiler.hpp"
+#include "measure/candidate_status.hpp"
 #include "measure/gpu_bench.hpp"
 
 namespace gemmtune {
@@ -59,7 +60,7 @@ class Worker {
     const auto cublas = bench_->time_cublas(req.value("samples", 10));
     nlohmann::json awkward;
     shape_to_json(awkward, bench_->awkward_shape(KernelPath::general));
-    return {{"status", "ok"},
+    return {{"status", status_name(CandidateStatus::ok)},
             {"cublas_ms", cublas},
             {"launches_per_sample", bench_->launches_per_sample()},
             {"awkward", awkward}};
@@ -84,17 +85,17 @@ class Worker {
     try {
       kernel = load(config);
     } catch (const CompileError& e) {
-      return {{"status", "compile"}, {"detail", e.what()}};
+      return {{"status", status_name(CandidateStatus::compile)}, {"detail", e.what()}};
     }
     phase("load");
     const Verification v = bench_->verify(*kernel);
     if (!v.passed)
-      return {{"status", "incorrect"}, {"detail", v.detail}, {"error_ratio", v.worst_error_ratio}};
+      return {{"status", status_name(CandidateStatus::incorrect)}, {"detail", v.detail}, {"error_ratio", v.worst_error_ratio}};
     phase("verify");
     const auto samples = bench_->time_kernel(*kernel, req.value("samples", 10));
     phase("time");
     nlohmann::json reply = {
-        {"status", "ok"}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}, {"phases_ms", phases}};
+        {"status", status_name(CandidateStatus::ok)}, {"samples_ms", samples}, {"error_ratio", v.worst_error_ratio}, {"phases_ms", phases}};
     if (v.normwise_error > 0) reply["normwise_error"] = v.normwise_error;
     if (v.sgemm_normwise_error > 0) reply["sgemm_normwise_error"] = v.sgemm_normwise_error;
     return reply;
@@ -107,7 +108,7 @@ class Worker {
     std::vector<const LoadedKernel*> contenders;
     for (const auto& kernel : kernels) contenders.push_back(kernel.get());
     const GpuBench::Race times = bench_->race(contenders, req.value("rounds", 30));
-    return {{"status", "ok"}, {"cublas_ms", times.cublas_ms}, {"configs_ms", times.kernels_ms}};
+    return {{"status", status_name(CandidateStatus::ok)}, {"cublas_ms", times.cublas_ms}, {"configs_ms", times.kernels_ms}};
   }
 
   KernelCompiler compiler_;
@@ -131,14 +132,14 @@ int run_worker(const WorkerOptions& options) {
       if (!worker) worker = std::make_unique<Worker>(options);
       reply = worker->handle(nlohmann::json::parse(line));
     } catch (const CudaError& e) {
-      reply = {{"status", is_resource_error(e.code()) ? "resources" : "launch"}, {"detail", e.what()}};
+      reply = {{"status", status_name(is_resource_error(e.code()) ? CandidateStatus::resources : CandidateStatus::launch)}, {"detail", e.what()}};
       // Anything but a plain resource error may have left the context unusable: start afresh.
       if (!is_resource_error(e.code())) {
         reply["sticky"] = true;
         exit_after = true;
       }
     } catch (const std::exception& e) {
-      reply = {{"status", "error"}, {"detail", e.what()}};
+      reply = {{"status", status_name(CandidateStatus::error)}, {"detail", e.what()}};
     }
     std::cout << reply.dump() << std::endl;
     if (exit_after) return 1;

@@ -1,6 +1,7 @@
 // fork/exec of /proc/self/exe with two pipes. The child's stderr is inherited so its log lines
 // reach the user; only stdout carries the protocol.
 #include "measure/worker_process.hpp"
+#include "measure/candidate_status.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -57,7 +58,7 @@ void WorkerProcess::start() {
   started_once_ = true;
   if (!preamble_.is_null()) {
     const auto reply = exchange(preamble_, preamble_timeout_);
-    if (reply.value("status", "") != "ok")
+    if (parse_status(reply.value("status", "")) != CandidateStatus::ok)
       throw std::runtime_error("worker failed to prepare: " +
                                reply.value("detail", reply.value("status", "")));
   }
@@ -80,7 +81,7 @@ nlohmann::json WorkerProcess::exchange(const nlohmann::json& request, double tim
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       stop();
-      return {{"status", "launch"}, {"detail", "the worker process exited"}};
+      return {{"status", status_name(CandidateStatus::launch)}, {"detail", "the worker process exited"}};
     }
     written += static_cast<std::size_t>(n);
   }
@@ -92,7 +93,7 @@ nlohmann::json WorkerProcess::exchange(const nlohmann::json& request, double tim
       auto parsed = nlohmann::json::parse(reply, nullptr, false);
       if (parsed.is_discarded()) {
         stop();
-        return {{"status", "launch"}, {"detail", "the worker sent an unreadable reply"}};
+        return {{"status", status_name(CandidateStatus::launch)}, {"detail", "the worker sent an unreadable reply"}};
       }
       if (parsed.value("sticky", false)) stop();  // it exits by itself; reap it now
       return parsed;
@@ -101,7 +102,7 @@ nlohmann::json WorkerProcess::exchange(const nlohmann::json& request, double tim
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       stop();
-      return {{"status", "timeout"},
+      return {{"status", status_name(CandidateStatus::timeout)},
               {"detail", fmt::format("no answer within {:.0f} s; worker killed", timeout_seconds)}};
     }
     pollfd pfd{from_child_, POLLIN, 0};
@@ -115,7 +116,7 @@ nlohmann::json WorkerProcess::exchange(const nlohmann::json& request, double tim
       int status = 0;
       stop();
       (void)status;
-      return {{"status", "launch"}, {"detail", "the worker process died (crash or fatal CUDA error)"}};
+      return {{"status", status_name(CandidateStatus::launch)}, {"detail", "the worker process died (crash or fatal CUDA error)"}};
     }
     buffer_.append(chunk, static_cast<std::size_t>(n));
   }

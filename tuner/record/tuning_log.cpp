@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/timestamp.hpp"
+#include "measure/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {
@@ -34,7 +35,7 @@ bool is_reusable_record(const nlohmann::json& j) {
   if ((j.contains("status") && !j["status"].is_string()) ||
       (j.contains("detail") && !j["detail"].is_string()))
     return false;
-  if (text_field(j, "status") != "ok") return true;
+  if (parse_status(text_field(j, "status")) != CandidateStatus::ok) return true;
   const auto ms = j.find("median_ms");
   return ms != j.end() && ms->is_number() && ms->get<double>() > 0;
 }
