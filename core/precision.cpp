@@ -1,5 +1,7 @@
 #include "core/precision.hpp"
 
+#include <fmt/format.h>
+
 namespace gemmtune {
 
 const char* precision_name(Precision precision) {
@@ -32,6 +34,13 @@ int min_compute_capability(Precision p) {
     case Precision::fp16: return 75;
     default: return 80;
   }
+}
+
+std::string unsupported_precision(Precision p, int compute_capability, const std::string& gpu_name) {
+  const int needed = min_compute_capability(p);
+  if (compute_capability >= needed) return {};
+  return fmt::format("{} needs compute capability {}.{} or newer; the {} is {}.{}", precision_name(p), needed / 10,
+                     needed % 10, gpu_name, compute_capability / 10, compute_capability % 10);
 }
 
 }  // namespace gemmtune

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "gemmtune/precision.hpp"
@@ -26,5 +27,9 @@ double input_roundoff(Precision p);
 // Lowest compute capability (major * 10 + minor) with tensor cores for this precision: fp16 mma
 // from Turing (7.5), TF32 and bf16 from Ampere (8.0); FP32 runs everywhere (0).
 int min_compute_capability(Precision p);
+
+// "bf16 needs compute capability 8.0 or newer; the Tesla T4 is 7.5" where a GPU of that compute
+// capability and name cannot run the precision; empty where it can.
+std::string unsupported_precision(Precision p, int compute_capability, const std::string& gpu_name);
 
 }  // namespace gemmtune

@@ -249,10 +249,10 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
 
   const GemmProblem& p = call.problem;
   // Never launch what the GPU cannot run: no tensor cores for this precision, not even cuBLAS's.
-  if (kernels->profile().compute_capability < min_compute_capability(p.precision)) {
-    runtime_logger().error("{} needs compute capability {} or newer; {} is {}", precision_name(p.precision),
-                           min_compute_capability(p.precision), kernels->profile().slug,
-                           kernels->profile().compute_capability);
+  if (const std::string why = unsupported_precision(p.precision, kernels->profile().compute_capability,
+                                                     kernels->profile().name);
+      !why.empty()) {
+    runtime_logger().error("{}", why);
     return Status::unsupported_device;
   }
   const CallShape shape = call_shape_of(p, call.a, call.b, call.c);

@@ -24,12 +24,9 @@ int run_plan(const PlanCommandOptions& o) {
   if (shapes.empty()) return 0;  // this task's share is empty (said so)
   const DeviceProfile device = load_device_profile(o.gpu);
   for (const GemmShape& shape : shapes)  // no tensor cores for it there: nothing to plan
-    if (device.compute_capability < min_compute_capability(shape.precision))
-      throw std::invalid_argument(fmt::format("{}: {} needs compute capability {}.{} or newer; the {} is {}.{}",
-                                              shape.label(), precision_name(shape.precision),
-                                              min_compute_capability(shape.precision) / 10,
-                                              min_compute_capability(shape.precision) % 10, device.name,
-                                              device.compute_capability / 10, device.compute_capability % 10));
+    if (const std::string why = unsupported_precision(shape.precision, device.compute_capability, device.name);
+        !why.empty())
+      throw std::invalid_argument(shape.label() + ": " + why);
   const std::vector<SearchSpace> spaces = load_search_spaces(o.common.space_path);
   const KernelCompiler compiler(cache_dir_of(o.common));
   PlanOptions options;

@@ -110,18 +110,16 @@ void log_time_breakdown(const Schedule& schedule, const CompileStats& compile, u
 std::vector<GemmShape> runnable_problems(const TuneOptions& options, const std::vector<DeviceProfile>& devices) {
   std::vector<GemmShape> runnable;
   std::vector<std::string> skipped;
+  const auto oldest = std::min_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
+    return a.compute_capability < b.compute_capability;
+  });
   for (const GemmShape& shape : options.shapes) {
-    const int needed = min_compute_capability(shape.precision);
-    const auto oldest = std::min_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
-      return a.compute_capability < b.compute_capability;
-    });
-    if (oldest == devices.end() || oldest->compute_capability >= needed) {
+    const std::string why =
+        oldest == devices.end() ? "" : unsupported_precision(shape.precision, oldest->compute_capability, oldest->name);
+    if (why.empty()) {
       runnable.push_back(shape);
       continue;
     }
-    const std::string why = fmt::format("{} needs compute capability {}.{} or newer; the {} is {}.{}",
-                                        precision_name(shape.precision), needed / 10, needed % 10, oldest->name,
-                                        oldest->compute_capability / 10, oldest->compute_capability % 10);
     if (options.sizes_from.empty()) throw std::invalid_argument(fmt::format("{}: {}", shape.label(), why));
     skipped.push_back(fmt::format("{} ({})", shape.label(), why));
   }
