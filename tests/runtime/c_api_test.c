@@ -50,6 +50,20 @@ int main(int argc, char** argv) {
   expect(gemmtune_sgemm(NULL, 4, 4, 4, 1.0f, &value, 4, &value, 4, 0.0f, &value, 4, NULL) ==
              GEMMTUNE_INVALID_ARGUMENT,
          "no handle");
+  /* Every precision through the one call: bad arguments and unknown precisions are refused first. */
+  expect(gemmtune_gemm(NULL, GEMMTUNE_BF16, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, 1.0f, &value, 4, 0, &value, 4, 0,
+                       0.0f, &value, 4, 0, 1, NULL) == GEMMTUNE_INVALID_ARGUMENT,
+         "gemm without a handle");
+  expect(gemmtune_gemm(handle, (gemmtune_precision_t)7, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, 1.0f, &value, 4, 0,
+                       &value, 4, 0, 0.0f, &value, 4, 0, 1, NULL) == GEMMTUNE_INVALID_ARGUMENT,
+         "an unknown precision");
+  expect(gemmtune_gemm(handle, GEMMTUNE_FP16, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, 1.0f, &value, 3, 0, &value, 4,
+                       0, 0.0f, &value, 4, 0, 1, NULL) == GEMMTUNE_INVALID_ARGUMENT,
+         "fp16 with lda below k");
+  expect(gemmtune_set_sgemm_precision(handle, GEMMTUNE_BF16) == GEMMTUNE_INVALID_ARGUMENT,
+         "the sgemm opt-in takes 3xtf32 or fp32 only");
+  expect(gemmtune_set_sgemm_precision(handle, GEMMTUNE_3XTF32) == GEMMTUNE_SUCCESS, "the sgemm opt-in");
+  expect(gemmtune_set_sgemm_precision(NULL, GEMMTUNE_3XTF32) == GEMMTUNE_INVALID_ARGUMENT, "opt-in without a handle");
   if (!has_gpu) {
     expect(strlen(gemmtune_handle_message(handle)) > 0, "no_device has a message");
     expect(gemmtune_choose(handle, 4, 4, 4, 4, 4, 4, NULL, NULL, &source, name, sizeof name, reason,
