@@ -57,8 +57,8 @@ WorkspaceKind workspace_kind(const KernelConfig& config) {
 
 KernelPath kernel_path_for(const KernelConfig& config, const GemmArguments& args) {
   return kernel_path_for(config, args.m, args.n, args.k,
-                       aligned_width(args.lda, args.ldb, args.ldc, args.a, args.b, args.c, args.batch, args.stride_a,
-                                     args.stride_b, args.stride_c));
+                         aligned_width(config.precision, args.lda, args.ldb, args.ldc, args.a, args.b, args.c,
+                                       args.batch, args.stride_a, args.stride_b, args.stride_c));
 }
 
 LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& config)

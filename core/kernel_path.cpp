@@ -1,5 +1,7 @@
 #include "core/kernel_path.hpp"
 
+#include "core/precision.hpp"
+
 #include <cstdint>
 
 namespace gemmtune {
@@ -15,6 +17,13 @@ int aligned_width(int lda, int ldb, int ldc, const void* a, const void* b, const
       return width;
   }
   return 1;
+}
+
+int aligned_width(Precision precision, int lda, int ldb, int ldc, const void* a, const void* b, const void* c,
+                  int batch, long long stride_a, long long stride_b, long long stride_c) {
+  if (operand_bytes(precision) == 4) return aligned_width(lda, ldb, ldc, a, b, c, batch, stride_a, stride_b, stride_c);
+  const bool even = lda % 2 == 0 && ldb % 2 == 0 && (batch <= 1 || (stride_a % 2 == 0 && stride_b % 2 == 0));
+  return even ? aligned_width(lda / 2, ldb / 2, ldc, a, b, c, batch, stride_a / 2, stride_b / 2, stride_c) : 1;
 }
 
 KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int aligned_width) {

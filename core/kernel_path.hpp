@@ -14,6 +14,11 @@ namespace gemmtune {
 int aligned_width(int lda, int ldb, int ldc, const void* a, const void* b, const void* c, int batch = 1,
                   long long stride_a = 0, long long stride_b = 0, long long stride_c = 0);
 
+// The same in 4-byte units for A and B of a precision's elements: 16-bit ones count two elements as
+// one, and an odd leading dimension or stride of theirs aligns to nothing wider than 1 (C is FP32).
+int aligned_width(Precision precision, int lda, int ldb, int ldc, const void* a, const void* b, const void* c,
+                  int batch, long long stride_a, long long stride_b, long long stride_c);
+
 // Whole tiles, whole vectors or general: see KernelPath. aligned_width as above.
 KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int aligned_width);
 

@@ -165,8 +165,8 @@ GemmShape shape_from_json(const nlohmann::json& object) {
 }
 
 KernelPath kernel_path_for(const KernelConfig& config, const GemmShape& shape) {
-  const int width = aligned_width(shape.lda(), shape.ldb(), shape.n, nullptr, nullptr, nullptr, shape.batch,
-                                  shape.stride_a(), shape.stride_b(), shape.stride_c());
+  const int width = aligned_width(shape.precision, shape.lda(), shape.ldb(), shape.n, nullptr, nullptr, nullptr,
+                                  shape.batch, shape.stride_a(), shape.stride_b(), shape.stride_c());
   return kernel_path_for(config, shape.m, shape.n, shape.k, width);
 }
 

@@ -34,17 +34,9 @@ inline constexpr double kKernelMargin = 1.03;
 
 // The lookup key of a call; a and b only for their alignment (nullptr: aligned, as from cudaMalloc).
 // In a batch, every entry's rows must start aligned: the strides count too.
-// The width counts 4-byte units: 16-bit A and B count two elements as one, and an odd leading
-// dimension or stride of theirs aligns to nothing wider than 1.
 inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b, const void* c) {
-  const GemmShape problem{p.m, p.n, p.k, layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch, p.precision};
-  if (operand_bytes(p.precision) == 2) {
-    const bool even = p.lda % 2 == 0 && p.ldb % 2 == 0 && (p.batch <= 1 || (p.stride_a % 2 == 0 && p.stride_b % 2 == 0));
-    return {problem, even ? aligned_width(p.lda / 2, p.ldb / 2, p.ldc, a, b, c, p.batch, p.stride_a / 2,
-                                          p.stride_b / 2, p.stride_c)
-                          : 1};
-  }
-  return {problem, aligned_width(p.lda, p.ldb, p.ldc, a, b, c, p.batch, p.stride_a, p.stride_b, p.stride_c)};
+  return {{p.m, p.n, p.k, layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch, p.precision},
+          aligned_width(p.precision, p.lda, p.ldb, p.ldc, a, b, c, p.batch, p.stride_a, p.stride_b, p.stride_c)};
 }
 
 struct ShapeDistance {

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "core/gemm_launch.hpp"
 #include "results_fixtures.hpp"
 
 namespace gemmtune {
@@ -297,6 +298,27 @@ TEST(ConfigSelection, APrecisionServesOnlyItsOwnCalls) {
   EXPECT_EQ(near.source, ConfigSource::nearest_shape);
   EXPECT_EQ(select_config(catalog, h100(), call_in(1024, Precision::tf32)).implementation, Implementation::cublas);
   EXPECT_EQ(select_config(catalog, h100(), call_in(1024, Precision::fp16)).implementation, Implementation::cublas);
+}
+
+// 16-bit A and B: their rows are whole 16-byte vectors only when the leading dimensions are
+// multiples of 8 elements, which the width (in 4-byte units) says, so a tensor-core kernel's
+// whole-vector binary never runs a call with lda = k + 4 halves.
+TEST(ConfigSelection, SixteenBitOperandsCountTheirAlignmentInBytes) {
+  EXPECT_EQ(aligned_width(Precision::bf16, 1024, 1024, 1024, nullptr, nullptr, nullptr, 1, 0, 0, 0), 4);
+  EXPECT_EQ(aligned_width(Precision::bf16, 1028, 1024, 1024, nullptr, nullptr, nullptr, 1, 0, 0, 0), 2);
+  EXPECT_EQ(aligned_width(Precision::fp16, 1027, 1024, 1024, nullptr, nullptr, nullptr, 1, 0, 0, 0), 1);
+  EXPECT_EQ(aligned_width(Precision::fp32, 1028, 1024, 1024, nullptr, nullptr, nullptr, 1, 0, 0, 0), 4);
+  KernelConfig c;
+  c.family = KernelFamily::mma, c.precision = Precision::bf16;
+  c.block_m = c.block_n = 128, c.block_k = 32, c.warp_m = c.warp_n = 64, c.stages = 4;
+  GemmArguments dense{256, 256, 1024, 1.0f, nullptr, 1024, nullptr, 256, 0.0f, nullptr, 256};
+  EXPECT_EQ(kernel_path_for(c, dense), KernelPath::whole_vectors);
+  GemmArguments padded = dense;
+  padded.lda = 1028;  // rows 2056 bytes apart: not on 16-byte boundaries
+  EXPECT_EQ(kernel_path_for(c, padded), KernelPath::general);
+  GemmProblem p{256, 256, 1024, 1028, 256, 256};
+  p.precision = Precision::bf16;
+  EXPECT_EQ(call_shape_of(p, nullptr, nullptr, nullptr).aligned_width, 2);
 }
 
 }  // namespace
