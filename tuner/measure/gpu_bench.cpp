@@ -2,6 +2,9 @@
 // a reference computed in another order: each side is within K*u*(|A||B|)_ij of the exact value
 // (u = 2^-24), plus a few roundings for alpha, beta and the final sum:
 //   |C - R|_ij <= u * ((2K + 4) * |alpha| * (|A||B|)_ij + 4 * |beta| * |C0|_ij).
+// The tensor-core precisions are checked against float64 from the inputs as the kernel multiplies
+// them, with the u of their sums in the first term (accumulation_roundoff); 3xtf32 must also be no
+// less accurate, normwise, than cuBLAS SGEMM on the same data.
 #include "measure/gpu_bench.hpp"
 
 #include <fmt/format.h>

@@ -1,7 +1,9 @@
-// Measurement on the GPU for one problem shape: operands in rotating buffer sets (so every timed
-// launch reads A and B from DRAM, not from an L2 warmed by the previous launch), the cuBLAS FP32
-// reference, correctness checks with a K-scaled error bound, and event timing in batches long
-// enough that launch gaps and clock ramp-up do not dominate. Runs inside the worker process.
+// Measurement on the GPU for one problem shape in its precision: operands in rotating buffer sets
+// (so every timed launch reads A and B from DRAM, not from an L2 warmed by the previous launch),
+// cuBLAS in the same precision as the contestant, correctness checks with a K-scaled error bound
+// (against cuBLAS SGEMM for fp32, against float64 for the tensor-core precisions), and event timing
+// in batches long enough that launch gaps and clock ramp-up do not dominate. Runs inside the
+// worker process.
 #pragma once
 
 #include <cublas_v2.h>
