@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const gemmtune::TunedResults results = gemmtune::parse_results(text, "fuzz input");
     for (const auto& shape : results.shapes)
-      if (gemmtune::config_error(shape.config) || shape.m < 1 || shape.n < 1 || shape.k < 1) __builtin_trap();
+      if (gemmtune::config_error(shape.config) || shape.problem.m < 1 || shape.problem.n < 1 || shape.problem.k < 1)
+        __builtin_trap();
   } catch (const std::invalid_argument&) {
   }
   return 0;
