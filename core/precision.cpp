@@ -21,13 +21,6 @@ std::optional<Precision> parse_precision(std::string_view text) {
   return std::nullopt;
 }
 
-double input_roundoff(Precision p) {
-  switch (p) {
-    case Precision::tf32: return 1.0 / (1 << 11);  // 10 stored mantissa bits, rounded to nearest
-    default: return 1.0 / (1 << 24);
-  }
-}
-
 int min_compute_capability(Precision p) {
   switch (p) {
     case Precision::fp32: return 0;

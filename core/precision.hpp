@@ -18,12 +18,6 @@ std::optional<Precision> parse_precision(std::string_view text);
 // Bytes of one element of A and B as they lie in memory (C is always 4-byte FP32).
 constexpr int operand_bytes(Precision p) { return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4; }
 
-// The unit roundoff of the products' inputs as the tensor core sees them (what one rounding of an
-// input costs, relative): the error bound of a K-long dot product scales with it. 3xtf32 keeps
-// FP32's; bf16 and fp16 inputs are exact as given (their rounding happened before the call), so
-// only FP32 accumulation remains.
-double input_roundoff(Precision p);
-
 // Lowest compute capability (major * 10 + minor) with tensor cores for this precision: fp16 mma
 // from Turing (7.5), TF32 and bf16 from Ampere (8.0); FP32 runs everywhere (0).
 int min_compute_capability(Precision p);

@@ -249,10 +249,10 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
 
   const GemmProblem& p = call.problem;
   // Never launch what the GPU cannot run: no tensor cores for this precision, not even cuBLAS's.
-  if (const std::string why = unsupported_precision(p.precision, kernels->profile().compute_capability,
-                                                     kernels->profile().name);
-      !why.empty()) {
-    runtime_logger().error("{}", why);
+  // (One integer comparison on the call path; the message only when it fails.)
+  const DeviceProfile& device = kernels->profile();
+  if (device.compute_capability < min_compute_capability(p.precision)) {
+    runtime_logger().error("{}", unsupported_precision(p.precision, device.compute_capability, device.name));
     return Status::unsupported_device;
   }
   const CallShape shape = call_shape_of(p, call.a, call.b, call.c);

@@ -102,8 +102,6 @@ void log_time_breakdown(const Schedule& schedule, const CompileStats& compile, u
                 compile.speculative_used, compile.withdrawn, compile.cache_reads);
 }
 
-}  // namespace
-
 // The problems these GPUs can run: a precision without tensor cores on one of them (bf16 on a T4)
 // is a usage error for --sizes, and for --sizes-from (a record made elsewhere) a skip named in one
 // line.
@@ -127,6 +125,8 @@ std::vector<GemmShape> runnable_problems(const TuneOptions& options, const std::
     spdlog::warn("{}: not tuned (this GPU cannot run them): {}", options.sizes_from, fmt::join(skipped, ", "));
   return runnable;
 }
+
+}  // namespace
 
 int run_tune(const TuneOptions& options) {
   const auto started = Clock::now();
