@@ -8,8 +8,9 @@
 namespace gemmtune {
 
 // results/<gpu>.json and results/portfolio-<gpu>.json: the tuned winners (kind "measured" or
-// "portfolio"). Version 3 keys every entry by its "precision" too. Versions 2 ("dtype": "f32", i.e.
-// fp32 only) and 1 (row-major nn only, no batch, no "winner") are still read and upgraded.
+// "portfolio"). Version 3 keys every entry by its "precision" too, and its "winner" may be
+// "cublaslt" (with the algorithm in "cublaslt"). Versions 2 ("dtype": "f32", i.e. fp32 only) and 1
+// (row-major nn only, no batch, no "winner") are still read and upgraded.
 inline constexpr const char* kResultsSchema = "gemmtune.results/3";
 inline constexpr const char* kResultsSchemaV2 = "gemmtune.results/2";
 inline constexpr const char* kResultsSchemaV1 = "gemmtune.results/1";
@@ -25,5 +26,9 @@ inline int results_schema_version(std::string_view schema) {
   return schema == kResultsSchema ? 3 : schema == kResultsSchemaV2 ? 2 : schema == kResultsSchemaV1 ? 1 : 0;
 }
 inline bool is_results_schema(std::string_view schema) { return results_schema_version(schema) != 0; }
+
+// A results entry's "winner" is "kernel" (one of ours) or one of cuBLAS's calls: its default one
+// ("cublas") or a cuBLASLt algorithm ("cublaslt").
+inline bool is_cublas_winner(std::string_view winner) { return winner == "cublas" || winner == "cublaslt"; }
 
 }  // namespace gemmtune

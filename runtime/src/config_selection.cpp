@@ -92,6 +92,13 @@ std::optional<Selection> exact(const ResultsCatalog& catalog, const DeviceProfil
       for (const TunedShape& shape : file.shapes) {
         if (shape.problem != call.problem) continue;
         const std::string measured = fmt::format("{} measured on {}", shape_text(shape), where(file));
+        if (shape.cublaslt) {
+          Selection lt = cublas(source, fmt::format("{}: {} won the race (best kernel {:.3f}x cuBLAS's default call)",
+                                                    measured, describe(*shape.cublaslt), shape.kernel_ratio));
+          lt.implementation = Implementation::cublaslt;
+          lt.cublaslt = *shape.cublaslt;
+          return lt;
+        }
         if (shape.cublas_won)
           return cublas(source, fmt::format("{}: cuBLAS won the race (best kernel {:.3f}x)", measured,
                                             shape.kernel_ratio));

@@ -60,6 +60,7 @@ struct Selection {
   KernelConfig config;  // meaningful for tuned_kernel only
   ConfigSource source = ConfigSource::built_in_default;
   std::string reason;
+  CublasLtAlgo cublaslt;  // meaningful for cublaslt only
 };
 
 // What runs call on device. Results of GPU models with another compute capability, and configs that

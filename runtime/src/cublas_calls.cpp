@@ -92,6 +92,15 @@ void CublasCalls::release(Pooled* pooled) {
   idle_.push_back(pooled);
 }
 
+CublasLtCall::CublasLtCall(cublasLtHandle_t handle, const GemmShape& s)
+    : matmul(handle, s.layout, s.precision,
+             GemmArguments{s.m, s.n, s.k, 1.0f, nullptr, s.lda(), nullptr, s.ldb(), 0.0f, nullptr, s.n, s.batch,
+                           s.stride_a(), s.stride_b(), s.stride_c()}) {}
+
+cudaError_t run_cublaslt(const CublasLtCall& lt, const GemmCall& call, void* workspace, cudaStream_t stream) {
+  return to_cuda(lt.matmul.run(lt.choice, kernel_arguments(call), workspace, stream));
+}
+
 cudaError_t CublasCalls::run(const GemmCall& call, cudaStream_t stream) {
   cudaError_t error = cudaSuccess;
   Pooled* const pooled = acquire(stream, error);

@@ -14,6 +14,30 @@ DeviceKernels::DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalo
                              const KernelCompiler& compiler, bool deterministic)
     : profile_(std::move(profile)), catalog_(catalog), compiler_(compiler), deterministic_(deterministic) {}
 
+DeviceKernels::~DeviceKernels() {
+  cublaslt_.clear();
+  if (cublaslt_handle_) static_cast<void>(cublasLtDestroy(cublaslt_handle_));
+}
+
+const CublasLtCall& DeviceKernels::load_cublaslt(Selection& selection, const GemmShape& shape) {
+  if (!cublaslt_handle_) {
+    if (const cublasStatus_t status = cublasLtCreate(&cublaslt_handle_); status != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error(fmt::format("cublasLtCreate: {}", cublasLtGetStatusString(status)));
+  }
+  auto lt = std::make_unique<CublasLtCall>(cublaslt_handle_, shape);
+  std::string why;
+  if (auto rebuilt = lt->matmul.rebuild(selection.cublaslt, why)) {
+    lt->choice = *rebuilt;
+  } else {
+    const std::vector<CublasLtChoice> first = lt->matmul.heuristic(1);
+    if (first.empty()) throw std::runtime_error("the stored algorithm is refused (" + why + ") and cuBLASLt offers no other");
+    lt->choice = first.front();
+    selection.reason += fmt::format("; the stored algorithm is refused ({}): cuBLASLt's first choice runs", why);
+  }
+  cublaslt_.push_back(std::move(lt));
+  return *cublaslt_.back();
+}
+
 const LoadedKernel& DeviceKernels::load(const KernelConfig& config, KernelPath path) {
   const char* const paths[] = {"", " (whole vectors)", " (whole tiles)"};
   const std::string name = config.name() + paths[int(path)];
@@ -58,6 +82,15 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
                                           resolved.selection.config.name(), resolved.selection.reason,
                                           printable(e.what()))};
       }
+    } else if (resolved.selection.implementation == Implementation::cublaslt) {
+      try {
+        resolved.cublaslt = &load_cublaslt(resolved.selection, shape.problem);
+      } catch (const std::exception& e) {
+        runtime_logger().warn("{} cannot run on {}: {}; using cuBLAS's default call",
+                              describe(resolved.selection.cublaslt), profile_.slug, printable(e.what()));
+        resolved.selection.implementation = Implementation::cublas;
+        resolved.selection.reason += fmt::format("; cuBLASLt failed: {}", printable(e.what()));
+      }
     }
   } catch (...) {
     resolved_.pop_back();
@@ -65,7 +98,8 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
   }
   runtime_logger().debug("{} (vector width {}) on {}: {} ({}): {}", shape.problem.label(), shape.aligned_width,
                          profile_.slug,
-                         resolved.kernel ? resolved.selection.config.name() : std::string("cublas"),
+                         resolved.kernel ? resolved.selection.config.name()
+                                         : implementation_name(resolved.selection.implementation),
                          config_source_name(resolved.selection.source), resolved.selection.reason);
   const ResolvedShape* stored = &resolved;
   std::unique_lock<std::shared_mutex> table_lock(table_mutex_);

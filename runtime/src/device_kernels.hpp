@@ -29,6 +29,7 @@ namespace gemmtune {
 // choice behind it, and how often it was called (counted only while recording, see shape_recorder).
 struct ResolvedShape {
   const LoadedKernel* kernel = nullptr;
+  const CublasLtCall* cublaslt = nullptr;  // a cuBLASLt winner to run instead (kernel is then nullptr)
   Selection selection;
   mutable std::atomic<std::uint64_t> calls{0};
 };
@@ -45,6 +46,9 @@ class DeviceKernels {
   // deterministic: no atomic split-K (see make_deterministic).
   DeviceKernels(DeviceProfile profile, const ResultsCatalog& catalog, const KernelCompiler& compiler,
                 bool deterministic);
+  ~DeviceKernels();
+  DeviceKernels(const DeviceKernels&) = delete;
+  DeviceKernels& operator=(const DeviceKernels&) = delete;
 
   // The resolved shape, or nullptr if this shape has not been resolved yet. Never blocks on a compile.
   const ResolvedShape* find(const CallShape& shape) const {
@@ -73,6 +77,9 @@ class DeviceKernels {
   // The loaded kernel for config with that path (KernelPath); one that failed once throws again without a
   // new attempt.
   const LoadedKernel& load(const KernelConfig& config, KernelPath path);
+  // The selection's cuBLASLt algorithm rebuilt for shape's densely packed operands; where
+  // cublasLtMatmulAlgoCheck refuses it, the heuristic's first choice, and the reason says so.
+  const CublasLtCall& load_cublaslt(Selection& selection, const GemmShape& shape);
 
   DeviceProfile profile_;
   const ResultsCatalog& catalog_;
@@ -86,6 +93,9 @@ class DeviceKernels {
   std::deque<ResolvedShape> resolved_;  // stable addresses for table_
   std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;  // by config name and path
   std::map<std::string, std::exception_ptr> failures_;  // config name -> why it cannot be compiled or loaded
+
+  cublasLtHandle_t cublaslt_handle_ = nullptr;          // made with the first cuBLASLt winner
+  std::deque<std::unique_ptr<CublasLtCall>> cublaslt_;  // one per resolved cuBLASLt shape
 
   StreamWorkspaces workspaces_;
   CublasCalls cublas_;

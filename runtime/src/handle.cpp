@@ -259,6 +259,19 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   const ResolvedShape* resolved = &resolve(*kernels, shape);
   if (!record_path_.empty() || record_session_active()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
   if (!resolved->kernel) {
+    const CublasLtCall* lt = resolved->cublaslt;
+    // A cuBLASLt winner's descriptors hold densely packed operands: other calls run cuBLAS's default.
+    if (lt && lt->matmul.describes(kernel_arguments(call))) {
+      const std::size_t bytes = lt->choice.workspace_bytes;
+      const cudaError_t err =
+          bytes == 0 ? run_cublaslt(*lt, call, nullptr, stream)
+                     : kernels->workspaces().with_workspace(stream, bytes, WorkspaceKind::scratch, [&](float* memory) {
+                         return run_cublaslt(*lt, call, memory, stream);
+                       });
+      if (err != cudaSuccess)
+        runtime_logger().error("{} with cuBLASLt: {}", shape.problem.label(), cudaGetErrorString(err));
+      return status_of_cuda_error(err);
+    }
     const cudaError_t err = kernels->cublas().run(call, stream);
     if (err != cudaSuccess)
       runtime_logger().error("{} with cuBLAS: {}", shape.problem.label(), cudaGetErrorString(err));
@@ -302,10 +315,17 @@ Status Handle::Impl::choose(const GemmProblem& p, const float* a, const float* b
   DeviceKernels* kernels = nullptr;
   if (const Status s = kernels_for_current_device(kernels); s != Status::success) return s;
   const ResolvedShape& resolved = resolve(*kernels, call_shape_of(p, a, b, nullptr));  // C as from cudaMalloc
-  choice.implementation = resolved.kernel ? Implementation::tuned_kernel : Implementation::cublas;
+  const bool cublaslt_runs = resolved.cublaslt && resolved.cublaslt->matmul.describes(kernel_arguments(call));
+  choice.implementation = resolved.kernel  ? Implementation::tuned_kernel
+                          : cublaslt_runs ? Implementation::cublaslt
+                                          : Implementation::cublas;
   choice.source = resolved.selection.source;
-  choice.config_name = resolved.kernel ? resolved.selection.config.name() : "cublas";
+  choice.config_name =
+      resolved.kernel ? resolved.selection.config.name() : implementation_name(choice.implementation);
   choice.reason = resolved.selection.reason;
+  if (resolved.cublaslt && !cublaslt_runs)
+    choice.reason += "; these leading dimensions or strides are not the densely packed ones it was resolved for: "
+                     "cuBLAS's default call runs";
   return Status::success;
 }
 
@@ -478,6 +498,8 @@ const char* implementation_name(Implementation implementation) noexcept {
       return "tuned_kernel";
     case Implementation::cublas:
       return "cublas";
+    case Implementation::cublaslt:
+      return "cublaslt";
   }
   return "unknown_implementation";
 }

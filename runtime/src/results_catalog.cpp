@@ -108,10 +108,20 @@ TunedShape parse_entry(const nlohmann::json& entry, const std::string& where, in
     shape.cublas_won = shape.kernel_ratio > 0 && shape.kernel_ratio < 1;
   } else {
     const std::string winner = string_member(entry, "winner", where);
-    if (winner != "kernel" && winner != "cublas")
-      throw std::invalid_argument(fmt::format("{} 'winner' is '{}', not 'kernel' or 'cublas'", where,
+    if (winner != "kernel" && !is_cublas_winner(winner))
+      throw std::invalid_argument(fmt::format("{} 'winner' is '{}', not 'kernel', 'cublas' or 'cublaslt'", where,
                                               printable(winner, 32)));
-    shape.cublas_won = winner == "cublas";
+    shape.cublas_won = is_cublas_winner(winner);
+    if (winner == "cublaslt") {
+      const nlohmann::json& lt = member(entry, "cublaslt", where);
+      try {
+        shape.cublaslt = member(lt, "algo", where + " 'cublaslt'").get<CublasLtAlgo>();
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("{} 'cublaslt': {}", where, e.what()));
+      }
+      if (const auto version = lt.find("version"); version != lt.end() && version->is_number_unsigned())
+        shape.cublaslt_version = version->get<std::size_t>();
+    }
     if (!shape.cublas_won && best == entry.end())
       throw std::invalid_argument(where + " names the kernel as winner but has no 'best'");
   }

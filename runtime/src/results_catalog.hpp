@@ -1,4 +1,4 @@
-// Reading results caches (gemmtune.results/2, and /1 as older tuners wrote them) as untrusted input. A file is checked whole before any
+// Reading results caches (gemmtune.results/3, and /2 and /1 as older tuners wrote them) as untrusted input. A file is checked whole before any
 // of it is used: size, JSON nesting, schema, types and range of every field the runtime reads, and
 // every kernel config through KernelConfig's own validation, so nothing but a config that the
 // template accepts can ever reach the compiler. A file that fails is ignored as a whole and reported
@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/cublaslt_matmul.hpp"
 #include "core/kernel_config.hpp"
 #include "core/layout.hpp"
 #include "core/problem.hpp"
@@ -32,7 +34,9 @@ struct RacedConfig {
 // One problem of a results file and what won it.
 struct TunedShape {
   GemmShape problem;
-  bool cublas_won = false;  // cuBLAS was faster than every kernel in the final race
+  bool cublas_won = false;  // a cuBLAS call (its default one, or cuBLASLt's) beat every kernel in the final race
+  std::optional<CublasLtAlgo> cublaslt;  // the cuBLASLt algorithm that won ("winner": "cublaslt")
+  std::size_t cublaslt_version = 0;      // the cuBLAS version it was measured with
   KernelConfig config;      // the template's best (what runs when the kernel won)
   double kernel_ratio = 0;  // the best kernel's ratio vs cuBLAS; 0 when the file does not say
   std::vector<RacedConfig> raced;  // the best and its alternatives (a portfolio cell: the whole menu)

@@ -55,6 +55,19 @@ TEST(ConfigSelection, ExactProblemRunsCublasWhereCublasWonTheRace) {
   EXPECT_NE(s.reason.find("cuBLAS won"), std::string::npos) << s.reason;
 }
 
+// A cuBLASLt algorithm that won its race runs at that problem only: as a neighbour it is cuBLAS.
+TEST(ConfigSelection, ExactProblemRunsTheCublasLtAlgorithmThatWonTheRace) {
+  CublasLtAlgo algo;
+  algo.id = 21, algo.tile = 18, algo.stages = 8, algo.split_k = 4, algo.reduction = 2;
+  const auto catalog = catalog_of({document_v3(h100(), {cublaslt_entry(16, 4096, 4096, kLarge, algo)})});
+  const Selection s = select_config(catalog, h100(), call(16, 4096, 4096));
+  EXPECT_EQ(s.implementation, Implementation::cublaslt);
+  EXPECT_EQ(s.source, ConfigSource::exact_shape);
+  EXPECT_EQ(s.cublaslt, algo);
+  EXPECT_NE(s.reason.find("cuBLASLt algo 21"), std::string::npos) << s.reason;
+  EXPECT_EQ(select_config(catalog, h100(), call(17, 4096, 4096)).implementation, Implementation::cublas);
+}
+
 TEST(ConfigSelection, SchemaOneFilesDecideByTheirRecordedRace) {
   nlohmann::json slower = entry(2048, 2048, 2048, kLarge);
   slower["ratio_vs_cublas"] = 0.98;

@@ -175,6 +175,30 @@ std::vector<BadDocument> bad_documents() {
          d["entries"][0]["winner"] = "triton";
        }),
        "'winner' is 'triton'"},
+      {"v3_cublaslt_without_algo", with([](auto& d) {
+         d = document_v3(h100(), {cublaslt_entry(64, 4096, 4096, config(64, 64, 16, 4, 4, 4), nullptr)});
+         d["entries"][0]["cublaslt"].erase("algo");
+       }),
+       "lacks 'algo'"},
+      {"v3_cublaslt_winner_without_cublaslt", with([](auto& d) {
+         d = document_v3(h100(), {cublaslt_entry(64, 4096, 4096, config(64, 64, 16, 4, 4, 4), nullptr)});
+         d["entries"][0].erase("cublaslt");
+       }),
+       "lacks 'cublaslt'"},
+      {"v3_cublaslt_algo_id_string", with([](auto& d) {
+         nlohmann::json algo = {{"id", "6"},         {"tile", 0},   {"stages", 0},      {"split_k", 1},
+                                {"reduction", 0},    {"swizzle", 0}, {"custom", 0},      {"inner_shape", 0},
+                                {"cluster_shape", 0}, {"workspace_bytes", 0}};
+         d = document_v3(h100(), {cublaslt_entry(64, 4096, 4096, config(64, 64, 16, 4, 4, 4), algo)});
+       }),
+       "'id'"},
+      {"v3_cublaslt_split_k_zero", with([](auto& d) {
+         nlohmann::json algo = {{"id", 6},           {"tile", 0},   {"stages", 0},      {"split_k", 0},
+                                {"reduction", 0},    {"swizzle", 0}, {"custom", 0},      {"inner_shape", 0},
+                                {"cluster_shape", 0}, {"workspace_bytes", 0}};
+         d = document_v3(h100(), {cublaslt_entry(64, 4096, 4096, config(64, 64, 16, 4, 4, 4), algo)});
+       }),
+       "'split_k'"},
       {"v2_kernel_winner_without_best", with([](auto& d) {
          d["schema"] = "gemmtune.results/2";
          d["entries"][0]["winner"] = "kernel";

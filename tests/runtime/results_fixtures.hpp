@@ -80,6 +80,24 @@ inline nlohmann::json raced_entry(int m, int n, int k, const KernelConfig& c, do
           {"best", {{"name", c.name()}, {"config", c}, {"median_ms", 0.1}, {"ratio_vs_cublas", ratio}}}};
 }
 
+// A schema 3 entry that a cuBLASLt algorithm won (the kernel raced too, at 0.9x cuBLAS's default call).
+inline nlohmann::json cublaslt_entry(int m, int n, int k, const KernelConfig& c, const nlohmann::json& algo) {
+  nlohmann::json e = raced_entry(m, n, k, c, 0.9);
+  e.erase("dtype");
+  e["precision"] = "fp32";
+  e["winner"] = "cublaslt";
+  e["cublaslt"] = {{"algo", algo}, {"version", 130000}, {"median_ms", 0.05}};
+  return e;
+}
+
+inline nlohmann::json document_v3(const DeviceProfile& device, const std::vector<nlohmann::json>& entries) {
+  return {{"schema", "gemmtune.results/3"},
+          {"kind", "measured"},
+          {"device", device},
+          {"tool_version", "0.3.0"},
+          {"entries", entries}};
+}
+
 // A portfolio cell: every config of the menu with its ratio; the first listed is the best.
 inline nlohmann::json portfolio_cell(int m, int n, int k, const std::vector<std::pair<KernelConfig, double>>& menu) {
   nlohmann::json cell = raced_entry(m, n, k, menu.front().first, menu.front().second);

@@ -4,8 +4,9 @@
 // sums, and atomic split-K's counters), every layout and strided batches (stride 0 too) through the
 // row-major and the column-major calls, from several threads on several streams at once, right
 // behind a kernel still writing its inputs or reading its output (programmatic launches on sm_90),
-// GEMMTUNE_RECORD from many threads and two processes, and every split-K workspace kind captured
-// into CUDA graphs (replays equal to eager calls). Skips where no GPU is present.
+// GEMMTUNE_RECORD from many threads and two processes, every split-K workspace kind captured
+// into CUDA graphs (replays equal to eager calls), and stored cuBLASLt winners. Skips where no GPU
+// is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <nvrtc.h>
@@ -23,6 +24,7 @@
 #include <thread>
 
 #include "core/atomic_file.hpp"
+#include "core/cublaslt_matmul.hpp"
 #include "core/record_file.hpp"
 
 #include "results_fixtures.hpp"
@@ -31,6 +33,8 @@ namespace gemmtune {
 namespace {
 
 using namespace testing_results;
+
+constexpr int kCublasLtCandidatesForTest = 8;
 
 // Configs that every sm_75+ GPU runs; distinct names so the tests can see which one was chosen.
 const KernelConfig kFloat2 = config(32, 64, 16, 2, 4, 2);
@@ -271,6 +275,43 @@ TEST_F(RuntimeGpu, CublasRunsWhereNoKernelIsExpectedToWin) {
     EXPECT_TRUE(runs_correctly(handle, p, 0.5f, nullptr));
   }
   EXPECT_EQ(choice(handle, dense(1000, 1000, 1000)).implementation, Implementation::tuned_kernel);
+}
+
+// A stored cuBLASLt winner runs at its problem (choose says so) and computes correctly; an
+// algorithm this cuBLAS refuses is replaced by the heuristic's first choice (the reason says so);
+// a call with other leading dimensions runs cuBLAS's default call, as correctly.
+TEST_F(RuntimeGpu, CublasLtWinnersRunAndRefusedOnesFallBack) {
+  cublasLtHandle_t lt = nullptr;
+  ASSERT_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
+  CublasLtAlgo stored;
+  {
+    const CublasLtMatmul matmul(lt, Layout::nn, Precision::fp32,
+                                GemmArguments{48, 320, 272, 1, nullptr, 272, nullptr, 320, 0, nullptr, 320});
+    const std::vector<CublasLtChoice> choices = matmul.heuristic(kCublasLtCandidatesForTest);
+    ASSERT_FALSE(choices.empty());
+    stored = matmul.written_down(choices.back());  // not the first choice, where there are several
+  }
+  cublasLtDestroy(lt);
+  CublasLtAlgo refused = stored;
+  refused.id = 999999;
+  results_v2(document_v3(device_, {cublaslt_entry(48, 320, 272, kWide, stored),
+                                   cublaslt_entry(40, 320, 272, kWide, refused)}));
+  const Handle handle(dir_.string());
+  ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
+  const KernelChoice runs = choice(handle, dense(48, 320, 272));
+  EXPECT_EQ(runs.implementation, Implementation::cublaslt) << runs.reason;
+  EXPECT_EQ(runs.config_name, "cublaslt");
+  EXPECT_TRUE(runs_correctly(handle, dense(48, 320, 272), 0.0f, nullptr));
+  EXPECT_TRUE(runs_correctly(handle, dense(48, 320, 272), 0.5f, nullptr));
+  const KernelChoice first = choice(handle, dense(40, 320, 272));
+  EXPECT_EQ(first.implementation, Implementation::cublaslt) << first.reason;
+  EXPECT_NE(first.reason.find("refused"), std::string::npos) << first.reason;
+  EXPECT_TRUE(runs_correctly(handle, dense(40, 320, 272), 0.5f, nullptr));
+  const Problem padded{48, 320, 272, 280, 328, 330};
+  const KernelChoice other = choice(handle, padded);
+  EXPECT_EQ(other.implementation, Implementation::cublas) << other.reason;
+  EXPECT_TRUE(runs_correctly(handle, padded, 0.0f, nullptr));
+  EXPECT_TRUE(runs_correctly(handle, padded, 0.5f, nullptr));
 }
 
 // Every layout, batches with and without a shared (stride 0) B, at edge sizes, through both calls.

@@ -43,7 +43,7 @@ std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path
     throw std::invalid_argument(fmt::format("{} is not a readable results file", path.string()));
   for (nlohmann::json e : doc.at("entries")) {
     upgrade_results_entry(e);
-    const bool cublas_won = e.value("winner", "kernel") == "cublas";
+    const bool cublas_won = is_cublas_winner(e.value("winner", "kernel"));
     if (e.contains("best"))
       winners[shape_from_json(e)] = {e.at("best").at("config").get<KernelConfig>(), cublas_won, ""};
     else if (cublas_won)

@@ -40,7 +40,9 @@ struct ShapeOutcome {
   GemmShape shape;
   std::string best_name;
   double best_tflops = 0;
-  double ratio = 0;
+  double ratio = 0;           // the best kernel's time against cuBLAS's default call's
+  double cublaslt_ratio = 0;  // ... against cuBLASLt's fastest contestant's (0: none raced)
+  std::string winner;         // what the results entry names: "kernel", "cublas" or "cublaslt"
   std::size_t evaluated = 0;        // proposed by the strategy
   std::size_t launch_variants = 0;  // measured besides: other launch choices of binaries at hand
   double seconds = 0;

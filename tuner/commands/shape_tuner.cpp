@@ -17,6 +17,7 @@
 #include "core/atomic_file.hpp"
 #include "core/embedded_files.hpp"
 #include "measure/statistics.hpp"
+#include "record/baseline_entry.hpp"
 #include "record/results_store.hpp"
 #include "core/timestamp.hpp"
 #include "search/launch_variants.hpp"
@@ -141,6 +142,7 @@ struct ShapeTuner::Search {
 // summary and its ratio to cuBLAS from that same race.
 struct ShapeTuner::FinalRace {
   RaceResult timings;
+  Baselines baselines;  // cuBLAS's and cuBLASLt's times in the race
   nlohmann::json ranked = nlohmann::json::array();
 };
 
@@ -306,16 +308,18 @@ ShapeOutcome ShapeTuner::tune_stages(const GemmShape& shape, Search& search) {
         search.screen == shape ? &prepared : nullptr);
   }
   if (search.screen != shape) prepared = prepare(shape, search);
-  const FinalRace race = race_finalists(candidates, search);
+  const FinalRace race = race_finalists(candidates, prepared, search);
   const nlohmann::json best = race.ranked[0];
   out.best_name = best["name"].get<std::string>();
   out.best_tflops = best["tflops"].get<double>();
   out.ratio = best["ratio_vs_cublas"].get<double>();
+  if (race.baselines.cublaslt_ms > 0) out.cublaslt_ratio = race.baselines.cublaslt_ms / best["median_ms"].get<double>();
   out.seconds = seconds_since(search.started);
   out.complete = !g_interrupted;
   const auto tr = Clock::now();
-  merge_results(results_path(), measured_header(device_),
-                nlohmann::json::array({results_entry(candidates, prepared, race, search)}));
+  const nlohmann::json entry = results_entry(candidates, prepared, race, search);
+  out.winner = entry["winner"].get<std::string>();
+  merge_results(results_path(), measured_header(device_), nlohmann::json::array({entry}));
   out.times.record = seconds_since(tr);
   return out;
 }
@@ -330,10 +334,10 @@ ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Se
   spdlog::warn("{}: cuBLAS recorded as the winner: {}", shape.label(), reason);
   out.fallback = reason;
   out.ratio = 1.0;
+  out.winner = "cublas";
   out.complete = true;
   out.seconds = seconds_since(search.started);
-  nlohmann::json entry = {{"winner", "cublas"},
-                          {"reason", reason},
+  nlohmann::json entry = {{"reason", reason},
                           {"search",
                            {{"strategy", options_.strategy},
                             {"seed", options_.seed},
@@ -346,9 +350,14 @@ ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Se
                             {"wall_seconds", out.seconds}}},
                           {"date", utc_timestamp()},
                           {"tool_version", kGemmtuneVersion}};
-  if (prepared) {
-    entry["cublas"] = timing_summary({prepared->cublas_ms}, shape.flops());
-    out.best_tflops = tflops_of(shape.flops(), prepared->cublas_ms);
+  if (prepared) {  // cuBLAS's default call or cuBLASLt, whichever was faster while preparing
+    const Baselines baselines = baselines_of(prepared->cublaslt, {prepared->cublas_ms}, prepared->cublaslt_first_ms,
+                                             prepared->cublaslt_best_ms, shape.flops());
+    add_baselines(entry, baselines, 0);
+    out.best_tflops = tflops_of(shape.flops(), baselines.best_ms());
+    out.winner = entry["winner"].get<std::string>();
+  } else {
+    entry["winner"] = "cublas";
   }
   shape_to_json(entry, shape);
   const auto tr = Clock::now();
@@ -607,7 +616,8 @@ double ShapeTuner::book(std::size_t index, const std::string& name, const nlohma
 }
 
 // Final word: the best few re-timed with many samples, interleaved with cuBLAS.
-ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, Search& search) {
+ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, const PreparedShape& prepared,
+                                                  Search& search) {
   std::sort(search.measured.begin(), search.measured.end(),
             [](const Evaluated& a, const Evaluated& b) { return a.median_ms < b.median_ms; });
   std::vector<KernelConfig> finalists;
@@ -622,7 +632,9 @@ ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, S
   spdlog::debug("{}: {} finalists raced in {:.2f} s", search.outcome.shape.label(), finalists.size(),
                 seconds_since(tr));
 
-  const double cublas_median = median(race.timings.cublas_ms);
+  race.baselines = baselines_of(prepared.cublaslt, race.timings.cublas_ms, race.timings.cublaslt_first_ms,
+                                race.timings.cublaslt_best_ms, search.outcome.shape.flops());
+  const double cublas_median = race.baselines.cublas_ms;
   std::vector<std::pair<double, std::size_t>> ranking;
   for (std::size_t i = 0; i < finalists.size(); ++i)
     ranking.emplace_back(median(race.timings.configs_ms[i]), i);
@@ -652,9 +664,7 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
   const GemmShape& shape = out.shape;
   const Enumeration& e = candidates.enumeration;
   nlohmann::json entry = {
-          {"winner", out.ratio > 1.0 ? "kernel" : "cublas"},
           {"best", race.ranked[0]},
-          {"cublas", timing_summary(race.timings.cublas_ms, shape.flops())},
           {"ratio_vs_cublas", out.ratio},
           {"alternatives", nlohmann::json(race.ranked.begin() + 1, race.ranked.end())},
           {"search",
@@ -679,6 +689,7 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
           {"date", utc_timestamp()},
           {"tool_version", kGemmtuneVersion}};
   if (search.screen != shape) entry["search"]["screened_at"] = search.screen.label();
+  add_baselines(entry, race.baselines, race.ranked[0]["median_ms"].get<double>());
   shape_to_json(entry, shape);
   return entry;
 }

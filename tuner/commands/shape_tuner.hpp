@@ -109,7 +109,7 @@ class ShapeTuner : public ProblemTuner {
   nlohmann::json evaluate(const GemmShape& shape, const KernelConfig& config, const std::string& name,
                           const std::shared_future<CompileOutcome>& compiled, Search& search);
   double book(std::size_t index, const std::string& name, const nlohmann::json& record, Search& search) const;
-  FinalRace race_finalists(const Candidates& candidates, Search& search);
+  FinalRace race_finalists(const Candidates& candidates, const PreparedShape& prepared, Search& search);
   ShapeOutcome record_cublas_fallback(const Candidates& candidates, Search& search, const std::string& reason,
                                       const PreparedShape* prepared);
   nlohmann::json results_entry(const Candidates& candidates, const PreparedShape& prepared,

@@ -162,13 +162,16 @@ int run_tune(const TuneOptions& options) {
   const double before_schedule = seconds_since(started);
   const Schedule schedule = tune_on_gpus(gpus, problems, interrupted);
   log_time_breakdown(schedule, run.compile.stats(), options.jobs);
-  std::printf("\n%-16s %-52s %9s %9s %7s %8s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS",
-              "evals", "variants", "time", gpus.size() > 1 ? "  GPU" : "");
+  // "vs cuBLAS" is the best kernel against cuBLAS's default call, "vs Lt" against cuBLASLt's fastest
+  // contestant; "runs" is what the library will call.
+  std::printf("\n%-16s %-52s %9s %9s %7s %-8s %7s %8s %8s%s\n", "problem", "best config", "TFLOP/s", "vs cuBLAS",
+              "vs Lt", "runs", "evals", "variants", "time", gpus.size() > 1 ? "  GPU" : "");
   for (const auto& o : schedule.outcomes) {
     // A fallback's row says cuBLAS and the start of the reason; its warning line said all of it.
     const std::string best = o.fallback.empty() ? o.best_name : ("cublas: " + o.fallback).substr(0, 52);
-    std::printf("%-16s %-52s %9.2f %8.3fx %7zu %8zu %7.1fs%s\n", o.shape.label().c_str(), best.c_str(),
-                o.best_tflops, o.ratio, o.evaluated, o.launch_variants, o.seconds,
+    const std::string lt = o.cublaslt_ratio > 0 ? fmt::format("{:.3f}x", o.cublaslt_ratio) : "-";
+    std::printf("%-16s %-52s %9.2f %8.3fx %7s %-8s %7zu %8zu %7.1fs%s\n", o.shape.label().c_str(), best.c_str(),
+                o.best_tflops, o.ratio, lt.c_str(), o.winner.c_str(), o.evaluated, o.launch_variants, o.seconds,
                 gpus.size() > 1 ? ("  " + o.gpu).c_str() : "");
   }
   std::vector<std::string> files;  // one per GPU model

@@ -14,6 +14,7 @@
 
 #include "core/cuda_check.hpp"
 #include "measure/cublas_check.hpp"
+#include "measure/statistics.hpp"
 
 namespace gemmtune {
 namespace {
@@ -128,6 +129,7 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
   // Default math: for SGEMM that is pure FP32 (TF32 needs CUBLAS_TF32_TENSOR_OP_MATH), the
   // baseline users get from cublasSgemm.
   GEMMTUNE_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+  GEMMTUNE_CUBLAS_CHECK(cublasLtCreate(&cublaslt_));
   GEMMTUNE_CUDA_CHECK(cudaEventCreate(&start_));
   GEMMTUNE_CUDA_CHECK(cudaEventCreate(&stop_));
 
@@ -164,6 +166,56 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
   };
   reps_ = launches(kTargetSampleMs);
   screen_reps_ = launches(kScreenSampleMs);
+  choose_cublaslt();
+}
+
+void GpuBench::choose_cublaslt() {
+  try {
+    cublaslt_matmul_ = std::make_unique<CublasLtMatmul>(cublaslt_, shape_.layout, shape_.precision,
+                                                        dense_arguments(shape_, nullptr, nullptr, nullptr, 1, 0));
+    const std::vector<CublasLtChoice> choices = cublaslt_matmul_->heuristic(kCublasLtCandidates);
+    if (choices.empty()) return;
+    std::size_t workspace = 0;
+    for (const CublasLtChoice& c : choices) workspace = std::max(workspace, c.workspace_bytes);
+    cublaslt_workspace_ = DeviceBuffer(workspace);
+    // A short screening of every choice (each batch interleaved with the others'), fastest first.
+    std::vector<Launch> launches;
+    for (const CublasLtChoice& c : choices) launches.push_back(cublaslt_launch(c));
+    const std::vector<std::vector<double>> times = time_rounds(launches, 3, screen_reps_);
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t i = 0; i < choices.size(); ++i) order.emplace_back(median(times[i]), i);
+    std::sort(order.begin(), order.end());
+    const auto correct = [&](const CublasLtChoice& c) {
+      const Run run = [&](const GemmArguments& args) {
+        return cublaslt_matmul_->run(c, args, cublaslt_workspace_.get(), stream_) == CUBLAS_STATUS_SUCCESS
+                   ? cudaSuccess
+                   : cudaErrorUnknown;
+      };
+      return check(run, tuned_check()).passed;
+    };
+    for (const auto& [ms, i] : order) {
+      if (!correct(choices[i])) continue;
+      // The first choice is what a plain cuBLASLt user gets: kept apart from the best if it is right.
+      const bool first_correct = i == 0 || correct(choices[0]);
+      cublaslt_first_ = first_correct ? choices[0] : choices[i];
+      if (first_correct && i != 0) cublaslt_best_ = choices[i];
+      return;
+    }
+  } catch (const std::exception& e) {  // cuBLASLt is a contestant: without it the kernels race cuBLAS alone
+    cublaslt_first_.reset();
+    cublaslt_best_.reset();
+    cublaslt_failure_ = e.what();
+  }
+}
+
+std::optional<CublasLtAlgo> GpuBench::cublaslt_first() const {
+  if (!cublaslt_first_) return std::nullopt;
+  return cublaslt_matmul_->written_down(*cublaslt_first_);
+}
+
+std::optional<CublasLtAlgo> GpuBench::cublaslt_best() const {
+  if (!cublaslt_best_) return std::nullopt;
+  return cublaslt_matmul_->written_down(*cublaslt_best_);
 }
 
 GpuBench::~GpuBench() {
@@ -171,6 +223,8 @@ GpuBench::~GpuBench() {
   for (auto& check : awkward_checks_) check.reset();
   if (start_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(start_));
   if (stop_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaEventDestroy(stop_));
+  cublaslt_matmul_.reset();
+  if (cublaslt_) cublasLtDestroy(cublaslt_);
   if (cublas_) cublasDestroy(cublas_);
   if (stream_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
 }
@@ -300,7 +354,7 @@ float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
   return workspace_.get();
 }
 
-Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
+Verification GpuBench::check(const Run& run, Operands& op) {
   const GemmShape& s = op.shape;
   const std::size_t cc = std::size_t(s.stride_c()) * s.batch;
   if (op.poison) {
@@ -311,7 +365,7 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
   }
   const GemmArguments args = dense_arguments(s, static_cast<const float*>(op.kernel_a()),
                                              static_cast<const float*>(op.kernel_b()), op.c.get(), op.alpha, op.beta);
-  GEMMTUNE_CUDA_CHECK(kernel.launch(args, workspace_for(kernel.config(), s), stream_));
+  GEMMTUNE_CUDA_CHECK(run(args));
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const WorstError worst = checks_.worst(op.c.get(), op.expected.get(), op.bound.get(), cc, stream_);
   Verification v;
@@ -321,15 +375,6 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
     v.normwise_error =
         checks_.normwise_error(op.c.get(), reinterpret_cast<const double*>(op.expected64.get()), cc, stream_);
     v.sgemm_normwise_error = op.sgemm_normwise;
-    // 3xtf32 promises FP32's accuracy: no worse than cuBLAS SGEMM on the same data.
-    // (At the tuned shape: the awkward ones' small K is below the range where that holds.)
-    if (v.passed && s.precision == Precision::tf32x3 && &op == tuned_check_.get() &&
-        !(v.normwise_error <= op.sgemm_normwise)) {
-      v.passed = false;
-      v.detail = fmt::format("{}: normwise error {:.3g}, above cuBLAS SGEMM's {:.3g} on the same data", s.label(),
-                             v.normwise_error, op.sgemm_normwise);
-      return v;
-    }
   }
   if (!v.passed) {
     float got = 0, expected = 0;
@@ -344,17 +389,32 @@ Verification GpuBench::check(const LoadedKernel& kernel, Operands& op) {
   return v;
 }
 
+GpuBench::Operands& GpuBench::tuned_check() {
+  if (!tuned_check_) tuned_check_ = make_operands(shape_, 0.75f, 0.5f, false, seed_ + 100);
+  return *tuned_check_;
+}
+
 Verification GpuBench::verify(const LoadedKernel& kernel) {
   // The tuned shape with beta != 0 (C is read), the awkward shape of the kernel's path with
   // beta == 0 over NaN (C must not be read and every element must be written). Made when first needed.
   const int path = int(kernel.path());
-  if (!tuned_check_) tuned_check_ = make_operands(shape_, 0.75f, 0.5f, false, seed_ + 100);
   if (!awkward_checks_[path])
     awkward_checks_[path] = make_operands(awkward_[path], 1.25f, 0.0f, true, seed_ + 200 + path);
   Verification worst;
   worst.passed = true;
-  for (Operands* op : {tuned_check_.get(), awkward_checks_[path].get()}) {
-    Verification v = check(kernel, *op);
+  for (Operands* op : {&tuned_check(), awkward_checks_[path].get()}) {
+    const Run run = [&](const GemmArguments& args) {
+      return kernel.launch(args, workspace_for(kernel.config(), op->shape), stream_);
+    };
+    Verification v = check(run, *op);
+    // A 3xtf32 kernel promises FP32's accuracy: no worse than cuBLAS SGEMM on the same data (at the
+    // tuned shape: the awkward ones' small K is below the range where that holds).
+    if (v.passed && op == tuned_check_.get() && shape_.precision == Precision::tf32x3 &&
+        !(v.normwise_error <= v.sgemm_normwise_error)) {
+      v.passed = false;
+      v.detail = fmt::format("{}: normwise error {:.3g}, above cuBLAS SGEMM's {:.3g} on the same data",
+                             shape_.label(), v.normwise_error, v.sgemm_normwise_error);
+    }
     if (!v.passed) return v;
     worst.worst_error_ratio = std::max(worst.worst_error_ratio, v.worst_error_ratio);
     if (op == tuned_check_.get()) {  // the normwise errors that describe the problem itself
@@ -416,6 +476,35 @@ GpuBench::Launch GpuBench::cublas_launch() {
   };
 }
 
+GpuBench::Launch GpuBench::cublaslt_launch(const CublasLtChoice& choice) {
+  return [this, choice](int set) {
+    const GemmArguments args = dense_arguments(shape_, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);
+    GEMMTUNE_CUBLAS_CHECK(cublaslt_matmul_->run(choice, args, cublaslt_workspace_.get(), stream_));
+  };
+}
+
+std::vector<GpuBench::Launch> GpuBench::baseline_launches() {
+  std::vector<Launch> launches = {cublas_launch()};
+  for (const auto* choice : {&cublaslt_first_, &cublaslt_best_})
+    if (*choice) launches.push_back(cublaslt_launch(**choice));
+  return launches;
+}
+
+GpuBench::Baselines GpuBench::baselines_of(std::vector<std::vector<double>>& times) const {
+  Baselines b;
+  auto next = times.begin();
+  b.cublas_ms = std::move(*next++);
+  if (cublaslt_first_) b.cublaslt_first_ms = std::move(*next++);
+  if (cublaslt_best_) b.cublaslt_best_ms = std::move(*next++);
+  times.erase(times.begin(), next);
+  return b;
+}
+
+GpuBench::Baselines GpuBench::time_baselines(int samples) {
+  std::vector<std::vector<double>> times = time_rounds(baseline_launches(), samples, reps_);
+  return baselines_of(times);
+}
+
 std::vector<double> GpuBench::time_kernel(const LoadedKernel& kernel, int samples) {
   return time_rounds({kernel_launch(kernel)}, samples, screen_reps_).front();
 }
@@ -425,12 +514,12 @@ std::vector<double> GpuBench::time_cublas(int samples) {
 }
 
 GpuBench::Race GpuBench::race(const std::vector<const LoadedKernel*>& kernels, int rounds) {
-  std::vector<Launch> contenders = {cublas_launch()};
+  std::vector<Launch> contenders = baseline_launches();
   for (const LoadedKernel* kernel : kernels) contenders.push_back(kernel_launch(*kernel));
   std::vector<std::vector<double>> times = time_rounds(contenders, rounds, reps_);
   Race race;
-  race.cublas_ms = std::move(times.front());
-  race.kernels_ms.assign(std::make_move_iterator(times.begin() + 1), std::make_move_iterator(times.end()));
+  static_cast<Baselines&>(race) = baselines_of(times);
+  race.kernels_ms = std::move(times);
   return race;
 }
 

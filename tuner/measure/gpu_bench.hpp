@@ -1,7 +1,9 @@
 // Measurement on the GPU for one problem shape in its precision: operands in rotating buffer sets
 // (so every timed launch reads A and B from DRAM, not from an L2 warmed by the previous launch),
 // cuBLAS in the same precision as the contestant, correctness checks with a K-scaled error bound
-// (against cuBLAS SGEMM for fp32, against float64 for the tensor-core precisions), and event timing
+// (against cuBLAS SGEMM for fp32, against float64 for the tensor-core precisions), cuBLASLt's
+// heuristic first choice and the fastest correct one of its first few algorithms beside cuBLAS's
+// default call, and event timing
 // in batches long enough that launch gaps and clock ramp-up do not dominate. Runs inside the
 // worker process.
 #pragma once
@@ -12,14 +14,20 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/cublaslt_matmul.hpp"
 #include "core/gemm_launch.hpp"
 #include "core/problem.hpp"
 #include "verify/device_checks.hpp"
 
 namespace gemmtune {
+
+// How many of cuBLASLt's heuristic choices are timed: the best of the first 8 beat the first by a
+// geometric mean of 1.02-1.08 over 14 shapes, up to 1.78x (H100, 2026-11-26; issue #44).
+inline constexpr int kCublasLtCandidates = 8;
 
 struct Verification {
   bool passed = false;
@@ -65,15 +73,29 @@ class GpuBench {
   // and compares both with cuBLAS. Throws CudaError on launch failures.
   Verification verify(const LoadedKernel& kernel);
 
+  // cuBLASLt's contestants, chosen when the bench is made: the heuristic's first choice, and the
+  // fastest of its first kCublasLtCandidates that passed the correctness check (nullopt where that
+  // is the first). Both nullopt where cuBLASLt offers no algorithm for the problem.
+  std::optional<CublasLtAlgo> cublaslt_first() const;
+  std::optional<CublasLtAlgo> cublaslt_best() const;
+  const std::string& cublaslt_failure() const { return cublaslt_failure_; }  // why there are none, if it failed
+
   // Median-ready samples in milliseconds per launch. time_kernel (a search's screening) times
-  // `samples` batches about half as long as launches_per_sample(); time_cublas and race full ones.
+  // `samples` batches about half as long as launches_per_sample(); the others full ones.
   std::vector<double> time_kernel(const LoadedKernel& kernel, int samples);
   std::vector<double> time_cublas(int samples);
 
-  // Interleaved: in each of `rounds` rounds cuBLAS and then every kernel run one batch, so clock
-  // drift hits all of them alike. One sample per round each.
-  struct Race {
+  // What every kernel is measured against: cuBLAS's default call and cuBLASLt's contestants.
+  struct Baselines {
     std::vector<double> cublas_ms;
+    std::vector<double> cublaslt_first_ms;  // empty: cuBLASLt offered no algorithm
+    std::vector<double> cublaslt_best_ms;   // empty: the best was the first
+  };
+  Baselines time_baselines(int samples);
+
+  // Interleaved: in each of `rounds` rounds the baselines and then every kernel run one batch, so
+  // clock drift hits all of them alike. One sample per round each.
+  struct Race : Baselines {
     std::vector<std::vector<double>> kernels_ms;  // by kernel
   };
   Race race(const std::vector<const LoadedKernel*>& kernels, int rounds);
@@ -89,11 +111,20 @@ class GpuBench {
                      float alpha, float beta);
   std::unique_ptr<Operands> make_operands(const GemmShape& s, float alpha, float beta, bool poison,
                                           unsigned seed);
-  Verification check(const LoadedKernel& kernel, Operands& operands);
+  // Runs a contestant on the operands' arguments and checks its result.
+  using Run = std::function<cudaError_t(const GemmArguments& args)>;
+  Verification check(const Run& run, Operands& operands);
+  Operands& tuned_check();
+  // Times the heuristic's first kCublasLtCandidates and keeps the first and the fastest correct one.
+  void choose_cublaslt();
   // One launch of a contender on the operands of a rotating set.
   using Launch = std::function<void(int set)>;
   Launch kernel_launch(const LoadedKernel& kernel);
   Launch cublas_launch();
+  Launch cublaslt_launch(const CublasLtChoice& choice);
+  // cuBLAS, then cuBLASLt's first choice and best where there are such.
+  std::vector<Launch> baseline_launches();
+  Baselines baselines_of(std::vector<std::vector<double>>& times) const;  // takes the baselines' samples
   // Samples of every contender, batches interleaved round by round (gpu_bench.cpp).
   std::vector<std::vector<double>> time_rounds(const std::vector<Launch>& contenders, int rounds, int reps);
   float* workspace_for(const KernelConfig& config, const GemmShape& s);
@@ -103,6 +134,11 @@ class GpuBench {
   GemmShape awkward_[3];  // by KernelPath
   unsigned seed_;
   cublasHandle_t cublas_ = nullptr;
+  cublasLtHandle_t cublaslt_ = nullptr;
+  std::unique_ptr<CublasLtMatmul> cublaslt_matmul_;  // at the tuned shape, densely packed
+  std::optional<CublasLtChoice> cublaslt_first_, cublaslt_best_;
+  DeviceBuffer cublaslt_workspace_;
+  std::string cublaslt_failure_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<DeviceBuffer> a_sets_, b_sets_, c_sets_;

@@ -42,6 +42,15 @@ PreparedShape GpuSession::prepare(const GemmShape& shape, std::uint64_t seed) {
   prepared_.shape = shape;
   prepared_.cublas_ms = median(reply["cublas_ms"].get<std::vector<double>>());
   prepared_.launches_per_sample = reply["launches_per_sample"].get<int>();
+  prepared_.cublaslt = CublasLtContestants{};
+  if (const auto first = reply.find("cublaslt_first"); first != reply.end())
+    prepared_.cublaslt.first = first->get<CublasLtAlgo>();
+  if (const auto best = reply.find("cublaslt_best"); best != reply.end())
+    prepared_.cublaslt.best = best->get<CublasLtAlgo>();
+  prepared_.cublaslt.version = reply.value("cublaslt_version", std::size_t(0));
+  prepared_.cublaslt.failure = reply.value("cublaslt_failure", "");
+  prepared_.cublaslt_first_ms = reply.value("cublaslt_first_ms", std::vector<double>{});
+  prepared_.cublaslt_best_ms = reply.value("cublaslt_best_ms", std::vector<double>{});
   // 12 batches (warm-up, samples) with 50x slack over cuBLAS, plus fixed costs.
   prepared_.evaluation_timeout = evaluation_timeout_override_ > 0
                                      ? evaluation_timeout_override_
@@ -55,14 +64,17 @@ nlohmann::json GpuSession::evaluate(const KernelConfig& config, int samples) {
 
 RaceResult GpuSession::race(const std::vector<KernelConfig>& configs, double budget_ms) {
   const double batch_ms = prepared_.cublas_ms * prepared_.launches_per_sample;
+  const int baselines = 1 + int(prepared_.cublaslt.first.has_value()) + int(prepared_.cublaslt.best.has_value());
   RaceResult result;
   result.rounds =
-      std::clamp(static_cast<int>(budget_ms / std::max(1e-3, batch_ms * double(configs.size() + 1))), 10, 50);
+      std::clamp(static_cast<int>(budget_ms / std::max(1e-3, batch_ms * double(configs.size() + baselines))), 10, 50);
   const auto reply = worker_.call({{"op", "race"}, {"configs", configs}, {"rounds", result.rounds}},
                                   60.0 + 10.0 * prepared_.evaluation_timeout);
   if (parse_status(reply.value("status", "")) != CandidateStatus::ok)
     throw std::runtime_error("re-timing against cuBLAS failed: " + reply.value("detail", reply.value("status", "")));
   result.cublas_ms = reply["cublas_ms"].get<std::vector<double>>();
+  result.cublaslt_first_ms = reply.value("cublaslt_first_ms", std::vector<double>{});
+  result.cublaslt_best_ms = reply.value("cublaslt_best_ms", std::vector<double>{});
   result.configs_ms = reply["configs_ms"].get<std::vector<std::vector<double>>>();
   return result;
 }

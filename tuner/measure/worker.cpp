@@ -57,13 +57,24 @@ class Worker {
     if (!checks_) checks_ = std::make_unique<DeviceChecks>();
     bench_ = std::make_unique<GpuBench>(shape, static_cast<std::size_t>(device_.l2_megabytes * 1024 * 1024),
                                         req.value("seed", 1234u), *checks_);
-    const auto cublas = bench_->time_cublas(req.value("samples", 10));
+    const GpuBench::Baselines baselines = bench_->time_baselines(req.value("samples", 10));
     nlohmann::json awkward;
     shape_to_json(awkward, bench_->awkward_shape(KernelPath::general));
-    return {{"status", status_name(CandidateStatus::ok)},
-            {"cublas_ms", cublas},
-            {"launches_per_sample", bench_->launches_per_sample()},
-            {"awkward", awkward}};
+    nlohmann::json reply = {{"status", status_name(CandidateStatus::ok)},
+                            {"launches_per_sample", bench_->launches_per_sample()},
+                            {"awkward", awkward},
+                            {"cublaslt_version", cublaslt_version()}};
+    add_baselines(reply, baselines);
+    if (const auto first = bench_->cublaslt_first()) reply["cublaslt_first"] = *first;
+    if (const auto best = bench_->cublaslt_best()) reply["cublaslt_best"] = *best;
+    if (!bench_->cublaslt_failure().empty()) reply["cublaslt_failure"] = bench_->cublaslt_failure();
+    return reply;
+  }
+
+  static void add_baselines(nlohmann::json& reply, const GpuBench::Baselines& b) {
+    reply["cublas_ms"] = b.cublas_ms;
+    if (!b.cublaslt_first_ms.empty()) reply["cublaslt_first_ms"] = b.cublaslt_first_ms;
+    if (!b.cublaslt_best_ms.empty()) reply["cublaslt_best_ms"] = b.cublaslt_best_ms;
   }
 
   std::unique_ptr<LoadedKernel> load(const KernelConfig& config) {
@@ -108,7 +119,9 @@ class Worker {
     std::vector<const LoadedKernel*> contenders;
     for (const auto& kernel : kernels) contenders.push_back(kernel.get());
     const GpuBench::Race times = bench_->race(contenders, req.value("rounds", 30));
-    return {{"status", status_name(CandidateStatus::ok)}, {"cublas_ms", times.cublas_ms}, {"configs_ms", times.kernels_ms}};
+    nlohmann::json reply = {{"status", status_name(CandidateStatus::ok)}, {"configs_ms", times.kernels_ms}};
+    add_baselines(reply, times);
+    return reply;
   }
 
   KernelCompiler compiler_;

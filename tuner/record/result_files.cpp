@@ -115,7 +115,7 @@ MeasuredResults read_results(const Field& top, const std::filesystem::path& path
   MeasuredResults out{path, top["device"].as<DeviceProfile>(), top["updated"].text(), {}};
   std::set<GemmShape> seen;
   for (const Field& entry : top["entries"].elements()) {
-    if (!entry.has("best") && entry["winner"].text() == "cublas") continue;  // a fallback: no kernel to compare
+    if (!entry.has("best") && is_cublas_winner(entry["winner"].text())) continue;  // a fallback: no kernel to compare
     const Field best = entry["best"];
     MeasuredWinner w{read_shape(entry),
                      best["name"].text(),
@@ -124,7 +124,7 @@ MeasuredResults read_results(const Field& top, const std::filesystem::path& path
                      entry["cublas"]["tflops"].number(0, kMaxTflops),
                      entry["ratio_vs_cublas"].number(0, kMaxTflops)};
     w.cublas_won = top["schema"].text() == kResultsSchemaV1 ? w.ratio_vs_cublas < 1.0
-                                                            : entry["winner"].text() == "cublas";
+                                                            : is_cublas_winner(entry["winner"].text());
     if (!seen.insert(w.shape).second) entry.fail(fmt::format("repeats problem {}", w.shape.label()));
     out.winners.push_back(std::move(w));
   }

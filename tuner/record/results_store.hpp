@@ -1,8 +1,9 @@
-// The results cache a tuning run produces: results/<gpu-slug>.json, schema gemmtune.results/2
+// The results cache a tuning run produces: results/<gpu-slug>.json, schema gemmtune.results/3
 // (documented in README.md; kind "measured", or "portfolio" for results/portfolio-<gpu-slug>.json).
-// Entries are keyed by problem (m, n, k, dtype, layout, batch) and say which implementation won
-// the final race ("winner": "kernel" or "cublas"); a new entry replaces the old one for the same
-// problem and leaves the others alone. A schema 1 file is upgraded when it is next written. Updates hold an exclusive
+// Entries are keyed by problem (m, n, k, precision, layout, batch) and say which implementation won
+// the final race ("winner": "kernel", "cublas" or "cublaslt", record/baseline_entry.hpp); a new entry
+// replaces the old one for the same problem and leaves the others alone. Schema 1 and 2 files are
+// upgraded when next written. Updates hold an exclusive
 // lock on <file>.lock and replace the file atomically, so concurrent tuners lose nothing and a
 // reader never sees a torn file.
 #pragma once

@@ -85,6 +85,11 @@ enum class Implementation : int {
   // CUBLAS_DEFAULT_MATH (no TF32) for fp32 and 3xtf32; cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32
   // for tf32; cublasGemmEx with 16-bit A and B, FP32 C and CUBLAS_COMPUTE_32F for bf16 and fp16.
   cublas = 1,
+  // A cuBLASLt algorithm the tuner raced and stored (results entries with "winner": "cublaslt"),
+  // in the same precision as cublas above; checked against the call at load
+  // (cublasLtMatmulAlgoCheck), the heuristic's first choice where it no longer applies. Calls whose
+  // leading dimensions or strides are not the densely packed ones it was resolved for run cublas.
+  cublaslt = 2,
 };
 
 // op(X): X as stored, or its transpose. Same values as cublasOperation_t's CUBLAS_OP_N and CUBLAS_OP_T.
@@ -109,7 +114,7 @@ struct GemmProblem {
 struct KernelChoice {
   Implementation implementation = Implementation::cublas;
   ConfigSource source = ConfigSource::built_in_default;
-  std::string config_name;  // canonical, e.g. sgemm_64x128x16_t8x4_w4_p4.0_s2_ta_v4_b1_z1_k4; "cublas"
+  std::string config_name;  // canonical, e.g. sgemm_64x128x16_t8x4_w4_p4.0_s2_ta_v4_b1_z1_k4; "cublas"; "cublaslt"
   std::string reason;       // one line: what decided it (the tuned problem, GPU, file, ratios)
 };
 
@@ -204,7 +209,7 @@ GEMMTUNE_API const char* status_name(Status status) noexcept;
 // "exact_shape", "nearest_shape", "same_architecture", "built_in_default", "portfolio".
 GEMMTUNE_API const char* config_source_name(ConfigSource source) noexcept;
 
-// "tuned_kernel", "cublas".
+// "tuned_kernel", "cublas", "cublaslt".
 GEMMTUNE_API const char* implementation_name(Implementation implementation) noexcept;
 
 }  // namespace gemmtune
