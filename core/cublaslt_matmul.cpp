@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -54,7 +55,7 @@ int get_attribute(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttr
   return static_cast<int>(v);
 }
 
-int bounded_member(const nlohmann::json& j, const char* key, int low, int high) {
+int bounded_member(const nlohmann::json& j, const char* key, long long low, long long high) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_number_integer())
     throw std::invalid_argument(fmt::format("cuBLASLt algorithm: '{}' is missing or not an integer", key));
@@ -81,17 +82,19 @@ void to_json(nlohmann::json& j, const CublasLtAlgo& a) {
 
 void from_json(const nlohmann::json& j, CublasLtAlgo& a) {
   if (!j.is_object()) throw std::invalid_argument("cuBLASLt algorithm: not an object");
-  constexpr int kAny = 1 << 20;  // far above any id or enum value cuBLASLt has used
-  a.id = bounded_member(j, "id", 0, kAny);
-  a.tile = bounded_member(j, "tile", 0, kAny);
-  a.stages = bounded_member(j, "stages", 0, kAny);
-  a.split_k = bounded_member(j, "split_k", 1, 1 << 16);
-  a.reduction = bounded_member(j, "reduction", 0, kAny);
-  a.swizzle = bounded_member(j, "swizzle", 0, kAny);
-  a.custom = bounded_member(j, "custom", 0, kAny);
+  // Each attribute as the 32- or 16-bit value cuBLASLt reads back (cublasLtMatmulAlgoCheck judges
+  // the values; a heuristic's split_k may read -1). The 32-bit ones are kept as int32 bit patterns.
+  constexpr long long kMin32 = INT32_MIN, kMax32 = INT32_MAX;
+  a.id = bounded_member(j, "id", 0, kMax32);
+  a.tile = bounded_member(j, "tile", kMin32, kMax32);
+  a.stages = bounded_member(j, "stages", kMin32, kMax32);
+  a.split_k = bounded_member(j, "split_k", kMin32, kMax32);
+  a.reduction = bounded_member(j, "reduction", kMin32, kMax32);
+  a.swizzle = bounded_member(j, "swizzle", kMin32, kMax32);
+  a.custom = bounded_member(j, "custom", kMin32, kMax32);
   a.inner_shape = bounded_member(j, "inner_shape", 0, 0xFFFF);
   a.cluster_shape = bounded_member(j, "cluster_shape", 0, 0xFFFF);
-  a.workspace_bytes = std::size_t(bounded_member(j, "workspace_bytes", 0, int(kCublasLtWorkspaceBytes)));
+  a.workspace_bytes = std::size_t(bounded_member(j, "workspace_bytes", 0, kCublasLtWorkspaceBytes));
 }
 
 std::string describe(const CublasLtAlgo& a) {

@@ -33,6 +33,7 @@ inline constexpr std::size_t kCublasLtWorkspaceBytes = 32u << 20;
 // results file stores; with the workspace it asked for.
 struct CublasLtAlgo {
   int id = 0;
+  // 32-bit attributes as their bit patterns (the unsigned ones too), the 16-bit ones as they are.
   int tile = 0, stages = 0, split_k = 1, reduction = 0, swizzle = 0, custom = 0, inner_shape = 0, cluster_shape = 0;
   std::size_t workspace_bytes = 0;
 

@@ -192,13 +192,13 @@ std::vector<BadDocument> bad_documents() {
          d = document_v3(h100(), {cublaslt_entry(64, 4096, 4096, config(64, 64, 16, 4, 4, 4), algo)});
        }),
        "'id'"},
-      {"v3_cublaslt_split_k_zero", with([](auto& d) {
-         nlohmann::json algo = {{"id", 6},           {"tile", 0},   {"stages", 0},      {"split_k", 0},
-                                {"reduction", 0},    {"swizzle", 0}, {"custom", 0},      {"inner_shape", 0},
+      {"v3_cublaslt_inner_shape_beyond_16_bits", with([](auto& d) {
+         nlohmann::json algo = {{"id", 6},           {"tile", 0},   {"stages", 0},      {"split_k", -1},
+                                {"reduction", 0},    {"swizzle", 0}, {"custom", 0},      {"inner_shape", 70000},
                                 {"cluster_shape", 0}, {"workspace_bytes", 0}};
          d = document_v3(h100(), {cublaslt_entry(64, 4096, 4096, config(64, 64, 16, 4, 4, 4), algo)});
        }),
-       "'split_k'"},
+       "'inner_shape'"},
       {"v2_kernel_winner_without_best", with([](auto& d) {
          d["schema"] = "gemmtune.results/2";
          d["entries"][0]["winner"] = "kernel";

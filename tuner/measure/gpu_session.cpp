@@ -1,6 +1,8 @@
 // Request building and reply checking for the worker protocol (worker.hpp).
 #include "measure/gpu_session.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -43,14 +45,23 @@ PreparedShape GpuSession::prepare(const GemmShape& shape, std::uint64_t seed) {
   prepared_.cublas_ms = median(reply["cublas_ms"].get<std::vector<double>>());
   prepared_.launches_per_sample = reply["launches_per_sample"].get<int>();
   prepared_.cublaslt = CublasLtContestants{};
-  if (const auto first = reply.find("cublaslt_first"); first != reply.end())
-    prepared_.cublaslt.first = first->get<CublasLtAlgo>();
-  if (const auto best = reply.find("cublaslt_best"); best != reply.end())
-    prepared_.cublaslt.best = best->get<CublasLtAlgo>();
-  prepared_.cublaslt.version = reply.value("cublaslt_version", std::size_t(0));
-  prepared_.cublaslt.failure = reply.value("cublaslt_failure", "");
-  prepared_.cublaslt_first_ms = reply.value("cublaslt_first_ms", std::vector<double>{});
-  prepared_.cublaslt_best_ms = reply.value("cublaslt_best_ms", std::vector<double>{});
+  prepared_.cublaslt_first_ms = prepared_.cublaslt_best_ms = {};
+  try {  // cuBLASLt is a contestant, not the problem: what cannot be read leaves it out, with a line
+    if (const auto first = reply.find("cublaslt_first"); first != reply.end())
+      prepared_.cublaslt.first = first->get<CublasLtAlgo>();
+    if (const auto best = reply.find("cublaslt_best"); best != reply.end())
+      prepared_.cublaslt.best = best->get<CublasLtAlgo>();
+    prepared_.cublaslt.version = reply.value("cublaslt_version", std::size_t(0));
+    prepared_.cublaslt.failure = reply.value("cublaslt_failure", "");
+    prepared_.cublaslt_first_ms = reply.value("cublaslt_first_ms", std::vector<double>{});
+    prepared_.cublaslt_best_ms = reply.value("cublaslt_best_ms", std::vector<double>{});
+  } catch (const std::exception& e) {
+    prepared_.cublaslt = CublasLtContestants{};
+    prepared_.cublaslt.failure = e.what();
+    prepared_.cublaslt_first_ms = prepared_.cublaslt_best_ms = {};
+  }
+  if (!prepared_.cublaslt.failure.empty())
+    spdlog::warn("{}: cuBLASLt left out of the race: {}", shape.label(), prepared_.cublaslt.failure);
   // 12 batches (warm-up, samples) with 50x slack over cuBLAS, plus fixed costs.
   prepared_.evaluation_timeout = evaluation_timeout_override_ > 0
                                      ? evaluation_timeout_override_
