@@ -1,0 +1,26 @@
+#!/bin/bash
+# Runs on the GPU machine, from the repository root, with the prebuilt binaries carried in
+# build-carry-hopper/ (built on the CPU machine: see NOTES.md). Writes the logs to $OUT and prints a
+# short summary last. Usage: scripts/spikes/hopper/run.sh [rounds] [m,n,k ...]
+set -u
+B=build-carry-hopper
+O=${OUT:-/tmp/hopper-out}
+mkdir -p "$O"
+date -u +"%F %T UTC" | tee "$O/env.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
+  --format=csv >>"$O/env.txt" 2>&1
+cat "$O/env.txt"
+# SASS: the wgmma kernels must show HGMMA (not HMMA).
+cuobjdump -sass "$B/bench" >"$O/sass.txt" 2>&1
+awk '/Function :/ {f=$3} /HGMMA/ {n[f]++} /HMMA/ && !/HGMMA/ {h[f]++} END {for (k in n) print "HGMMA", n[k], "HMMA", h[k]+0, k}' \
+  "$O/sass.txt" | tee "$O/sass_counts.txt"
+echo "HGMMA total: $(grep -c HGMMA "$O/sass.txt")"
+rounds=${1:-30}
+shift || true
+timeout 240 "$B/bench" "$rounds" "$@" >"$O/bench.txt" 2>&1
+echo "bench exit: $?"
+if [ -n "${SANITIZE:-}" ]; then
+  timeout 60 compute-sanitizer --tool memcheck "$B/bench" 1 1000,1000,1000 >"$O/memcheck.txt" 2>&1
+  echo "memcheck exit: $?; $(grep -E 'ERROR SUMMARY' "$O/memcheck.txt")"
+fi
+grep -v '^csv' "$O/bench.txt" | tail -n 40

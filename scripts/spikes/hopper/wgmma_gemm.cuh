@@ -1,0 +1,202 @@
+// Hopper GEMM spike (issue #45, sm_90a only): C = A * B^T, C FP32 row-major M x N (leading
+// dimension ldc), A M x K and B N x K both K-major (row-major with K contiguous: the "TN" of
+// cuBLAS's column-major terms), read through TMA tensor maps the host encodes.
+// TYPE 0: bf16 in, FP32 accumulation (wgmma k16); TYPE 1: tf32 (FP32 in memory; the tensor core
+// reads the top 19 bits), FP32 accumulation (wgmma k8).
+//
+// Structure (the fast.cu ladder's end state, minus clusters):
+// - warpgroup 0 is the producer: one thread issues the TMA loads of A and B k-tiles into a ring of
+//   STAGES shared-memory stages (128-byte swizzle, as wgmma's descriptors expect), each stage
+//   guarded by a "full" mbarrier (TMA bytes arrived) and an "empty" one (consumers done with it);
+// - warpgroups 1..CONSUMERS each own BM / CONSUMERS rows of the BM x BN tile and issue
+//   wgmma.mma_async from shared-memory descriptors, keeping one k-tile's group in flight: the stage
+//   of k-tile t is released when the wait for t+1's predecessor returns;
+// - setmaxnreg moves registers from the producer (24) to the consumers (accumulators: BM/CONSUMERS
+//   * BN / 128 floats a thread);
+// - tiles are handed out persistently: CTA b takes tiles b, b + gridDim.x, ...; a grid of one CTA
+//   per tile is the non-persistent kernel. Tile order: groups of group_m tile rows, walked column
+//   by column (L2 reuse of B).
+// - epilogue: registers straight to global memory (float2 per thread, 32-byte row pieces), masked
+//   at the edges; TMA zero-fills out-of-range rows and K, so any M, N, K work; K's row pitch must
+//   be a multiple of 16 bytes (tensor-map rule).
+// NVRTC-style: no standard headers; the name expression is e.g.
+// gemmtune::wgmma_gemm<0,128,256,4,2>.
+
+// clang-format off
+#include "ptx_sm90.cuh"
+#include "wgmma_ops.cuh"
+// clang-format on
+
+namespace gemmtune {
+namespace hopper {
+
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS>
+struct WgmmaShape {
+  static_assert(TYPE == 0 || TYPE == 1, "TYPE: 0 bf16, 1 tf32");
+  static constexpr int kElemBytes = TYPE == 0 ? 2 : 4;
+  static constexpr int kBK = 128 / kElemBytes;  // one 128-byte swizzle row per tile row
+  static constexpr int kThreads = 128 * (CONSUMERS + 1);
+  static constexpr int kWgM = BM / CONSUMERS;  // rows of the tile per consumer warpgroup
+  static constexpr int kMI = kWgM / 64;        // m64 wgmma blocks per consumer
+  static constexpr int kAccRegs = BN / 2;      // per m64 block
+  static constexpr int kKSteps = 4;            // 128 bytes of K / 32 bytes per wgmma
+  static constexpr int kTileABytes = BM * 128;
+  static constexpr int kTileBBytes = BN * 128;
+  static constexpr int kStageBytes = kTileABytes + kTileBBytes;
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 16 * STAGES + 1024;  // + barriers + alignment slack
+  // Registers a thread after setmaxnreg: 64K in all, the producer warpgroup keeps 24 a thread, the
+  // rest is split among the consumers (multiple of 8, at most 240). One consumer needs no move.
+  static constexpr int kConsumerRegs = CONSUMERS == 1 ? 0 : CONSUMERS == 2 ? 240 : 160;
+  static_assert(kWgM % 64 == 0 && kWgM * CONSUMERS == BM, "BM: a multiple of 64 per consumer warpgroup");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: one wgmma N");
+  static_assert(BM <= 256 && BN <= 256, "TMA boxes are at most 256 rows");
+  static_assert(STAGES >= 2, "STAGES >= 2");
+};
+
+__device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
+  const int group_tiles = group_m * tiles_n;
+  const int g = tile / group_tiles;
+  const int first_m = g * group_m;
+  const int rows = tiles_m - first_m < group_m ? tiles_m - first_m : group_m;
+  const int r = tile - g * group_tiles;
+  tm = first_m + r % rows;
+  tn = r / rows;
+}
+
+}  // namespace hopper
+
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS>
+__global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
+    wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+               float* __restrict__ C, int M, int N, int K, int ldc, int group_m) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using S = hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSUMERS>;
+  using Mma = wgmma::Mma<TYPE, BN>;
+  extern __shared__ unsigned char smem_raw[];
+  // 128-byte swizzled tiles want 1024-byte aligned bases.
+  const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const unsigned smem_a = base;
+  const unsigned smem_b = base + STAGES * S::kTileABytes;
+  const unsigned full_bar = smem_b + STAGES * S::kTileBBytes;
+  const unsigned empty_bar = full_bar + 8 * STAGES;
+
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const int num_tiles = tiles_m * tiles_n;
+  const int k_tiles = (K + S::kBK - 1) / S::kBK;
+  const int wg = threadIdx.x / 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbar_init(full_bar + 8 * s, 1);
+      sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4);  // lane 0 of every consumer warp
+    }
+    sm90::mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    // Producer.
+    if constexpr (S::kConsumerRegs > 0) sm90::setmaxnreg_dec<24>();
+    if (threadIdx.x == 0) {
+      sm90::tma_prefetch_map(&tma_a);
+      sm90::tma_prefetch_map(&tma_b);
+      int s = 0;
+      unsigned phase = 0;
+      for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+        int tm, tn;
+        hopper::tile_coords(tile, tiles_m, tiles_n, group_m, tm, tn);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kStageBytes);
+          sm90::tma_load_2d(smem_a + s * S::kTileABytes, &tma_a, kt * S::kBK, tm * BM, full_bar + 8 * s);
+          sm90::tma_load_2d(smem_b + s * S::kTileBBytes, &tma_b, kt * S::kBK, tn * BN, full_bar + 8 * s);
+          if (++s == STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {
+    // Consumers.
+    if constexpr (S::kConsumerRegs > 0) sm90::setmaxnreg_inc<S::kConsumerRegs>();
+    const int c = wg - 1;
+    const int t = threadIdx.x % 128;
+    const int warp = t / 32;
+    const int lane = t % 32;
+    float acc[S::kMI][S::kAccRegs];
+    const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(C) & 7) == 0;
+    int s = 0;
+    unsigned phase = 0;
+    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+      int tm, tn;
+      hopper::tile_coords(tile, tiles_m, tiles_n, group_m, tm, tn);
+      int prev = 0;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        sm90::mbar_wait(full_bar + 8 * s, phase);
+        const unsigned long long da = sm90::smem_desc_sw128(smem_a + s * S::kTileABytes + c * S::kWgM * 128);
+        const unsigned long long db = sm90::smem_desc_sw128(smem_b + s * S::kTileBBytes);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < S::kKSteps; ++kk) {
+#pragma unroll
+          for (int mi = 0; mi < S::kMI; ++mi) {
+            // +32 bytes per k step (>> 4: +2); +64 rows * 128 bytes per m64 block (>> 4: +512).
+            Mma::run(acc[mi], da + 2 * kk + 512 * mi, db + 2 * kk, (kt > 0 || kk > 0) ? 1 : 0);
+          }
+        }
+        sm90::wgmma_commit();
+        sm90::wgmma_wait<1>();  // the previous k-tile's wgmmas are done with their stage
+        if (kt > 0 && lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
+        prev = s;
+        if (++s == STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      sm90::wgmma_wait<0>();
+#pragma unroll
+      for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);
+      if (k_tiles > 0 && lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
+
+      // Epilogue. Accumulator layout of m64nN: warp w holds rows 16w..16w+15; lane l holds rows
+      // l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and
+      // 4j + {2, 3}.
+      const int row0 = tm * BM + c * S::kWgM + warp * 16 + lane / 4;
+      const int col0 = tn * BN + 2 * (lane % 4);
+      const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+#pragma unroll
+      for (int mi = 0; mi < S::kMI; ++mi) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row0 + mi * 64 + 8 * h;
+          float* crow = C + static_cast<long long>(row) * ldc;
+          if (interior) {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+              *reinterpret_cast<float2*>(crow + col0 + 8 * j) =
+                  make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+            }
+          } else if (row < M) {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+              const int col = col0 + 8 * j;
+              if (pairs && col + 1 < N) {
+                *reinterpret_cast<float2*>(crow + col) = make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+              } else {
+                if (col < N) crow[col] = acc[mi][4 * j + 2 * h];
+                if (col + 1 < N) crow[col + 1] = acc[mi][4 * j + 2 * h + 1];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+#else
+  __trap();
+#endif
+}
+
+}  // namespace gemmtune
