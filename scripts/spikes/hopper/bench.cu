@@ -65,13 +65,15 @@ static EncodeTiled encode_tiled() {
 // rows x cols matrix (cols contiguous, pitch ld elements), box of box_rows x box_cols, 128-byte
 // swizzle; elements outside the matrix read as zeros.
 static gemmtune::TensorMap make_map(const void* ptr, int elem_bytes, int rows, int cols, int ld, int box_rows,
-                                    int box_cols) {
+                                    int box_cols, bool tf32_round = false) {
   CUtensorMap m;
   const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
   const cuuint64_t strides[1] = {(cuuint64_t)ld * elem_bytes};
   const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
   const cuuint32_t estr[2] = {1, 1};
-  CUresult r = encode_tiled()(&m, elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+  CUresult r = encode_tiled()(&m, elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                              : tf32_round     ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
                               2, const_cast<void*>(ptr), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -90,7 +92,8 @@ static gemmtune::TensorMap make_map(const void* ptr, int elem_bytes, int rows, i
 // Variants: one template instantiation plus how it is launched.
 struct Variant {
   const char* name;
-  int type;  // 0 bf16, 1 tf32
+  int type;  // 0 bf16, 1 tf32, 2 3xtf32
+  bool tma_round;  // tf32: the TMA rounds FP32 to TF32 on the way in (TFLOAT32 map); else the tensor core truncates
   int bm, bn, threads, smem;
   bool persistent;
   int group_m;
@@ -102,7 +105,15 @@ static Variant variant(const char* name, bool persistent, int group_m) {
   using S = gemmtune::hopper::WgmmaShape<TYPE, BM, BN, ST, CONS>;
   auto k = gemmtune::wgmma_gemm<TYPE, BM, BN, ST, CONS>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-  return Variant{name, TYPE, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, k};
+  return Variant{name, TYPE, false, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, k};
+}
+
+template <int BM, int BN, int ST, int CONS>
+static Variant variant_3xtf32(const char* name, int group_m) {
+  using S = gemmtune::hopper::Split3Shape<BM, BN, ST, CONS>;
+  auto k = gemmtune::wgmma_gemm_3xtf32<BM, BN, ST, CONS>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
+  return Variant{name, 2, false, BM, BN, S::kThreads, S::kSmemBytes, true, group_m, k};
 }
 
 static int g_sms = 132;
@@ -120,7 +131,8 @@ struct Launch {
 static Launch make_launch(const Variant& v, const void* A, const void* B, float* C, int M, int N, int K) {
   const int eb = v.type == 0 ? 2 : 4;
   const int bk = 128 / eb;
-  Launch l{&v, make_map(A, eb, M, K, K, v.bm, bk), make_map(B, eb, N, K, K, v.bn, bk), C, M, N, K, 0};
+  Launch l{&v, make_map(A, eb, M, K, K, v.bm, bk, v.tma_round), make_map(B, eb, N, K, K, v.bn, bk, v.tma_round), C,
+           M, N, K, 0};
   const int tiles = ((M + v.bm - 1) / v.bm) * ((N + v.bn - 1) / v.bn);
   l.grid = v.persistent ? std::min(tiles, g_sms) : tiles;
   return l;
@@ -214,8 +226,11 @@ static CheckResult run_check(const float* C, const double* R, const double* Rabs
   CK(cudaMemset(d_sums, 0, sizeof(CheckSums)));
   // bf16: the inputs are exact in FP32, only the accumulation errs: (2K+4) 2^-23 |A||B|.
   // tf32: the tensor core drops the inputs' low 13 bits: add 2 * 2^-10 per product.
+  // 3xtf32: the dropped small*small term and the small parts' rounding: add 2^-20.
   const double u = std::ldexp(1.0, -23);
-  const double scale = type == 0 ? (2.0 * K + 4) * u : (2.0 * K + 4) * u + 2 * std::ldexp(1.0, -10);
+  const double scale = type == 0   ? (2.0 * K + 4) * u
+                       : type == 1 ? (2.0 * K + 4) * u + 2 * std::ldexp(1.0, -10)
+                                   : (2.0 * K + 4) * u + std::ldexp(1.0, -20);
   check<<<264, 256>>>(C, R, Rabs, n, scale, d_sums);
   CK(cudaGetLastError());
   CheckSums h;
@@ -278,7 +293,10 @@ int main(int argc, char** argv) {
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers", true, 8),
       variant<0, 256, 128, 4, 2>("bf16 256x128 s4 c2 pers", true, 8),
       variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers", true, 8),
+      variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers tma-rn", true, 8),
+      variant_3xtf32<128, 128, 3, 2>("3xtf32 128x128 s3 c2 pers", 8),
   };
+  vars[5].tma_round = true;
 
   cublasHandle_t h;
   CB(cublasCreate(&h));
@@ -300,11 +318,11 @@ int main(int argc, char** argv) {
     const int M = sh.m, N = sh.n, K = sh.k;
     const long long nA = (long long)M * K, nB = (long long)N * K, nC = (long long)M * N;
     const double flop = 2.0 * M * N * K;
-    for (int type = 0; type <= 1; ++type) {
+    for (int type = 0; type <= 2; ++type) {
       bool any = false;
       for (auto& v : vars) any |= v.type == type;
       if (!any) continue;
-      if (type == 1 && (K * 4) % 16 != 0) continue;
+      if (type >= 1 && (K * 4) % 16 != 0) continue;
       if (type == 0 && (K * 2) % 16 != 0) {
         std::printf("skip %dx%dx%d: K rows not 16-byte multiples (tensor-map rule)\n", M, N, K);
         continue;
@@ -340,8 +358,9 @@ int main(int argc, char** argv) {
 
       // cuBLAS in the same precision, FP32 out.
       const float fone = 1, fzero = 0;
+      // 3xtf32's contestant is cuBLAS SGEMM (pure FP32: CUBLAS_COMPUTE_32F on FP32 inputs).
       const cudaDataType_t dt = type == 0 ? CUDA_R_16BF : CUDA_R_32F;
-      const cublasComputeType_t ct = type == 0 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+      const cublasComputeType_t ct = type == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
       auto cublas = [&]() {
         CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &fone, B, dt, K, A, dt, K, &fzero, C, CUDA_R_32F, N, ct,
                         CUBLAS_GEMM_DEFAULT));
@@ -350,7 +369,7 @@ int main(int argc, char** argv) {
       cublas();
       CK(cudaDeviceSynchronize());
       const CheckResult cub_chk = run_check(C, R, Ra, nC, K, type, d_sums);
-      const double norm_limit = type == 0 ? 1e-5 : 2e-3;
+      const double norm_limit = type == 1 ? 2e-3 : 1e-5;
 
       std::vector<Launch> launches;
       std::vector<CheckResult> chks;
@@ -398,7 +417,7 @@ int main(int argc, char** argv) {
       char shs[64];
       std::snprintf(shs, sizeof shs, "%dx%dx%d", M, N, K);
       std::printf("csv,%d,%d,%d,cublas %s,%d,%.3e,%.4f,%llu,%llu,%.4f,%.4f,%.4f,%.1f,%.1f,1.000\n", M, N, K,
-                  type == 0 ? "bf16" : "tf32", (int)cub_chk.ok(norm_limit), cub_chk.norm_err, cub_chk.max_ratio,
+                  type == 0 ? "bf16" : type == 1 ? "tf32" : "sgemm", (int)cub_chk.ok(norm_limit), cub_chk.norm_err, cub_chk.max_ratio,
                   cub_chk.over, cub_chk.nan, cs.med, cs.p10, cs.p90, cub_tf, cub_tf);
       for (int i = 0; i < nv; ++i) {
         const Stats s = stats(samples[i]);

@@ -127,6 +127,20 @@ __device__ __forceinline__ unsigned long long smem_desc_sw128(unsigned addr) {
   return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
 }
 
+// Orders this thread's generic shared-memory writes before later async-proxy reads (wgmma, TMA).
+__device__ __forceinline__ void fence_proxy_async() {
+#if GEMMTUNE_SM90A
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+// FP32 -> TF32, round to nearest (ties away), result in FP32 bits with the low 13 bits zero.
+__device__ __forceinline__ float round_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+
 // --- registers -------------------------------------------------------------------------------
 // Producer warpgroups give registers back, consumers take them (the kernel needs a register cap at
 // entry: __launch_bounds__(threads, 1)). Every thread of the warpgroup executes it.

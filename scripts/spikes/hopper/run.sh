@@ -1,9 +1,10 @@
 #!/bin/bash
-# Runs on the GPU machine, from the repository root, with the prebuilt binaries carried in
-# build-carry-hopper/ (built on the CPU machine: see NOTES.md). Writes the logs to $OUT and prints a
-# short summary last. Usage: scripts/spikes/hopper/run.sh [rounds] [m,n,k ...]
+# Runs on the GPU machine with the prebuilt binaries beside it in the carried folder
+# build-carry-hopper/ (the device tool sends the lead's checkout, not this worktree, so the script
+# travels there too: build.sh copies it). Writes the logs to $OUT and prints a short summary last.
+# Usage: bash build-carry-hopper/run.sh [rounds] [m,n,k ...]
 set -u
-B=build-carry-hopper
+B=$(cd "$(dirname "$0")" && pwd)
 O=${OUT:-/tmp/hopper-out}
 mkdir -p "$O"
 date -u +"%F %T UTC" | tee "$O/env.txt"

@@ -199,4 +199,217 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
 #endif
 }
 
+// ---------------------------------------------------------------------------------------------
+// 3xtf32 (FP32 in and out, FP32-level accuracy): x = big + small, big = tf32_rn(x), small =
+// tf32_rn(x - big); a*b ~ small_a*big_b + big_a*small_b + big_a*big_b, three tf32 wgmmas per k step.
+// TMA brings the FP32 tiles; the producer warpgroup's warps 1-3 (the "splitters") rewrite each A and
+// B tile in place as big and write small into a second buffer of the same (swizzled) layout, since
+// the split is element-wise; then they fence the async proxy and arrive on a "ready" barrier that
+// the consumers wait for. The tensor core's FP32 accumulation truncates, so a long sum in it is
+// biased (tensor-core spike, v1): each k tile is summed in a temporary (scale_d = 0 at its first
+// step) and added into the accumulator with FADDs, once per k tile (32 products).
+namespace hopper {
+template <int BM, int BN, int STAGES, int CONSUMERS>
+struct Split3Shape {
+  static constexpr int kBK = 32;
+  static constexpr int kThreads = 128 * (CONSUMERS + 1);
+  static constexpr int kWgM = BM / CONSUMERS;
+  static constexpr int kMI = kWgM / 64;
+  static constexpr int kAccRegs = BN / 2;
+  static constexpr int kKSteps = 4;
+  static constexpr int kTileABytes = BM * 128;
+  static constexpr int kTileBBytes = BN * 128;
+  static constexpr int kLoadBytes = kTileABytes + kTileBBytes;      // what TMA brings per stage
+  static constexpr int kStageBytes = 2 * kLoadBytes;                // + the small parts
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 24 * STAGES + 1024;
+  static constexpr int kSplitters = 96;                             // warps 1-3 of warpgroup 0
+  static constexpr int kConsumerRegs = CONSUMERS == 2 ? 232 : 152;  // producer warpgroup keeps 40
+  static_assert(CONSUMERS == 2 || CONSUMERS == 3, "2 or 3 consumer warpgroups");
+  static_assert(kWgM % 64 == 0 && kWgM * CONSUMERS == BM, "BM: a multiple of 64 per consumer warpgroup");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: one wgmma N");
+  static_assert(BM <= 256 && BN <= 256, "TMA boxes are at most 256 rows");
+};
+}  // namespace hopper
+
+template <int BM, int BN, int STAGES, int CONSUMERS>
+__global__ void __launch_bounds__(hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>::kThreads, 1)
+    wgmma_gemm_3xtf32(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+                      float* __restrict__ C, int M, int N, int K, int ldc, int group_m) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using S = hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>;
+  using Mma = wgmma::Mma<1, BN>;
+  extern __shared__ unsigned char smem_raw[];
+  const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
+  // Per stage: [A big][B big][A small][B small]; A big + B big is one TMA landing zone.
+  auto a_big = [&](int s) { return base + s * S::kStageBytes; };
+  auto b_big = [&](int s) { return base + s * S::kStageBytes + S::kTileABytes; };
+  auto a_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes; };
+  auto b_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes + S::kTileABytes; };
+  const unsigned full_bar = base + STAGES * S::kStageBytes;
+  const unsigned ready_bar = full_bar + 8 * STAGES;
+  const unsigned empty_bar = ready_bar + 8 * STAGES;
+
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const int num_tiles = tiles_m * tiles_n;
+  const int k_tiles = (K + S::kBK - 1) / S::kBK;
+  const int wg = threadIdx.x / 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbar_init(full_bar + 8 * s, 1);
+      sm90::mbar_init(ready_bar + 8 * s, S::kSplitters);
+      sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4);
+    }
+    sm90::mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      // Producer.
+      sm90::tma_prefetch_map(&tma_a);
+      sm90::tma_prefetch_map(&tma_b);
+      int s = 0;
+      unsigned phase = 0;
+      for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+        int tm, tn;
+        hopper::tile_coords(tile, tiles_m, tiles_n, group_m, tm, tn);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kLoadBytes);
+          sm90::tma_load_2d(a_big(s), &tma_a, kt * S::kBK, tm * BM, full_bar + 8 * s);
+          sm90::tma_load_2d(b_big(s), &tma_b, kt * S::kBK, tn * BN, full_bar + 8 * s);
+          if (++s == STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    } else if (threadIdx.x >= 32) {
+      // Splitters: A and B tiles are contiguous, as are their small parts: one pass over
+      // kLoadBytes / 16 chunks.
+      const int t = threadIdx.x - 32;
+      int s = 0;
+      unsigned phase = 0;
+      const int total = num_tiles > (int)blockIdx.x ? ((num_tiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1) * k_tiles : 0;
+      for (int it = 0; it < total; ++it) {
+        sm90::mbar_wait(full_bar + 8 * s, phase);
+        const unsigned src = a_big(s);
+        const unsigned dst = a_small(s);
+#pragma unroll 4
+        for (int c = t; c < S::kLoadBytes / 16; c += S::kSplitters) {
+          float4 x;
+          asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+                       : "r"(src + 16 * c));
+          float4 b, r;
+          b.x = sm90::round_tf32(x.x);
+          b.y = sm90::round_tf32(x.y);
+          b.z = sm90::round_tf32(x.z);
+          b.w = sm90::round_tf32(x.w);
+          r.x = sm90::round_tf32(x.x - b.x);
+          r.y = sm90::round_tf32(x.y - b.y);
+          r.z = sm90::round_tf32(x.z - b.z);
+          r.w = sm90::round_tf32(x.w - b.w);
+          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(src + 16 * c), "f"(b.x), "f"(b.y), "f"(b.z),
+                       "f"(b.w)
+                       : "memory");
+          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst + 16 * c), "f"(r.x), "f"(r.y), "f"(r.z),
+                       "f"(r.w)
+                       : "memory");
+        }
+        sm90::fence_proxy_async();
+        sm90::mbar_arrive(ready_bar + 8 * s);
+        if (++s == STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+    }
+  } else {
+    sm90::setmaxnreg_inc<S::kConsumerRegs>();
+    const int c = wg - 1;
+    const int t = threadIdx.x % 128;
+    const int warp = t / 32;
+    const int lane = t % 32;
+    float acc[S::kMI][S::kAccRegs];
+    float part[S::kMI][S::kAccRegs];
+    const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(C) & 7) == 0;
+    int s = 0;
+    unsigned phase = 0;
+    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+      int tm, tn;
+      hopper::tile_coords(tile, tiles_m, tiles_n, group_m, tm, tn);
+#pragma unroll
+      for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+        for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] = 0.f;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        sm90::mbar_wait(ready_bar + 8 * s, phase);
+        const unsigned row_off = c * S::kWgM * 128;
+        const unsigned long long dab = sm90::smem_desc_sw128(a_big(s) + row_off);
+        const unsigned long long das = sm90::smem_desc_sw128(a_small(s) + row_off);
+        const unsigned long long dbb = sm90::smem_desc_sw128(b_big(s));
+        const unsigned long long dbs = sm90::smem_desc_sw128(b_small(s));
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < S::kKSteps; ++kk) {
+#pragma unroll
+          for (int mi = 0; mi < S::kMI; ++mi) {
+            Mma::run(part[mi], das + 2 * kk + 512 * mi, dbb + 2 * kk, kk > 0 ? 1 : 0);
+            Mma::run(part[mi], dab + 2 * kk + 512 * mi, dbs + 2 * kk, 1);
+            Mma::run(part[mi], dab + 2 * kk + 512 * mi, dbb + 2 * kk, 1);
+          }
+        }
+        sm90::wgmma_commit();
+        sm90::wgmma_wait<0>();
+#pragma unroll
+        for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(part[mi]);
+        if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * s);
+#pragma unroll
+        for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+          for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] += part[mi][i];
+        if (++s == STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      const int row0 = tm * BM + c * S::kWgM + warp * 16 + lane / 4;
+      const int col0 = tn * BN + 2 * (lane % 4);
+      const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+#pragma unroll
+      for (int mi = 0; mi < S::kMI; ++mi) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row0 + mi * 64 + 8 * h;
+          float* crow = C + static_cast<long long>(row) * ldc;
+          if (interior) {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+              *reinterpret_cast<float2*>(crow + col0 + 8 * j) =
+                  make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+          } else if (row < M) {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+              const int col = col0 + 8 * j;
+              if (pairs && col + 1 < N) {
+                *reinterpret_cast<float2*>(crow + col) = make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+              } else {
+                if (col < N) crow[col] = acc[mi][4 * j + 2 * h];
+                if (col + 1 < N) crow[col + 1] = acc[mi][4 * j + 2 * h + 1];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+#else
+  __trap();
+#endif
+}
+
 }  // namespace gemmtune
