@@ -292,11 +292,13 @@ int main(int argc, char** argv) {
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2", false, 8),
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers", true, 8),
       variant<0, 256, 128, 4, 2>("bf16 256x128 s4 c2 pers", true, 8),
+      variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers g4", true, 4),
+      variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers g16", true, 16),
       variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers", true, 8),
       variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers tma-rn", true, 8),
       variant_3xtf32<128, 128, 3, 2>("3xtf32 128x128 s3 c2 pers", 8),
   };
-  vars[5].tma_round = true;
+  vars[7].tma_round = true;
 
   cublasHandle_t h;
   CB(cublasCreate(&h));
