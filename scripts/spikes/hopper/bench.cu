@@ -108,10 +108,10 @@ static Variant variant(const char* name, bool persistent, int group_m) {
   return Variant{name, TYPE, false, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, k};
 }
 
-template <int BM, int BN, int ST, int CONS>
+template <int BM, int BN, int ST, int CONS, int A_REGS>
 static Variant variant_3xtf32(const char* name, int group_m) {
-  using S = gemmtune::hopper::Split3Shape<BM, BN, ST, CONS>;
-  auto k = gemmtune::wgmma_gemm_3xtf32<BM, BN, ST, CONS>;
+  using S = gemmtune::hopper::Split3Shape<BM, BN, ST, CONS, A_REGS>;
+  auto k = gemmtune::wgmma_gemm_3xtf32<BM, BN, ST, CONS, A_REGS>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
   return Variant{name, 2, false, BM, BN, S::kThreads, S::kSmemBytes, true, group_m, k};
 }
@@ -296,7 +296,9 @@ int main(int argc, char** argv) {
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers g16", true, 16),
       variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers", true, 8),
       variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers tma-rn", true, 8),
-      variant_3xtf32<128, 128, 3, 2>("3xtf32 128x128 s3 c2 pers", 8),
+      variant_3xtf32<128, 128, 3, 2, 0>("3xtf32 128x128 s3 c2 pers", 8),
+      variant_3xtf32<128, 128, 4, 2, 1>("3xtf32 128x128 s4 c2 pers A-regs", 8),
+      variant_3xtf32<128, 128, 4, 2, 2>("3xtf32 128x128 s4 c2 pers A-regs+1", 8),
   };
   vars[7].tma_round = true;
 

@@ -44,4 +44,29 @@ struct Mma<{tid}, {n}> {{
   }}
 }};
 """)
+# tf32 with A from registers: four .b32 registers a thread per m64k8 block, the mma.m16n8k8 tf32
+# A-fragment layout per warp (warp w of the warpgroup: rows 16w..16w+15).
+print("""template <int N>
+struct MmaRegA;
+""")
+for n in NS:
+    r = n // 2
+    regs = ", ".join(f"%{i}" for i in range(r))
+    ops = ", ".join(f'"+f"(d[{i}])' for i in range(r))
+    print(f"""template <>
+struct MmaRegA<{n}> {{
+  __device__ __forceinline__ static void run(float (&d)[{r}], const unsigned (&a)[4], unsigned long long desc_b,
+                                             int scale_d) {{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 5}, 0;\\n"
+        "wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{{regs}}}, {{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, p, 1, 1;\\n}}\\n"
+        : {ops}
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
+#else
+    __trap();
+#endif
+  }}
+}};
+""")
 print("}  // namespace wgmma\n}  // namespace gemmtune")

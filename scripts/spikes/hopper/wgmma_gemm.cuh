@@ -208,8 +208,12 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
 // the consumers wait for. The tensor core's FP32 accumulation truncates, so a long sum in it is
 // biased (tensor-core spike, v1): each k tile is summed in a temporary (scale_d = 0 at its first
 // step) and added into the accumulator with FADDs, once per k tile (32 products).
+// A_REGS = 1 (2: the next k tile's fragments loaded while this one's wgmmas run): only B is split in shared memory; each consumer thread loads its A fragments (FP32,
+// from the swizzled tile) and splits them in registers, and the wgmmas take A from registers. That
+// halves the splitters' shared-memory traffic and drops the A parts' wgmma reads (measured v2:
+// with both operands split in shared memory the kernel is bound by shared-memory bandwidth).
 namespace hopper {
-template <int BM, int BN, int STAGES, int CONSUMERS>
+template <int BM, int BN, int STAGES, int CONSUMERS, int A_REGS>
 struct Split3Shape {
   static constexpr int kBK = 32;
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
@@ -220,31 +224,34 @@ struct Split3Shape {
   static constexpr int kTileABytes = BM * 128;
   static constexpr int kTileBBytes = BN * 128;
   static constexpr int kLoadBytes = kTileABytes + kTileBBytes;      // what TMA brings per stage
-  static constexpr int kStageBytes = 2 * kLoadBytes;                // + the small parts
+  static constexpr int kStageBytes = kLoadBytes + kTileBBytes + (A_REGS ? 0 : kTileABytes);  // + small parts
   static constexpr int kSmemBytes = STAGES * kStageBytes + 24 * STAGES + 1024;
   static constexpr int kSplitters = 96;                             // warps 1-3 of warpgroup 0
   static constexpr int kConsumerRegs = CONSUMERS == 2 ? 232 : 152;  // producer warpgroup keeps 40
   static_assert(CONSUMERS == 2 || CONSUMERS == 3, "2 or 3 consumer warpgroups");
+  static_assert(!A_REGS || kMI == 1, "A in registers: one m64 block per consumer");
+  static_assert(A_REGS >= 0 && A_REGS <= 2, "A_REGS: 0 split in shared memory, 1 in registers, 2 in registers one k tile ahead");
   static_assert(kWgM % 64 == 0 && kWgM * CONSUMERS == BM, "BM: a multiple of 64 per consumer warpgroup");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: one wgmma N");
   static_assert(BM <= 256 && BN <= 256, "TMA boxes are at most 256 rows");
 };
 }  // namespace hopper
 
-template <int BM, int BN, int STAGES, int CONSUMERS>
-__global__ void __launch_bounds__(hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>::kThreads, 1)
+template <int BM, int BN, int STAGES, int CONSUMERS, int A_REGS>
+__global__ void __launch_bounds__(hopper::Split3Shape<BM, BN, STAGES, CONSUMERS, A_REGS>::kThreads, 1)
     wgmma_gemm_3xtf32(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                       float* __restrict__ C, int M, int N, int K, int ldc, int group_m) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using S = hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>;
+  using S = hopper::Split3Shape<BM, BN, STAGES, CONSUMERS, A_REGS>;
   using Mma = wgmma::Mma<1, BN>;
+  using MmaRegA = wgmma::MmaRegA<BN>;
   extern __shared__ unsigned char smem_raw[];
   const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
-  // Per stage: [A big][B big][A small][B small]; A big + B big is one TMA landing zone.
+  // Per stage: [A big][B big][B small][A small (A_REGS = 0)]; A + B is one TMA landing zone.
   auto a_big = [&](int s) { return base + s * S::kStageBytes; };
   auto b_big = [&](int s) { return base + s * S::kStageBytes + S::kTileABytes; };
-  auto a_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes; };
-  auto b_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes + S::kTileABytes; };
+  auto b_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes; };
+  auto a_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes + S::kTileBBytes; };
   const unsigned full_bar = base + STAGES * S::kStageBytes;
   const unsigned ready_bar = full_bar + 8 * STAGES;
   const unsigned empty_bar = ready_bar + 8 * STAGES;
@@ -288,22 +295,23 @@ __global__ void __launch_bounds__(hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>
         }
       }
     } else if (threadIdx.x >= 32) {
-      // Splitters: A and B tiles are contiguous, as are their small parts: one pass over
-      // kLoadBytes / 16 chunks.
+      // Splitters: B's chunks, then (A_REGS = 0) A's.
       const int t = threadIdx.x - 32;
       int s = 0;
       unsigned phase = 0;
       const int total = num_tiles > (int)blockIdx.x ? ((num_tiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1) * k_tiles : 0;
       for (int it = 0; it < total; ++it) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
-        const unsigned src = a_big(s);
-        const unsigned dst = a_small(s);
+        constexpr int kChunksB = S::kTileBBytes / 16;
+        constexpr int kChunks = A_REGS ? kChunksB : S::kLoadBytes / 16;
 #pragma unroll 4
-        for (int c = t; c < S::kLoadBytes / 16; c += S::kSplitters) {
+        for (int c = t; c < kChunks; c += S::kSplitters) {
+          const unsigned src = c < kChunksB ? b_big(s) + 16 * c : a_big(s) + 16 * (c - kChunksB);
+          const unsigned dst = c < kChunksB ? b_small(s) + 16 * c : a_small(s) + 16 * (c - kChunksB);
           float4 x;
           asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
                        : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
-                       : "r"(src + 16 * c));
+                       : "r"(src));
           float4 b, r;
           b.x = sm90::round_tf32(x.x);
           b.y = sm90::round_tf32(x.y);
@@ -313,10 +321,10 @@ __global__ void __launch_bounds__(hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>
           r.y = sm90::round_tf32(x.y - b.y);
           r.z = sm90::round_tf32(x.z - b.z);
           r.w = sm90::round_tf32(x.w - b.w);
-          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(src + 16 * c), "f"(b.x), "f"(b.y), "f"(b.z),
+          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(src), "f"(b.x), "f"(b.y), "f"(b.z),
                        "f"(b.w)
                        : "memory");
-          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst + 16 * c), "f"(r.x), "f"(r.y), "f"(r.z),
+          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "f"(r.x), "f"(r.y), "f"(r.z),
                        "f"(r.w)
                        : "memory");
         }
@@ -336,6 +344,26 @@ __global__ void __launch_bounds__(hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>
     const int lane = t % 32;
     float acc[S::kMI][S::kAccRegs];
     float part[S::kMI][S::kAccRegs];
+    const unsigned row_off = c * S::kWgM * 128;
+    // A_REGS: fragment of m64k8 block kk: rows r = 16 warp + lane/4 (+8), columns 8 kk + lane%4
+    // (+4); in the swizzled tile, element (r, k) sits at r*128 + ((k/4) ^ (r%8))*16 + (k%4)*4.
+    unsigned abig[S::kKSteps][4], asml[S::kKSteps][4], nbig[S::kKSteps][4], nsml[S::kKSteps][4];
+    auto load_a = [&](int st, unsigned(&big)[S::kKSteps][4], unsigned(&sml)[S::kKSteps][4]) {
+      const int g = lane / 4;
+      const unsigned arow = a_big(st) + row_off + (warp * 16 + g) * 128 + (lane % 4) * 4;
+#pragma unroll
+      for (int kk = 0; kk < S::kKSteps; ++kk) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const unsigned addr = arow + (q & 1) * 8 * 128 + (((2 * kk + (q >> 1)) ^ g) * 16);
+          float x;
+          asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(addr) : "memory");
+          const float bx = sm90::round_tf32(x);
+          big[kk][q] = __float_as_uint(bx);
+          sml[kk][q] = __float_as_uint(sm90::round_tf32(x - bx));
+        }
+      }
+    };
     const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(C) & 7) == 0;
     int s = 0;
     unsigned phase = 0;
@@ -347,26 +375,64 @@ __global__ void __launch_bounds__(hopper::Split3Shape<BM, BN, STAGES, CONSUMERS>
 #pragma unroll
         for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] = 0.f;
       for (int kt = 0; kt < k_tiles; ++kt) {
+        sm90::mbar_wait(full_bar + 8 * s, phase);
         sm90::mbar_wait(ready_bar + 8 * s, phase);
-        const unsigned row_off = c * S::kWgM * 128;
-        const unsigned long long dab = sm90::smem_desc_sw128(a_big(s) + row_off);
-        const unsigned long long das = sm90::smem_desc_sw128(a_small(s) + row_off);
         const unsigned long long dbb = sm90::smem_desc_sw128(b_big(s));
         const unsigned long long dbs = sm90::smem_desc_sw128(b_small(s));
-        sm90::wgmma_fence();
+        if constexpr (A_REGS) {
+          if (A_REGS == 1 || kt == 0) load_a(s, abig, asml);
+          sm90::wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < S::kKSteps; ++kk) {
+          for (int kk = 0; kk < S::kKSteps; ++kk) {
+            MmaRegA::run(part[0], asml[kk], dbb + 2 * kk, kk > 0 ? 1 : 0);
+            MmaRegA::run(part[0], abig[kk], dbs + 2 * kk, 1);
+            MmaRegA::run(part[0], abig[kk], dbb + 2 * kk, 1);
+          }
+        } else {
+          const unsigned long long dab = sm90::smem_desc_sw128(a_big(s) + row_off);
+          const unsigned long long das = sm90::smem_desc_sw128(a_small(s) + row_off);
+          sm90::wgmma_fence();
 #pragma unroll
-          for (int mi = 0; mi < S::kMI; ++mi) {
-            Mma::run(part[mi], das + 2 * kk + 512 * mi, dbb + 2 * kk, kk > 0 ? 1 : 0);
-            Mma::run(part[mi], dab + 2 * kk + 512 * mi, dbs + 2 * kk, 1);
-            Mma::run(part[mi], dab + 2 * kk + 512 * mi, dbb + 2 * kk, 1);
+          for (int kk = 0; kk < S::kKSteps; ++kk) {
+#pragma unroll
+            for (int mi = 0; mi < S::kMI; ++mi) {
+              Mma::run(part[mi], das + 2 * kk + 512 * mi, dbb + 2 * kk, kk > 0 ? 1 : 0);
+              Mma::run(part[mi], dab + 2 * kk + 512 * mi, dbs + 2 * kk, 1);
+              Mma::run(part[mi], dab + 2 * kk + 512 * mi, dbb + 2 * kk, 1);
+            }
           }
         }
         sm90::wgmma_commit();
+        if constexpr (A_REGS == 2) {
+          // Next k tile's A fragments while this one's wgmmas run (into other registers: the
+          // wgmmas read abig/asml until the wait below).
+          if (kt + 1 < k_tiles) {
+            const int s1 = s + 1 == STAGES ? 0 : s + 1;
+            const unsigned p1 = s + 1 == STAGES ? phase ^ 1 : phase;
+            sm90::mbar_wait(full_bar + 8 * s1, p1);
+            sm90::mbar_wait(ready_bar + 8 * s1, p1);
+            load_a(s1, nbig, nsml);
+          }
+        }
         sm90::wgmma_wait<0>();
 #pragma unroll
         for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(part[mi]);
+        if constexpr (A_REGS) {
+          // The wgmmas read A's registers asynchronously: keep them alive up to the wait.
+#pragma unroll
+          for (int kk = 0; kk < S::kKSteps; ++kk)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) asm volatile("" ::"r"(abig[kk][q]), "r"(asml[kk][q]));
+        }
+        if constexpr (A_REGS == 2) {
+#pragma unroll
+          for (int kk = 0; kk < S::kKSteps; ++kk)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+              abig[kk][q] = nbig[kk][q];
+              asml[kk][q] = nsml[kk][q];
+            }
+        }
         if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * s);
 #pragma unroll
         for (int mi = 0; mi < S::kMI; ++mi)
