@@ -4,7 +4,8 @@
 // every variant run once on a NaN-poisoned C and checked (normwise ||C-R||_F/||R||_F, element-wise
 // |C-R| <= (2K+4) 2^-23 (|A||B|)_ij, NaN count), then timed interleaved with cuBLAS (cublasGemmEx,
 // CUBLAS_COMPUTE_32F, FP32 C: the same contract): median of ROUNDS samples, each sample enough
-// back-to-back launches to last >= 0.5 ms, events around them. Warm L2 (buffers not rotated; at
+// back-to-back launches to last >= 0.5 ms, events around them. Every variant is checked twice (the
+// error must repeat exactly). Warm L2 (buffers not rotated; at
 // 4096 and up the inputs are larger than the 50 MB L2 anyway).
 // Layout: A M x K row-major, B N x K row-major (both K-major), C M x N row-major.
 // Output: CSV lines (prefix "csv,") and a summary table at the end.
@@ -13,6 +14,7 @@
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap and the encode function's types only: no -lcuda
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,13 +68,13 @@ static EncodeTiled encode_tiled() {
 // rows x cols matrix (cols contiguous, pitch ld elements), box of box_rows x box_cols, 128-byte
 // swizzle; elements outside the matrix read as zeros.
 static gemmtune::TensorMap make_map(const void* ptr, int elem_bytes, int rows, int cols, int ld, int box_rows,
-                                    int box_cols, bool tf32_round = false) {
+                                    int box_cols, bool tf32_round = false, bool fp16 = false) {
   CUtensorMap m;
   const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
   const cuuint64_t strides[1] = {(cuuint64_t)ld * elem_bytes};
   const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
   const cuuint32_t estr[2] = {1, 1};
-  CUresult r = encode_tiled()(&m, elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  CUresult r = encode_tiled()(&m, elem_bytes == 2 ? (fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)
                               : tf32_round     ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
                               2, const_cast<void*>(ptr), dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -92,7 +95,7 @@ static gemmtune::TensorMap make_map(const void* ptr, int elem_bytes, int rows, i
 // Variants: one template instantiation plus how it is launched.
 struct Variant {
   const char* name;
-  int type;  // 0 bf16, 1 tf32, 2 3xtf32
+  int type;  // precision: 0 bf16, 1 tf32, 2 3xtf32, 3 fp16 (kernel TYPE 0, 1, -, 2)
   bool tma_round;  // tf32: the TMA rounds FP32 to TF32 on the way in (TFLOAT32 map); else the tensor core truncates
   int bm, bn, threads, smem;
   bool persistent;
@@ -105,7 +108,7 @@ static Variant variant(const char* name, bool persistent, int group_m) {
   using S = gemmtune::hopper::WgmmaShape<TYPE, BM, BN, ST, CONS>;
   auto k = gemmtune::wgmma_gemm<TYPE, BM, BN, ST, CONS>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-  return Variant{name, TYPE, false, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, k};
+  return Variant{name, TYPE == 2 ? 3 : TYPE, false, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, k};
 }
 
 template <int BM, int BN, int ST, int CONS, int A_REGS>
@@ -129,10 +132,11 @@ struct Launch {
 };
 
 static Launch make_launch(const Variant& v, const void* A, const void* B, float* C, int M, int N, int K) {
-  const int eb = v.type == 0 ? 2 : 4;
+  const int eb = v.type == 0 || v.type == 3 ? 2 : 4;
   const int bk = 128 / eb;
-  Launch l{&v, make_map(A, eb, M, K, K, v.bm, bk, v.tma_round), make_map(B, eb, N, K, K, v.bn, bk, v.tma_round), C,
-           M, N, K, 0};
+  const bool h = v.type == 3;
+  Launch l{&v, make_map(A, eb, M, K, K, v.bm, bk, v.tma_round, h), make_map(B, eb, N, K, K, v.bn, bk, v.tma_round, h),
+           C, M, N, K, 0};
   const int tiles = ((M + v.bm - 1) / v.bm) * ((N + v.bn - 1) / v.bn);
   l.grid = v.persistent ? std::min(tiles, g_sms) : tiles;
   return l;
@@ -162,6 +166,15 @@ __global__ void fill_bf16(__nv_bfloat16* p, double* d, double* dabs, long long n
     p[i] = b;
     d[i] = __bfloat162float(b);
     dabs[i] = fabs((double)__bfloat162float(b));
+  }
+}
+__global__ void fill_f16(__half* p, double* d, double* dabs, long long n, unsigned seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    __half b = __float2half(uniform_nonzero(i, seed));
+    if (__half2float(b) == 0.f) b = __float2half(0.5f);
+    p[i] = b;
+    d[i] = __half2float(b);
+    dabs[i] = fabs((double)__half2float(b));
   }
 }
 // tf32 mode: FP32 inputs; the reference uses them as given (tf32 truncation is the error measured).
@@ -228,7 +241,7 @@ static CheckResult run_check(const float* C, const double* R, const double* Rabs
   // tf32: the tensor core drops the inputs' low 13 bits: add 2 * 2^-10 per product.
   // 3xtf32: the dropped small*small term and the small parts' rounding: add 2^-20.
   const double u = std::ldexp(1.0, -23);
-  const double scale = type == 0   ? (2.0 * K + 4) * u
+  const double scale = type == 0 || type == 3 ? (2.0 * K + 4) * u
                        : type == 1 ? (2.0 * K + 4) * u + 2 * std::ldexp(1.0, -10)
                                    : (2.0 * K + 4) * u + std::ldexp(1.0, -20);
   check<<<264, 256>>>(C, R, Rabs, n, scale, d_sums);
@@ -292,15 +305,16 @@ int main(int argc, char** argv) {
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2", false, 8),
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers", true, 8),
       variant<0, 256, 128, 4, 2>("bf16 256x128 s4 c2 pers", true, 8),
-      variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers g4", true, 4),
-      variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers g16", true, 16),
+      variant<0, 128, 128, 6, 2>("bf16 128x128 s6 c2 pers", true, 8),
+      variant<0, 64, 128, 8, 1>("bf16 64x128 s8 c1 pers", true, 8),
+      variant<2, 128, 256, 4, 2>("fp16 128x256 s4 c2 pers", true, 8),
       variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers", true, 8),
       variant<1, 128, 256, 4, 2>("tf32 128x256 s4 c2 pers tma-rn", true, 8),
       variant_3xtf32<128, 128, 3, 2, 0>("3xtf32 128x128 s3 c2 pers", 8),
       variant_3xtf32<128, 128, 4, 2, 1>("3xtf32 128x128 s4 c2 pers A-regs", 8),
       variant_3xtf32<128, 128, 4, 2, 2>("3xtf32 128x128 s4 c2 pers A-regs+1", 8),
   };
-  vars[7].tma_round = true;
+  vars[8].tma_round = true;
 
   cublasHandle_t h;
   CB(cublasCreate(&h));
@@ -322,16 +336,15 @@ int main(int argc, char** argv) {
     const int M = sh.m, N = sh.n, K = sh.k;
     const long long nA = (long long)M * K, nB = (long long)N * K, nC = (long long)M * N;
     const double flop = 2.0 * M * N * K;
-    for (int type = 0; type <= 2; ++type) {
+    for (int type = 0; type <= 3; ++type) {
       bool any = false;
       for (auto& v : vars) any |= v.type == type;
       if (!any) continue;
-      if (type >= 1 && (K * 4) % 16 != 0) continue;
-      if (type == 0 && (K * 2) % 16 != 0) {
+      const int eb = type == 0 || type == 3 ? 2 : 4;
+      if ((K * eb) % 16 != 0) {
         std::printf("skip %dx%dx%d: K rows not 16-byte multiples (tensor-map rule)\n", M, N, K);
         continue;
       }
-      const int eb = type == 0 ? 2 : 4;
       void *A, *B;
       double *Ad, *Bd, *Aa, *Ba, *R, *Ra;
       float* C;
@@ -345,7 +358,10 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&Ra, nC * 8));
       CK(cudaMalloc(&C, nC * 4));
       const unsigned seed = 1234u + 7u * M + 13u * N + 17u * K + 101u * type;
-      if (type == 0) {
+      if (type == 3) {
+        fill_f16<<<1024, 256>>>((__half*)A, Ad, Aa, nA, seed);
+        fill_f16<<<1024, 256>>>((__half*)B, Bd, Ba, nB, seed * 3 + 1);
+      } else if (type == 0) {
         fill_bf16<<<1024, 256>>>((__nv_bfloat16*)A, Ad, Aa, nA, seed);
         fill_bf16<<<1024, 256>>>((__nv_bfloat16*)B, Bd, Ba, nB, seed * 3 + 1);
       } else {
@@ -363,7 +379,7 @@ int main(int argc, char** argv) {
       // cuBLAS in the same precision, FP32 out.
       const float fone = 1, fzero = 0;
       // 3xtf32's contestant is cuBLAS SGEMM (pure FP32: CUBLAS_COMPUTE_32F on FP32 inputs).
-      const cudaDataType_t dt = type == 0 ? CUDA_R_16BF : CUDA_R_32F;
+      const cudaDataType_t dt = type == 0 ? CUDA_R_16BF : type == 3 ? CUDA_R_16F : CUDA_R_32F;
       const cublasComputeType_t ct = type == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
       auto cublas = [&]() {
         CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &fone, B, dt, K, A, dt, K, &fzero, C, CUDA_R_32F, N, ct,
@@ -386,34 +402,48 @@ int main(int argc, char** argv) {
         CK(cudaDeviceSynchronize());
         chks.push_back(run_check(C, R, Ra, nC, K, type, d_sums));
       }
-      // Second check of the first variant on fresh poison: a moving error is a race.
-      // Timing: batch sizes from one timed launch each; then rounds, order rotated.
+      // Each variant again on fresh poison: the kernels are deterministic, so the error must repeat
+      // bit for bit (a moving error is a race).
+      std::vector<bool> repeat(launches.size());
+      for (size_t i = 0; i < launches.size(); ++i) {
+        CK(cudaMemset(C, 0xFF, nC * 4));
+        launches[i](0);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        const CheckResult again = run_check(C, R, Ra, nC, K, type, d_sums);
+        repeat[i] = again.norm_err == chks[i].norm_err && again.nan == chks[i].nan;
+      }
+      // Contestants: our variants, cuBLAS with FP32 C, and (16-bit inputs) cuBLAS with C in the input
+      // type, as a reference point only (our kernels write FP32).
       const int nv = (int)launches.size();
-      std::vector<int> reps(nv + 1);
-      for (int i = 0; i <= nv; ++i) {
-        auto f = [&]() {
-          if (i == nv)
-            cublas();
-          else
-            launches[i](0);
-        };
-        f();
-        f();
-        float t = time_batch(f, 3, e0, e1);
+      std::vector<std::function<void()>> fns;
+      for (int i = 0; i < nv; ++i) fns.push_back([&, i]() { launches[i](0); });
+      fns.push_back(cublas);
+      if (type == 0 || type == 3)
+        fns.push_back([&]() {
+          CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &fone, B, dt, K, A, dt, K, &fzero, C, dt, N,
+                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        });
+      const int nf = (int)fns.size();
+      // Timing: batch sizes from one timed batch each; then rounds, order rotated.
+      std::vector<int> reps(nf);
+      for (int i = 0; i < nf; ++i) {
+        fns[i]();
+        fns[i]();
+        float t = time_batch(fns[i], 3, e0, e1);
         reps[i] = std::max(1, (int)std::ceil(0.5 / std::max(t, 1e-4f)));
       }
-      std::vector<std::vector<float>> samples(nv + 1);
+      std::vector<std::vector<float>> samples(nf);
       for (int r = 0; r < rounds; ++r) {
-        for (int j = 0; j <= nv; ++j) {
-          const int i = (j + r) % (nv + 1);
-          auto f = [&]() {
-            if (i == nv)
-              cublas();
-            else
-              launches[i](0);
-          };
-          samples[i].push_back(time_batch(f, reps[i], e0, e1));
+        for (int j = 0; j < nf; ++j) {
+          const int i = (j + r) % nf;
+          samples[i].push_back(time_batch(fns[i], reps[i], e0, e1));
         }
+      }
+      if (nf > nv + 1) {
+        const Stats s16 = stats(samples[nv + 1]);
+        std::printf("csv,%d,%d,%d,cublas %s out (reference point),,,,,,%.4f,%.4f,%.4f,%.1f,,\n", M, N, K,
+                    type == 0 ? "bf16" : "fp16", s16.med, s16.p10, s16.p90, flop / (s16.med * 1e-3) / 1e12);
       }
       CK(cudaGetLastError());
       const Stats cs = stats(samples[nv]);
@@ -421,17 +451,17 @@ int main(int argc, char** argv) {
       char shs[64];
       std::snprintf(shs, sizeof shs, "%dx%dx%d", M, N, K);
       std::printf("csv,%d,%d,%d,cublas %s,%d,%.3e,%.4f,%llu,%llu,%.4f,%.4f,%.4f,%.1f,%.1f,1.000\n", M, N, K,
-                  type == 0 ? "bf16" : type == 1 ? "tf32" : "sgemm", (int)cub_chk.ok(norm_limit), cub_chk.norm_err, cub_chk.max_ratio,
+                  type == 0 ? "bf16" : type == 1 ? "tf32" : type == 2 ? "sgemm" : "fp16", (int)cub_chk.ok(norm_limit), cub_chk.norm_err, cub_chk.max_ratio,
                   cub_chk.over, cub_chk.nan, cs.med, cs.p10, cs.p90, cub_tf, cub_tf);
       for (int i = 0; i < nv; ++i) {
         const Stats s = stats(samples[i]);
         const double tf = flop / (s.med * 1e-3) / 1e12;
         const CheckResult& c = chks[i];
         std::printf("csv,%d,%d,%d,%s,%d,%.3e,%.4f,%llu,%llu,%.4f,%.4f,%.4f,%.1f,%.1f,%.3f\n", M, N, K,
-                    launches[i].v->name, (int)c.ok(norm_limit), c.norm_err, c.max_ratio, c.over, c.nan, s.med, s.p10,
+                    launches[i].v->name, (int)(c.ok(norm_limit) && repeat[i]), c.norm_err, c.max_ratio, c.over, c.nan, s.med, s.p10,
                     s.p90, tf, cub_tf, tf / cub_tf);
         table.push_back(Row{shs, launches[i].v->name, tf, tf / cub_tf, c.norm_err, cub_chk.norm_err, c.max_ratio,
-                            c.ok(norm_limit)});
+                            c.ok(norm_limit) && repeat[i]});
       }
       std::fflush(stdout);
       for (void* p : {(void*)A, (void*)B, (void*)Ad, (void*)Bd, (void*)Aa, (void*)Ba, (void*)R, (void*)Ra, (void*)C})

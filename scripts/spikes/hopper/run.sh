@@ -20,6 +20,25 @@ rounds=${1:-30}
 shift || true
 timeout 240 "$B/bench" "$rounds" "$@" >"$O/bench.txt" 2>&1
 echo "bench exit: $?"
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv \
+  >>"$O/env.txt" 2>&1
+# Reference point: PyTorch's bf16 matmul (bf16 out), as KINDS.md quotes it for this kind.
+timeout 60 python3 - >"$O/torch.txt" 2>&1 <<'PY'
+import torch
+for n in (4096, 8192):
+    a = torch.rand(n, n, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    b = torch.rand(n, n, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    for _ in range(5):
+        a @ b
+    torch.cuda.synchronize()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for _ in range(30):
+        e0.record(); a @ b; e1.record(); torch.cuda.synchronize(); ts.append(e0.elapsed_time(e1))
+    ts.sort()
+    print(f"torch bf16 matmul {n}^3 (bf16 out): {2 * n**3 / ts[15] / 1e9:.1f} TFLOP/s (median of 30)")
+PY
+cat "$O/torch.txt"
 if [ -n "${SANITIZE:-}" ]; then
   timeout 60 compute-sanitizer --tool memcheck "$B/bench" 1 1000,1000,1000 >"$O/memcheck.txt" 2>&1
   echo "memcheck exit: $?; $(grep -E 'ERROR SUMMARY' "$O/memcheck.txt")"

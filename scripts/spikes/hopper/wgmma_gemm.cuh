@@ -2,7 +2,8 @@
 // dimension ldc), A M x K and B N x K both K-major (row-major with K contiguous: the "TN" of
 // cuBLAS's column-major terms), read through TMA tensor maps the host encodes.
 // TYPE 0: bf16 in, FP32 accumulation (wgmma k16); TYPE 1: tf32 (FP32 in memory; the tensor core
-// reads the top 19 bits), FP32 accumulation (wgmma k8).
+// reads the top 19 bits, or the TMA rounds when the host's map says TFLOAT32), FP32 accumulation
+// (wgmma k8); TYPE 2: fp16 in, FP32 accumulation (k16).
 //
 // Structure (the fast.cu ladder's end state, minus clusters):
 // - warpgroup 0 is the producer: one thread issues the TMA loads of A and B k-tiles into a ring of
@@ -32,8 +33,8 @@ namespace hopper {
 
 template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS>
 struct WgmmaShape {
-  static_assert(TYPE == 0 || TYPE == 1, "TYPE: 0 bf16, 1 tf32");
-  static constexpr int kElemBytes = TYPE == 0 ? 2 : 4;
+  static_assert(TYPE >= 0 && TYPE <= 2, "TYPE: 0 bf16, 1 tf32, 2 fp16");
+  static constexpr int kElemBytes = TYPE == 1 ? 4 : 2;
   static constexpr int kBK = 128 / kElemBytes;  // one 128-byte swizzle row per tile row
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
   static constexpr int kWgM = BM / CONSUMERS;  // rows of the tile per consumer warpgroup
