@@ -100,15 +100,16 @@ struct Variant {
   int bm, bn, threads, smem;
   bool persistent;
   int group_m;
+  int cluster;  // CTAs per cluster along N (A multicast)
   void (*kernel)(gemmtune::TensorMap, gemmtune::TensorMap, float*, int, int, int, int, int);
 };
 
-template <int TYPE, int BM, int BN, int ST, int CONS>
+template <int TYPE, int BM, int BN, int ST, int CONS, int CLUSTER = 1>
 static Variant variant(const char* name, bool persistent, int group_m) {
   using S = gemmtune::hopper::WgmmaShape<TYPE, BM, BN, ST, CONS>;
-  auto k = gemmtune::wgmma_gemm<TYPE, BM, BN, ST, CONS>;
+  auto k = gemmtune::wgmma_gemm<TYPE, BM, BN, ST, CONS, CLUSTER>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-  return Variant{name, TYPE == 2 ? 3 : TYPE, false, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, k};
+  return Variant{name, TYPE == 2 ? 3 : TYPE, false, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, CLUSTER, k};
 }
 
 template <int BM, int BN, int ST, int CONS, int A_REGS>
@@ -116,7 +117,7 @@ static Variant variant_3xtf32(const char* name, int group_m) {
   using S = gemmtune::hopper::Split3Shape<BM, BN, ST, CONS, A_REGS>;
   auto k = gemmtune::wgmma_gemm_3xtf32<BM, BN, ST, CONS, A_REGS>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-  return Variant{name, 2, false, BM, BN, S::kThreads, S::kSmemBytes, true, group_m, k};
+  return Variant{name, 2, false, BM, BN, S::kThreads, S::kSmemBytes, true, group_m, 1, k};
 }
 
 static int g_sms = 132;
@@ -127,7 +128,23 @@ struct Launch {
   float* C;
   int M, N, K, grid;
   void operator()(cudaStream_t st) const {
-    v->kernel<<<grid, v->threads, v->smem, st>>>(ma, mb, C, M, N, K, N, v->group_m);
+    if (v->cluster == 1) {
+      v->kernel<<<grid, v->threads, v->smem, st>>>(ma, mb, C, M, N, K, N, v->group_m);
+      return;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(v->threads);
+    cfg.dynamicSmemBytes = v->smem;
+    cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = v->cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CK(cudaLaunchKernelEx(&cfg, v->kernel, ma, mb, C, M, N, K, N, v->group_m));
   }
 };
 
@@ -135,10 +152,32 @@ static Launch make_launch(const Variant& v, const void* A, const void* B, float*
   const int eb = v.type == 0 || v.type == 3 ? 2 : 4;
   const int bk = 128 / eb;
   const bool h = v.type == 3;
-  Launch l{&v, make_map(A, eb, M, K, K, v.bm, bk, v.tma_round, h), make_map(B, eb, N, K, K, v.bn, bk, v.tma_round, h),
-           C, M, N, K, 0};
-  const int tiles = ((M + v.bm - 1) / v.bm) * ((N + v.bn - 1) / v.bn);
-  l.grid = v.persistent ? std::min(tiles, g_sms) : tiles;
+  Launch l{&v, make_map(A, eb, M, K, K, v.bm / v.cluster, bk, v.tma_round, h),
+           make_map(B, eb, N, K, K, v.bn, bk, v.tma_round, h), C, M, N, K, 0};
+  const int tiles_n = (N + v.bn - 1) / v.bn;
+  const int units = ((M + v.bm - 1) / v.bm) * ((tiles_n + v.cluster - 1) / v.cluster);
+  int slots = g_sms;
+  if (v.cluster > 1) {
+    // Clusters must fit inside a GPC: not every SM count divides into them.
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(v.cluster * units);
+    cfg.blockDim = dim3(v.threads);
+    cfg.dynamicSmemBytes = v.smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = v.cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    CK(cudaOccupancyMaxActiveClusters(&clusters, v.kernel, &cfg));
+    slots = clusters;
+    static bool told = false;
+    if (!told) std::printf("clusters of %d: %d co-resident\n", v.cluster, clusters);
+    told = true;
+  }
+  l.grid = v.cluster * (v.persistent ? std::min(units, slots) : units);
   return l;
 }
 
@@ -305,6 +344,8 @@ int main(int argc, char** argv) {
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2", false, 8),
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers", true, 8),
       variant<0, 256, 128, 4, 2>("bf16 256x128 s4 c2 pers", true, 8),
+      variant<0, 128, 256, 4, 2, 2>("bf16 128x256 s4 c2 pers cl2", true, 8),
+      variant<0, 128, 256, 4, 2, 2>("bf16 128x256 s4 c2 cl2", false, 8),
       variant<0, 128, 128, 6, 2>("bf16 128x128 s6 c2 pers", true, 8),
       variant<0, 64, 128, 8, 1>("bf16 64x128 s8 c1 pers", true, 8),
       variant<2, 128, 256, 4, 2>("fp16 128x256 s4 c2 pers", true, 8),
@@ -314,7 +355,7 @@ int main(int argc, char** argv) {
       variant_3xtf32<128, 128, 4, 2, 1>("3xtf32 128x128 s4 c2 pers A-regs", 8),
       variant_3xtf32<128, 128, 4, 2, 2>("3xtf32 128x128 s4 c2 pers A-regs+1", 8),
   };
-  vars[8].tma_round = true;
+  for (auto& v : vars) v.tma_round = std::strstr(v.name, "tma-rn") != nullptr;
 
   cublasHandle_t h;
   CB(cublasCreate(&h));

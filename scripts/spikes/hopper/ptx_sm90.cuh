@@ -89,6 +89,47 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
 #endif
 }
 
+// --- clusters (2-CTA, TMA multicast) -----------------------------------------------------------
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r = 0;
+#if GEMMTUNE_SM90A
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+#endif
+  return r;
+}
+
+// Every thread of every CTA of the cluster: release this CTA's shared-memory writes (barrier
+// inits) to the others, and wait for theirs.
+__device__ __forceinline__ void cluster_sync() {
+#if GEMMTUNE_SM90A
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+
+// Arrive on the mbarrier at the same offset in CTA `cta` of the cluster.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
+#if GEMMTUNE_SM90A
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+#endif
+}
+
+// tma_load_2d, written to the same shared-memory offset of every CTA in cta_mask, each completing
+// on its own mbarrier at offset bar.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map, int x, int y, unsigned bar,
+                                                      unsigned short cta_mask) {
+#if GEMMTUNE_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar), "h"(cta_mask)
+      : "memory");
+#endif
+}
+
 // --- wgmma -----------------------------------------------------------------------------------
 __device__ __forceinline__ void wgmma_fence() {
 #if GEMMTUNE_SM90A

@@ -17,6 +17,11 @@
 // - tiles are handed out persistently: CTA b takes tiles b, b + gridDim.x, ...; a grid of one CTA
 //   per tile is the non-persistent kernel. Tile order: groups of group_m tile rows, walked column
 //   by column (L2 reuse of B).
+// - CLUSTER = 2: clusters of 2 CTAs (launched with cluster dimension 2 x 1 x 1) take pairs of
+//   tiles side by side in N, which share their A tile: each CTA loads half of A's rows and the TMA
+//   multicasts it into both CTAs; B stays per CTA. A stage is free again only when both CTAs'
+//   consumers are done with it, so consumers arrive on the "empty" barriers of both. A pair's
+//   second tile past N computes on zero-filled B and stores nothing.
 // - epilogue: registers straight to global memory (float2 per thread, 32-byte row pieces), masked
 //   at the edges; TMA zero-fills out-of-range rows and K, so any M, N, K work; K's row pitch must
 //   be a multiple of 16 bytes (tensor-map rule).
@@ -66,7 +71,7 @@ __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, 
 
 }  // namespace hopper
 
-template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS>
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER = 1>
 __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                float* __restrict__ C, int M, int N, int K, int ldc, int group_m) {
@@ -81,20 +86,32 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
   const unsigned full_bar = smem_b + STAGES * S::kTileBBytes;
   const unsigned empty_bar = full_bar + 8 * STAGES;
 
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER: 1 or 2 CTAs along N");
+  static_assert(CLUSTER == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
-  const int num_tiles = tiles_m * tiles_n;
+  // With clusters, the unit handed out is a pair of tiles in N; CTA `rank` takes the pair's tile
+  // 2 * pair_n + rank.
+  const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
+  const int num_units = tiles_m * units_n;
+  const int unit0 = blockIdx.x / CLUSTER;
+  const int unit_step = gridDim.x / CLUSTER;
+  const unsigned rank = CLUSTER == 1 ? 0 : sm90::cluster_rank();
   const int k_tiles = (K + S::kBK - 1) / S::kBK;
   const int wg = threadIdx.x / 128;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       sm90::mbar_init(full_bar + 8 * s, 1);
-      sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4);  // lane 0 of every consumer warp
+      // lane 0 of every consumer warp, of every CTA that writes into this stage
+      sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4 * CLUSTER);
     }
     sm90::mbar_init_fence();
   }
-  __syncthreads();
+  if constexpr (CLUSTER > 1)
+    sm90::cluster_sync();
+  else
+    __syncthreads();
 
   if (wg == 0) {
     // Producer.
@@ -104,13 +121,21 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
       sm90::tma_prefetch_map(&tma_b);
       int s = 0;
       unsigned phase = 0;
-      for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+      for (int unit = unit0; unit < num_units; unit += unit_step) {
         int tm, tn;
-        hopper::tile_coords(tile, tiles_m, tiles_n, group_m, tm, tn);
+        hopper::tile_coords(unit, tiles_m, units_n, group_m, tm, tn);
+        tn = tn * CLUSTER + rank;
         for (int kt = 0; kt < k_tiles; ++kt) {
           sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          // The full barrier counts A's two halves (one from each CTA of a cluster) and B.
           sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kStageBytes);
-          sm90::tma_load_2d(smem_a + s * S::kTileABytes, &tma_a, kt * S::kBK, tm * BM, full_bar + 8 * s);
+          if constexpr (CLUSTER == 1) {
+            sm90::tma_load_2d(smem_a + s * S::kTileABytes, &tma_a, kt * S::kBK, tm * BM, full_bar + 8 * s);
+          } else {
+            // The host's A map has boxes of BM / 2 rows.
+            sm90::tma_load_2d_multicast(smem_a + s * S::kTileABytes + rank * (BM / 2) * 128, &tma_a, kt * S::kBK,
+                                        tm * BM + rank * (BM / 2), full_bar + 8 * s, 0x3);
+          }
           sm90::tma_load_2d(smem_b + s * S::kTileBBytes, &tma_b, kt * S::kBK, tn * BN, full_bar + 8 * s);
           if (++s == STAGES) {
             s = 0;
@@ -130,9 +155,14 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
     const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(C) & 7) == 0;
     int s = 0;
     unsigned phase = 0;
-    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    auto release = [&](int st) {
+      sm90::mbar_arrive(empty_bar + 8 * st);
+      if constexpr (CLUSTER == 2) sm90::mbar_arrive_cluster(empty_bar + 8 * st, rank ^ 1);
+    };
+    for (int unit = unit0; unit < num_units; unit += unit_step) {
       int tm, tn;
-      hopper::tile_coords(tile, tiles_m, tiles_n, group_m, tm, tn);
+      hopper::tile_coords(unit, tiles_m, units_n, group_m, tm, tn);
+      tn = tn * CLUSTER + rank;
       int prev = 0;
       for (int kt = 0; kt < k_tiles; ++kt) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
@@ -149,7 +179,7 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
         }
         sm90::wgmma_commit();
         sm90::wgmma_wait<1>();  // the previous k-tile's wgmmas are done with their stage
-        if (kt > 0 && lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
+        if (kt > 0 && lane == 0) release(prev);
         prev = s;
         if (++s == STAGES) {
           s = 0;
@@ -159,7 +189,7 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
       sm90::wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);
-      if (k_tiles > 0 && lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
+      if (k_tiles > 0 && lane == 0) release(prev);
 
       // Epilogue. Accumulator layout of m64nN: warp w holds rows 16w..16w+15; lane l holds rows
       // l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and
@@ -195,6 +225,9 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
       }
     }
   }
+  // No CTA of a cluster may exit while the other can still multicast into it or arrive on its
+  // barriers.
+  if constexpr (CLUSTER > 1) sm90::cluster_sync();
 #else
   __trap();
 #endif
