@@ -320,7 +320,9 @@ struct Shape {
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 30;
   std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 8192}, {6144, 6144, 6144},
-                               {2048, 2048, 2048}, {4095, 4097, 4096}, {1000, 1000, 1000}};
+                               {2048, 2048, 2048}, {4095, 4097, 4096}, {1000, 1000, 1000},
+                               // edges only (K a multiple of 8: 16-byte rows for bf16, fp16 and FP32)
+                               {1, 1, 8}, {7, 300, 72}, {129, 257, 136}, {300, 5, 1000}, {4096, 4096, 4000}};
   if (argc > 2) {
     shapes.clear();
     for (int i = 2; i < argc; ++i) {

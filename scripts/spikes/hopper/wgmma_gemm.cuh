@@ -5,7 +5,7 @@
 // reads the top 19 bits, or the TMA rounds when the host's map says TFLOAT32), FP32 accumulation
 // (wgmma k8); TYPE 2: fp16 in, FP32 accumulation (k16).
 //
-// Structure (the fast.cu ladder's end state, minus clusters):
+// Structure (the end state of fast.cu's ladder, written anew):
 // - warpgroup 0 is the producer: one thread issues the TMA loads of A and B k-tiles into a ring of
 //   STAGES shared-memory stages (128-byte swizzle, as wgmma's descriptors expect), each stage
 //   guarded by a "full" mbarrier (TMA bytes arrived) and an "empty" one (consumers done with it);
