@@ -348,6 +348,7 @@ int main(int argc, char** argv) {
       variant<0, 256, 128, 4, 2>("bf16 256x128 s4 c2 pers", true, 8),
       variant<0, 128, 256, 4, 2, 2>("bf16 128x256 s4 c2 pers cl2", true, 8),
       variant<0, 128, 256, 4, 2, 2>("bf16 128x256 s4 c2 cl2", false, 8),
+      variant<0, 128, 192, 5, 2>("bf16 128x192 s5 c2 pers", true, 8),
       variant<0, 128, 128, 6, 2>("bf16 128x128 s6 c2 pers", true, 8),
       variant<0, 64, 128, 8, 1>("bf16 64x128 s8 c1 pers", true, 8),
       variant<2, 128, 256, 4, 2>("fp16 128x256 s4 c2 pers", true, 8),
