@@ -11,6 +11,7 @@
 // Output: CSV lines (prefix "csv,") and a summary table at the end.
 // Build: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o bench bench.cu -lcublas
 // Usage: bench [rounds] [shape filter: m,n,k ...]
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap and the encode function's types only: no -lcuda
 #include <cuda_bf16.h>
@@ -100,16 +101,17 @@ struct Variant {
   int bm, bn, threads, smem;
   bool persistent;
   int group_m;
-  int cluster;  // CTAs per cluster along N (A multicast)
+  int cluster_n, cluster_m;  // clusters of 2 along N (A multicast) or M (B multicast)
   void (*kernel)(gemmtune::TensorMap, gemmtune::TensorMap, float*, int, int, int, int, int);
 };
 
-template <int TYPE, int BM, int BN, int ST, int CONS, int CLUSTER = 1>
+template <int TYPE, int BM, int BN, int ST, int CONS, int CLUSTER_N = 1, int CLUSTER_M = 1>
 static Variant variant(const char* name, bool persistent, int group_m) {
   using S = gemmtune::hopper::WgmmaShape<TYPE, BM, BN, ST, CONS>;
-  auto k = gemmtune::wgmma_gemm<TYPE, BM, BN, ST, CONS, CLUSTER>;
+  auto k = gemmtune::wgmma_gemm<TYPE, BM, BN, ST, CONS, CLUSTER_N, CLUSTER_M>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-  return Variant{name, TYPE == 2 ? 3 : TYPE, false, BM, BN, S::kThreads, S::kSmemBytes, persistent, group_m, CLUSTER, k};
+  return Variant{name,      TYPE == 2 ? 3 : TYPE, false,     BM,        BN, S::kThreads, S::kSmemBytes,
+                 persistent, group_m,              CLUSTER_N, CLUSTER_M, k};
 }
 
 template <int BM, int BN, int ST, int CONS, int A_REGS>
@@ -117,7 +119,7 @@ static Variant variant_3xtf32(const char* name, int group_m) {
   using S = gemmtune::hopper::Split3Shape<BM, BN, ST, CONS, A_REGS>;
   auto k = gemmtune::wgmma_gemm_3xtf32<BM, BN, ST, CONS, A_REGS>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
-  return Variant{name, 2, false, BM, BN, S::kThreads, S::kSmemBytes, true, group_m, 1, k};
+  return Variant{name, 2, false, BM, BN, S::kThreads, S::kSmemBytes, true, group_m, 1, 1, k};
 }
 
 static int g_sms = 132;
@@ -128,7 +130,8 @@ struct Launch {
   float* C;
   int M, N, K, grid;
   void operator()(cudaStream_t st) const {
-    if (v->cluster == 1) {
+    const int cluster = v->cluster_n * v->cluster_m;
+    if (cluster == 1) {
       v->kernel<<<grid, v->threads, v->smem, st>>>(ma, mb, C, M, N, K, N, v->group_m);
       return;
     }
@@ -139,7 +142,7 @@ struct Launch {
     cfg.stream = st;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = v->cluster;
+    attr[0].val.clusterDim.x = cluster;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
@@ -152,20 +155,21 @@ static Launch make_launch(const Variant& v, const void* A, const void* B, float*
   const int eb = v.type == 0 || v.type == 3 ? 2 : 4;
   const int bk = 128 / eb;
   const bool h = v.type == 3;
-  Launch l{&v, make_map(A, eb, M, K, K, v.bm / v.cluster, bk, v.tma_round, h),
-           make_map(B, eb, N, K, K, v.bn, bk, v.tma_round, h), C, M, N, K, 0};
-  const int tiles_n = (N + v.bn - 1) / v.bn;
-  const int units = ((M + v.bm - 1) / v.bm) * ((tiles_n + v.cluster - 1) / v.cluster);
+  Launch l{&v, make_map(A, eb, M, K, K, v.bm / v.cluster_n, bk, v.tma_round, h),
+           make_map(B, eb, N, K, K, v.bn / v.cluster_m, bk, v.tma_round, h), C, M, N, K, 0};
+  const int cluster = v.cluster_n * v.cluster_m;
+  const int tiles_m = (M + v.bm - 1) / v.bm, tiles_n = (N + v.bn - 1) / v.bn;
+  const int units = ((tiles_m + v.cluster_m - 1) / v.cluster_m) * ((tiles_n + v.cluster_n - 1) / v.cluster_n);
   int slots = g_sms;
-  if (v.cluster > 1) {
+  if (cluster > 1) {
     // Clusters must fit inside a GPC: not every SM count divides into them.
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(v.cluster * units);
+    cfg.gridDim = dim3(cluster * units);
     cfg.blockDim = dim3(v.threads);
     cfg.dynamicSmemBytes = v.smem;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = v.cluster;
+    attr[0].val.clusterDim.x = cluster;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
@@ -174,10 +178,10 @@ static Launch make_launch(const Variant& v, const void* A, const void* B, float*
     CK(cudaOccupancyMaxActiveClusters(&clusters, v.kernel, &cfg));
     slots = clusters;
     static bool told = false;
-    if (!told) std::printf("clusters of %d: %d co-resident\n", v.cluster, clusters);
+    if (!told) std::printf("clusters of %d: %d co-resident\n", cluster, clusters);
     told = true;
   }
-  l.grid = v.cluster * (v.persistent ? std::min(units, slots) : units);
+  l.grid = cluster * (v.persistent ? std::min(units, slots) : units);
   return l;
 }
 
@@ -267,6 +271,13 @@ __global__ void check(const float* C, const double* R, const double* Rabs, long 
   }
 }
 
+__global__ void count_diff(const unsigned* a, const unsigned* b, long long n, unsigned long long* out) {
+  unsigned long long d = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    d += a[i] != b[i];
+  if (d) atomicAdd(out, d);
+}
+
 struct CheckResult {
   double norm_err, max_ratio;
   unsigned long long over, nan;
@@ -346,8 +357,8 @@ int main(int argc, char** argv) {
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2", false, 8),
       variant<0, 128, 256, 4, 2>("bf16 128x256 s4 c2 pers", true, 8),
       variant<0, 256, 128, 4, 2>("bf16 256x128 s4 c2 pers", true, 8),
-      variant<0, 128, 256, 4, 2, 2>("bf16 128x256 s4 c2 pers cl2", true, 8),
-      variant<0, 128, 256, 4, 2, 2>("bf16 128x256 s4 c2 cl2", false, 8),
+      variant<0, 128, 256, 4, 2, 2, 1>("bf16 128x256 s4 c2 pers cl2n", true, 8),
+      variant<0, 128, 256, 4, 2, 1, 2>("bf16 128x256 s4 c2 pers cl2m", true, 8),
       variant<0, 128, 192, 5, 2>("bf16 128x192 s5 c2 pers", true, 8),
       variant<0, 128, 128, 6, 2>("bf16 128x128 s6 c2 pers", true, 8),
       variant<0, 64, 128, 8, 1>("bf16 64x128 s8 c1 pers", true, 8),
@@ -367,10 +378,15 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&e1));
   CheckSums* d_sums;
   CK(cudaMalloc(&d_sums, sizeof(CheckSums)));
+  cublasLtHandle_t lt;
+  CB(cublasLtCreate(&lt));
+  const size_t lt_ws_bytes = 32u << 20;
+  void* lt_ws;
+  CK(cudaMalloc(&lt_ws, lt_ws_bytes));
 
   struct Row {
     std::string shape, name;
-    double tf, ratio, err, cub_err, maxr;
+    double tf, ratio, ratio_lt, err, cub_err, maxr;
     bool ok;
   };
   std::vector<Row> table;
@@ -437,6 +453,11 @@ int main(int argc, char** argv) {
 
       std::vector<Launch> launches;
       std::vector<CheckResult> chks;
+      std::vector<bool> repeat;
+      float* C0;
+      CK(cudaMalloc(&C0, nC * 4));
+      unsigned long long* d_diff;
+      CK(cudaMalloc(&d_diff, sizeof(unsigned long long)));
       for (auto& v : vars) {
         if (v.type != type) continue;
         launches.push_back(make_launch(v, A, B, C, M, N, K));
@@ -445,17 +466,61 @@ int main(int argc, char** argv) {
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
         chks.push_back(run_check(C, R, Ra, nC, K, type, d_sums));
-      }
-      // Each variant again on fresh poison: the kernels are deterministic, so the error must repeat
-      // bit for bit (a moving error is a race).
-      std::vector<bool> repeat(launches.size());
-      for (size_t i = 0; i < launches.size(); ++i) {
+        // Again on fresh poison: the kernels are deterministic, so C must repeat bit for bit (a
+        // moving result is a race).
+        CK(cudaMemcpy(C0, C, nC * 4, cudaMemcpyDeviceToDevice));
         CK(cudaMemset(C, 0xFF, nC * 4));
-        launches[i](0);
+        launches.back()(0);
         CK(cudaGetLastError());
+        CK(cudaMemset(d_diff, 0, sizeof(unsigned long long)));
+        count_diff<<<264, 256>>>((const unsigned*)C, (const unsigned*)C0, nC, d_diff);
+        CK(cudaGetLastError());
+        unsigned long long diff = 0;
+        CK(cudaMemcpy(&diff, d_diff, sizeof diff, cudaMemcpyDeviceToHost));
+        if (diff) std::printf("%s at %dx%dx%d: %llu elements differ between two runs\n", v.name, M, N, K, diff);
+        repeat.push_back(diff == 0);
+      }
+      CK(cudaFree(C0));
+      CK(cudaFree(d_diff));
+
+      // cuBLASLt: the heuristic's first 8 algorithms (32 MiB workspace), each timed briefly; the
+      // fastest joins the contestants (what the tuner's cuBLAS contestant does).
+      cublasLtMatmulDesc_t op;
+      cublasLtMatrixLayout_t la, lb, lc;
+      CB(cublasLtMatmulDescCreate(&op, ct, CUDA_R_32F));
+      const cublasOperation_t tr = CUBLAS_OP_T, nt = CUBLAS_OP_N;
+      CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &tr, sizeof tr));
+      CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt));
+      CB(cublasLtMatrixLayoutCreate(&la, dt, K, N, K));
+      CB(cublasLtMatrixLayoutCreate(&lb, dt, K, M, K));
+      CB(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, N, M, N));
+      cublasLtMatmulPreference_t pref;
+      CB(cublasLtMatmulPreferenceCreate(&pref));
+      CB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &lt_ws_bytes,
+                                              sizeof lt_ws_bytes));
+      cublasLtMatmulHeuristicResult_t heur[8];
+      int n_heur = 0;
+      CB(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 8, heur, &n_heur));
+      int lt_best = -1;
+      float lt_best_ms = 1e30f;
+      for (int i = 0; i < n_heur; ++i) {
+        auto f = [&]() {
+          CB(cublasLtMatmul(lt, op, &fone, B, la, A, lb, &fzero, C, lc, C, lc, &heur[i].algo, lt_ws, lt_ws_bytes, 0));
+        };
+        f();
+        const float t = time_batch(f, 3, e0, e1);
+        if (t < lt_best_ms) {
+          lt_best_ms = t;
+          lt_best = i;
+        }
+      }
+      CheckResult lt_chk{0, 0, 0, 0};
+      if (lt_best >= 0) {
+        CK(cudaMemset(C, 0xFF, nC * 4));
+        CB(cublasLtMatmul(lt, op, &fone, B, la, A, lb, &fzero, C, lc, C, lc, &heur[lt_best].algo, lt_ws, lt_ws_bytes,
+                          0));
         CK(cudaDeviceSynchronize());
-        const CheckResult again = run_check(C, R, Ra, nC, K, type, d_sums);
-        repeat[i] = again.norm_err == chks[i].norm_err && again.nan == chks[i].nan;
+        lt_chk = run_check(C, R, Ra, nC, K, type, d_sums);
       }
       // Contestants: our variants, cuBLAS with FP32 C, and (16-bit inputs) cuBLAS with C in the input
       // type, as a reference point only (our kernels write FP32).
@@ -463,6 +528,13 @@ int main(int argc, char** argv) {
       std::vector<std::function<void()>> fns;
       for (int i = 0; i < nv; ++i) fns.push_back([&, i]() { launches[i](0); });
       fns.push_back(cublas);
+      const int lt_index = lt_best >= 0 ? (int)fns.size() : -1;
+      if (lt_best >= 0)
+        fns.push_back([&]() {
+          CB(cublasLtMatmul(lt, op, &fone, B, la, A, lb, &fzero, C, lc, C, lc, &heur[lt_best].algo, lt_ws, lt_ws_bytes,
+                            0));
+        });
+      const int out16_index = (int)fns.size();
       if (type == 0 || type == 3)
         fns.push_back([&]() {
           CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &fone, B, dt, K, A, dt, K, &fzero, C, dt, N,
@@ -484,8 +556,16 @@ int main(int argc, char** argv) {
           samples[i].push_back(time_batch(fns[i], reps[i], e0, e1));
         }
       }
-      if (nf > nv + 1) {
-        const Stats s16 = stats(samples[nv + 1]);
+      double lt_tf = 0;
+      if (lt_index >= 0) {
+        const Stats sl = stats(samples[lt_index]);
+        lt_tf = flop / (sl.med * 1e-3) / 1e12;
+        std::printf("csv,%d,%d,%d,cublasLt best of %d (#%d),%d,%.3e,%.4f,%llu,%llu,%.4f,%.4f,%.4f,%.1f,,\n", M, N, K,
+                    n_heur, lt_best, (int)lt_chk.ok(type == 1 ? 2e-3 : 1e-5), lt_chk.norm_err, lt_chk.max_ratio,
+                    lt_chk.over, lt_chk.nan, sl.med, sl.p10, sl.p90, lt_tf);
+      }
+      if (nf > out16_index) {
+        const Stats s16 = stats(samples[out16_index]);
         std::printf("csv,%d,%d,%d,cublas %s out (reference point),,,,,,%.4f,%.4f,%.4f,%.1f,,\n", M, N, K,
                     type == 0 ? "bf16" : "fp16", s16.med, s16.p10, s16.p90, flop / (s16.med * 1e-3) / 1e12);
       }
@@ -504,18 +584,24 @@ int main(int argc, char** argv) {
         std::printf("csv,%d,%d,%d,%s,%d,%.3e,%.4f,%llu,%llu,%.4f,%.4f,%.4f,%.1f,%.1f,%.3f\n", M, N, K,
                     launches[i].v->name, (int)(c.ok(norm_limit) && repeat[i]), c.norm_err, c.max_ratio, c.over, c.nan, s.med, s.p10,
                     s.p90, tf, cub_tf, tf / cub_tf);
-        table.push_back(Row{shs, launches[i].v->name, tf, tf / cub_tf, c.norm_err, cub_chk.norm_err, c.max_ratio,
+        table.push_back(Row{shs, launches[i].v->name, tf, tf / cub_tf, lt_tf > 0 ? tf / lt_tf : 0, c.norm_err,
+                            cub_chk.norm_err, c.max_ratio,
                             c.ok(norm_limit) && repeat[i]});
       }
       std::fflush(stdout);
+      cublasLtMatmulPreferenceDestroy(pref);
+      cublasLtMatrixLayoutDestroy(la);
+      cublasLtMatrixLayoutDestroy(lb);
+      cublasLtMatrixLayoutDestroy(lc);
+      cublasLtMatmulDescDestroy(op);
       for (void* p : {(void*)A, (void*)B, (void*)Ad, (void*)Bd, (void*)Aa, (void*)Ba, (void*)R, (void*)Ra, (void*)C})
         CK(cudaFree(p));
     }
   }
-  std::printf("\n%-16s %-26s %8s %7s %10s %10s %8s %s\n", "shape", "variant", "TFLOP/s", "x cuB", "err", "cuB err",
-              "max/bnd", "ok");
+  std::printf("\n%-16s %-34s %8s %7s %7s %10s %10s %8s %s\n", "shape", "variant", "TFLOP/s", "x cuB", "x Lt8",
+              "err", "cuB err", "max/bnd", "ok");
   for (auto& r : table)
-    std::printf("%-16s %-26s %8.1f %7.3f %10.2e %10.2e %8.4f %s\n", r.shape.c_str(), r.name.c_str(), r.tf, r.ratio,
-                r.err, r.cub_err, r.maxr, r.ok ? "ok" : "FAIL");
+    std::printf("%-16s %-34s %8.1f %7.3f %7.3f %10.2e %10.2e %8.4f %s\n", r.shape.c_str(), r.name.c_str(), r.tf,
+                r.ratio, r.ratio_lt, r.err, r.cub_err, r.maxr, r.ok ? "ok" : "FAIL");
   return 0;
 }

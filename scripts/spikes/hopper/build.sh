@@ -10,7 +10,7 @@ NVCC=/usr/local/cuda/bin/nvcc
 g++ -O1 -std=c++17 -I/usr/local/cuda/include "$here/nvrtc_check.cpp" -o "$DEST/nvrtc_check" -L/usr/local/cuda/lib64 -lnvrtc
 LD_LIBRARY_PATH=/usr/local/cuda/lib64 "$DEST/nvrtc_check" "$here" >"$DEST/nvrtc_check.txt"
 tail -n 1 "$DEST/nvrtc_check.txt"
-$NVCC -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o "$DEST/bench" "$here/bench.cu" -lcublas \
+$NVCC -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o "$DEST/bench" "$here/bench.cu" -lcublas -lcublasLt \
   >"$DEST/ptxas.txt" 2>&1
 grep -E "warning|error" "$DEST/ptxas.txt" || true
 grep -B2 "registers" "$DEST/ptxas.txt" | grep -E "wgmma_gemm|registers|spill" | paste - - - | grep wgmma_gemm \

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* names[] = {"gemmtune::wgmma_gemm<0,128,128,4,1>", "gemmtune::wgmma_gemm<0,128,256,4,2>",
-                         "gemmtune::wgmma_gemm<0,256,128,4,2>", "gemmtune::wgmma_gemm<1,128,128,4,1>", "gemmtune::wgmma_gemm<2,128,256,4,2>", "gemmtune::wgmma_gemm<0,64,128,8,1>", "gemmtune::wgmma_gemm<0,128,256,4,2,2>",
+                         "gemmtune::wgmma_gemm<0,256,128,4,2>", "gemmtune::wgmma_gemm<1,128,128,4,1>", "gemmtune::wgmma_gemm<2,128,256,4,2>", "gemmtune::wgmma_gemm<0,64,128,8,1>", "gemmtune::wgmma_gemm<0,128,256,4,2,2,1>", "gemmtune::wgmma_gemm<0,128,256,4,2,1,2>",
                          "gemmtune::wgmma_gemm<1,128,256,4,2>", "gemmtune::wgmma_gemm_3xtf32<128,128,3,2,0>", "gemmtune::wgmma_gemm_3xtf32<128,128,4,2,1>", "gemmtune::wgmma_gemm_3xtf32<128,128,4,2,2>"};
   nvrtcProgram p;
   if (nvrtcCreateProgram(&p, src.c_str(), "wgmma_gemm.cuh", 0, nullptr, nullptr) != NVRTC_SUCCESS) return 2;

@@ -111,7 +111,7 @@ __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) 
 #if GEMMTUNE_SM90A
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
       "r"(cta)
       : "memory");
 #endif

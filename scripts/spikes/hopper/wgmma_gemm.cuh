@@ -17,11 +17,12 @@
 // - tiles are handed out persistently: CTA b takes tiles b, b + gridDim.x, ...; a grid of one CTA
 //   per tile is the non-persistent kernel. Tile order: groups of group_m tile rows, walked column
 //   by column (L2 reuse of B).
-// - CLUSTER = 2: clusters of 2 CTAs (launched with cluster dimension 2 x 1 x 1) take pairs of
-//   tiles side by side in N, which share their A tile: each CTA loads half of A's rows and the TMA
-//   multicasts it into both CTAs; B stays per CTA. A stage is free again only when both CTAs'
-//   consumers are done with it, so consumers arrive on the "empty" barriers of both. A pair's
-//   second tile past N computes on zero-filled B and stores nothing.
+// - CLUSTER_N = 2 (or CLUSTER_M = 2): clusters of 2 CTAs (launched with cluster dimension 2 x 1 x
+//   1) take pairs of tiles side by side in N (in M), which share their A (B) tile: each CTA loads
+//   half of its rows and the TMA multicasts it into both CTAs; the other operand stays per CTA. A
+//   stage is free again only when both CTAs' consumers are done with it, so consumers arrive on
+//   the "empty" barriers of both. A pair's second tile past N (M) computes on zeros and stores
+//   nothing.
 // - epilogue: registers straight to global memory (float2 per thread, 32-byte row pieces), masked
 //   at the edges; TMA zero-fills out-of-range rows and K, so any M, N, K work; K's row pitch must
 //   be a multiple of 16 bytes (tensor-map rule).
@@ -71,7 +72,7 @@ __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, 
 
 }  // namespace hopper
 
-template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER = 1>
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER_N = 1, int CLUSTER_M = 1>
 __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                float* __restrict__ C, int M, int N, int K, int ldc, int group_m) {
@@ -86,14 +87,17 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
   const unsigned full_bar = smem_b + STAGES * S::kTileBBytes;
   const unsigned empty_bar = full_bar + 8 * STAGES;
 
-  static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER: 1 or 2 CTAs along N");
-  static_assert(CLUSTER == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
+  constexpr int CLUSTER = CLUSTER_N * CLUSTER_M;
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs, along N or M");
+  static_assert(CLUSTER_N == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
+  static_assert(CLUSTER_M == 1 || (BN / 2) % 8 == 0, "half of B's tile: whole 8-row swizzle groups");
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
-  // With clusters, the unit handed out is a pair of tiles in N; CTA `rank` takes the pair's tile
-  // 2 * pair_n + rank.
-  const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
-  const int num_units = tiles_m * units_n;
+  // With clusters, the unit handed out is a pair of tiles; CTA `rank` takes the pair's tile
+  // 2 * pair + rank in the paired dimension.
+  const int units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M;
+  const int units_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
+  const int num_units = units_m * units_n;
   const int unit0 = blockIdx.x / CLUSTER;
   const int unit_step = gridDim.x / CLUSTER;
   const unsigned rank = CLUSTER == 1 ? 0 : sm90::cluster_rank();
@@ -123,20 +127,28 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
       unsigned phase = 0;
       for (int unit = unit0; unit < num_units; unit += unit_step) {
         int tm, tn;
-        hopper::tile_coords(unit, tiles_m, units_n, group_m, tm, tn);
-        tn = tn * CLUSTER + rank;
+        hopper::tile_coords(unit, units_m, units_n, group_m, tm, tn);
+        if constexpr (CLUSTER_M == 2) tm = tm * 2 + rank;
+        if constexpr (CLUSTER_N == 2) tn = tn * 2 + rank;
         for (int kt = 0; kt < k_tiles; ++kt) {
           sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
-          // The full barrier counts A's two halves (one from each CTA of a cluster) and B.
+          // The full barrier counts the shared operand's two halves (one from each CTA of a
+          // cluster) and the other operand.
           sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kStageBytes);
-          if constexpr (CLUSTER == 1) {
+          if constexpr (CLUSTER_N == 1) {
             sm90::tma_load_2d(smem_a + s * S::kTileABytes, &tma_a, kt * S::kBK, tm * BM, full_bar + 8 * s);
           } else {
             // The host's A map has boxes of BM / 2 rows.
             sm90::tma_load_2d_multicast(smem_a + s * S::kTileABytes + rank * (BM / 2) * 128, &tma_a, kt * S::kBK,
                                         tm * BM + rank * (BM / 2), full_bar + 8 * s, 0x3);
           }
-          sm90::tma_load_2d(smem_b + s * S::kTileBBytes, &tma_b, kt * S::kBK, tn * BN, full_bar + 8 * s);
+          if constexpr (CLUSTER_M == 1) {
+            sm90::tma_load_2d(smem_b + s * S::kTileBBytes, &tma_b, kt * S::kBK, tn * BN, full_bar + 8 * s);
+          } else {
+            // The host's B map has boxes of BN / 2 rows.
+            sm90::tma_load_2d_multicast(smem_b + s * S::kTileBBytes + rank * (BN / 2) * 128, &tma_b, kt * S::kBK,
+                                        tn * BN + rank * (BN / 2), full_bar + 8 * s, 0x3);
+          }
           if (++s == STAGES) {
             s = 0;
             phase ^= 1;
@@ -161,8 +173,9 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
     };
     for (int unit = unit0; unit < num_units; unit += unit_step) {
       int tm, tn;
-      hopper::tile_coords(unit, tiles_m, units_n, group_m, tm, tn);
-      tn = tn * CLUSTER + rank;
+      hopper::tile_coords(unit, units_m, units_n, group_m, tm, tn);
+      if constexpr (CLUSTER_M == 2) tm = tm * 2 + rank;
+      if constexpr (CLUSTER_N == 2) tn = tn * 2 + rank;
       int prev = 0;
       for (int kt = 0; kt < k_tiles; ++kt) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
