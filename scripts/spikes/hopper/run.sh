@@ -18,7 +18,16 @@ awk '/Function :/ {f=$3} /HGMMA/ {n[f]++} /HMMA/ && !/HGMMA/ {h[f]++} END {for (
 echo "HGMMA total: $(grep -c HGMMA "$O/sass.txt")"
 rounds=${1:-30}
 shift || true
-timeout 240 "$B/bench" "$rounds" "$@" >"$O/bench.txt" 2>&1
+# A quick pass first: a variant that hangs (a barrier protocol bug) must not cost the whole run.
+timeout 30 "$B/bench" 1 1000,1000,1000 4095,4097,4096 >"$O/quick.txt" 2>&1
+q=$?
+echo "quick pass exit: $q"
+if [ $q -ne 0 ]; then
+  tail -n 5 "$O/quick.txt"
+  export BENCH_SKIP=${BENCH_SKIP:-cl2}
+  echo "skipping variants named *$BENCH_SKIP*"
+fi
+timeout 200 "$B/bench" "$rounds" "$@" >"$O/bench.txt" 2>&1
 echo "bench exit: $?"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv \
   >>"$O/env.txt" 2>&1
