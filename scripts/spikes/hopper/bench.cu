@@ -564,8 +564,8 @@ int main(int argc, char** argv) {
       if (lt_index >= 0) {
         const Stats sl = stats(samples[lt_index]);
         lt_tf = flop / (sl.med * 1e-3) / 1e12;
-        std::printf("csv,%d,%d,%d,cublasLt best of %d (#%d),%d,%.3e,%.4f,%llu,%llu,%.4f,%.4f,%.4f,%.1f,,\n", M, N, K,
-                    n_heur, lt_best, (int)lt_chk.ok(type == 1 ? 2e-3 : 1e-5), lt_chk.norm_err, lt_chk.max_ratio,
+        std::printf("csv,%d,%d,%d,cublasLt %s best of %d (#%d),%d,%.3e,%.4f,%llu,%llu,%.4f,%.4f,%.4f,%.1f,,\n", M, N,
+                    K, type == 0 ? "bf16" : type == 1 ? "tf32" : type == 2 ? "sgemm" : "fp16", n_heur, lt_best, (int)lt_chk.ok(type == 1 ? 2e-3 : 1e-5), lt_chk.norm_err, lt_chk.max_ratio,
                     lt_chk.over, lt_chk.nan, sl.med, sl.p10, sl.p90, lt_tf);
       }
       if (nf > out16_index) {

@@ -61,6 +61,7 @@ struct WgmmaShape {
 };
 
 __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
+  if (group_m < 1) group_m = 1;
   const int group_tiles = group_m * tiles_n;
   const int g = tile / group_tiles;
   const int first_m = g * group_m;
@@ -203,6 +204,12 @@ __global__ void __launch_bounds__(hopper::WgmmaShape<TYPE, BM, BN, STAGES, CONSU
 #pragma unroll
       for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);
       if (k_tiles > 0 && lane == 0) release(prev);
+      if (k_tiles == 0) {  // K = 0: C = 0 (no wgmma wrote the accumulators)
+#pragma unroll
+        for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+          for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] = 0.f;
+      }
 
       // Epilogue. Accumulator layout of m64nN: warp w holds rows 16w..16w+15; lane l holds rows
       // l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and
