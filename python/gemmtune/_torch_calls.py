@@ -3,14 +3,16 @@ a fresh contiguous output, and one gemmtune_run_sgemm_problem on the current str
 registered op's CUDA kernel (_torch_ops) and gemmtune.mm outside autograd and compilation both run
 this, so the op and the direct call can differ only in the dispatcher's cost.
 
-A linear layer's bias is copied into C (one torch op, bias.repeat) and the library adds the product
-(beta = 1). Where the library runs that product with cuBLAS and the output has at least as many
-128x128 tiles as the GPU has SMs, torch's own linear runs the layer instead: cuBLASLt with the bias
-added in its epilogue, the same FP32 product without the extra pass over C (H100, 2026-11-26:
-512x4096x1024:nt 95 us against 116, 4096x4096x1024:nt 698 against 760). With fewer tiles cuBLASLt's
-fused bias is the slower one (64x1024x4096:nt 55 us against 27, 512x1024x4096:nt 155 against 107:
-it does not split K there), so the library runs it. Never while recording (the library must count
-the call) nor where torch would use TF32 for float32.
+A linear layer's bias is copied into C (new_empty, then copy_ broadcasting the bias: 14 us of host on
+the H100 machine against 27 for bias.repeat) and the library adds the product (beta = 1). Where the
+library gives that product to cuBLAS, torch calls cuBLAS instead, at less host time (H100,
+2026-11-26): with at least as many 128x128 output tiles as the GPU has SMs, torch's own linear
+(cuBLASLt with the bias in its epilogue: 512x4096x1024:nt 95 us against 116, 4096x4096x1024:nt 698
+against 766); with fewer, torch's addmm over the bias expanded to C's shape, which is the library's
+own cuBLAS work (the bias copied into C, then cublasSgemm with beta 1: 25 and 26 us at 64 rows, as in
+the library) at 37 us of host a layer against 62 (cuBLASLt's fused bias does not split K there:
+64x1024x4096:nt 55 us against 27). Never while recording (the library must count the call) nor where
+torch would use TF32 for float32.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ except AttributeError:  # pragma: no cover - older or other builds
 
 _multi_device = None
 _torch_linear = torch._C._nn.linear  # torch.nn.functional.linear
+_torch_addmm = torch.addmm
 torch_linear_for_cublas = True  # False: every product runs in the library (benchmarks compare both)
 _tf32_allowed = torch._C._get_cublas_allow_tf32
 _plain = (torch.Tensor, torch.nn.Parameter)
@@ -181,11 +184,14 @@ def addmm(c, a, b, beta=1.0, alpha=1.0, name="gemmtune.addmm"):
     return out
 
 
+TORCH_LINEAR, TORCH_ADDMM = 1, 2  # _LinearPlan.torch_route: how torch runs a product given to cuBLAS
+
+
 class _LinearPlan(NamedTuple):
     args: GemmArguments
     problem: L.SgemmProblem
-    torch_may_run: bool  # cuBLAS, a bias and enough tiles: torch's linear runs it (see the docstring)
-    bias_row: bool  # the bias is one row of n: C starts as bias.repeat(m, 1)
+    torch_route: int  # 0 (the library), TORCH_LINEAR or TORCH_ADDMM (see the docstring)
+    bias_row: bool  # the bias is one row of n
 
 
 _linear_plans: dict = {}  # (shapes, strides, bias shape, alignment, devices, generation) -> _LinearPlan
@@ -196,14 +202,15 @@ def _linear_plan(name, rows, weight, bias, device, pa, pw):
     """The plan for rows @ weight.T (+ bias); ValueError where the strides cannot be expressed."""
     args = plan_mm(name, rows.shape, rows.stride(), (weight.shape[1], weight.shape[0]),
                    (weight.stride(1), weight.stride(0)))
-    torch_may_run = False
-    if bias is not None and args.m and args.n and args.k and not os.environ.get("GEMMTUNE_RECORD"):
+    bias_row = bias is not None and bias.dim() == 1 and bias.shape[0] == args.n
+    route = 0
+    if (bias_row and args.m and args.n and args.k and not os.environ.get("GEMMTUNE_RECORD")
+            and _library_runs_cublas(args, pa, pw, device)):
         if device not in _sm_counts:
             _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
         tiles = -(-args.m // 128) * -(-args.n // 128)
-        torch_may_run = tiles >= _sm_counts[device] and _library_runs_cublas(args, pa, pw, device)
-    bias_row = bias is not None and bias.dim() == 1 and bias.shape[0] == args.n
-    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), torch_may_run, bias_row)
+        route = TORCH_LINEAR if tiles >= _sm_counts[device] else TORCH_ADDMM
+    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, bias_row)
 
 
 def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", checked=False):
@@ -247,17 +254,20 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", checked=F
     args = plan.args
     if bias is not None and bias.get_device() != device:
         raise ValueError(f"{name}: argument 'bias' ({bias.device}) is not on {x.device}")
-    if plan.torch_may_run and torch_linear_for_cublas and not _handles.recording and not _tf32_allowed():
-        out = _torch_linear(rows, weight, bias)
-    else:
-        if plan.bias_row:
-            out = bias.repeat(args.m, 1)
+    route = plan.torch_route
+    if route and torch_linear_for_cublas and not _handles.recording and not _tf32_allowed():
+        if route == TORCH_LINEAR:
+            out = _torch_linear(rows, weight, bias)
         else:
-            out = rows.new_empty((args.m, args.n))
-            if bias is not None:
-                _broadcast_into(name, bias, (args.m, args.n), out, checked=True)
-            elif args.k == 0:
-                out.zero_()
+            out = _torch_addmm(bias.expand(args.m, args.n), rows, weight.t())
+    else:
+        out = rows.new_empty((args.m, args.n))
+        if plan.bias_row:
+            out.copy_(bias)  # broadcast over the rows
+        elif bias is not None:
+            _broadcast_into(name, bias, (args.m, args.n), out, checked=True)
+        elif args.k == 0:
+            out.zero_()
         if args.m and args.n and args.k:
             _run_pointers(plan.problem, pa, pw, out.data_ptr(), device, name)
     return out if dims == 2 else out.view(*x.shape[:-1], args.n)

@@ -356,3 +356,21 @@ def test_linear_with_a_bias_that_the_library_gives_cublas_is_torchs_linear(tmp_p
             ok, worst = within_bound(ours(x) - ours.bias, x.double(), ours.weight.double().t(), 1024)
         assert ok, worst
     assert '"m":4096,"n":4096,"k":1024' in record.read_text().replace(" ", "")
+
+
+def test_linear_with_a_bias_few_tiles_and_cublas_is_torchs_addmm_over_the_expanded_bias():
+    torch.manual_seed(0)
+    ours = gemmtune.nn.Linear(1024, 4096).cuda()
+    x = rand(64, 1024, seed=61)
+    if gemmtune.explain(x, ours.weight.t()).config != "cublas":
+        pytest.skip("the results for this GPU run a kernel at 64x4096x1024:nt")
+    with torch.no_grad():
+        want = torch.addmm(ours.bias.expand(64, 4096), x, ours.weight.t())  # C = bias, cublasSgemm beta 1
+        assert torch.equal(ours(x), want)
+        from gemmtune import _torch_calls
+        _torch_calls.torch_linear_for_cublas = False
+        try:  # the library's own cuBLAS call: the same product within the bound
+            ok, worst = within_bound(ours(x) - ours.bias, x.double(), ours.weight.double().t(), 1024)
+        finally:
+            _torch_calls.torch_linear_for_cublas = True
+        assert ok, worst
