@@ -193,6 +193,13 @@ def test_cupy_arrays():
         gemmtune.mm(a.T, b.astype(cupy.float64))
     batch = gemmtune.bmm(cupy.broadcast_to(a.T, (3, 33, 65)), cupy.stack([b] * 3))
     assert float(cupy.abs(batch[2] - ref).max()) < 1e-3
+    a16, b16 = a.astype(cupy.float16), b.astype(cupy.float16)  # fp16, the result in float16 as CuPy's
+    c16 = gemmtune.mm(a16.T, b16)
+    assert c16.dtype == cupy.float16
+    ref16 = a16.T.astype(cupy.float64) @ b16.astype(cupy.float64)
+    scale = cupy.abs(a16.T.astype(cupy.float64)) @ cupy.abs(b16.astype(cupy.float64))
+    assert float((cupy.abs(c16 - ref16) / (2.0**-11 * cupy.abs(ref16) + 134 * 2.0**-23 * scale + 1e-30)).max()) <= 1
+    assert gemmtune.mm(a16.T, b16, out_dtype=cupy.float32).dtype == cupy.float32
 
 
 def test_record_tune_reload(tmp_path):
