@@ -42,13 +42,17 @@ try:
     r = json.load(open(sys.argv[1]))
 except Exception as e:
     print("no bench.json", e); sys.exit()
-print("host", {k: round(v, 2) for k, v in r["host_us_per_call_64cube"].items()}, "over", round(r["gemmtune_mm_over_torch_mm_us"], 2))
+print("host", {k: round(v, 2) for k, v in r.get("host_us_per_call_64cube", {}).items()}, "over", round(r.get("gemmtune_mm_over_torch_mm_us", 0), 2))
 print("linear64 host", {k: round(v, 2) for k, v in r.get("host_us_per_call_linear_64", {}).items()}, r.get("explain_linear_64"))
 print("linear64 pieces", {k: round(v, 2) for k, v in r.get("host_us_linear_64_pieces", {}).items()})
 for sec in ("mlp_inference", "mlp_inference_after_tuning"):
     for label, v in r.get(sec, {}).items():
         print(sec, label, "ms torch", round(v["ms_torch"], 4), "gemmtune", round(v["ms_gemmtune"], 4), "graph", round(v["graph_ms_torch"], 4), v["graph_ms_gemmtune"] and round(v["graph_ms_gemmtune"], 4), "maxerr/bound", round(v["error_over_bound_gemmtune"], 8), "torch", round(v["error_over_bound_torch"], 8))
         print(sec, label, "eager", round(v["speedup"], 3), "lib", round(v["speedup_library"], 3), "graph", v["graph_speedup"] and round(v["graph_speedup"], 3), "err", v["graph_capture_errors"], v["layers"], "host", {k: round(x, 1) for k, x in v["host_us_per_forward"].items()})
+p = r.get("precisions", {})
+print("precisions host 64^3 us", {k: round(v, 2) for k, v in p.get("host_us_64cube", {}).items()})
+for shape, v in p.get("gpu_us", {}).items():
+    print("precisions", shape, {k: round(x, 1) for k, x in v.items()}, p["config"].get(shape))
 for sec in ("layers", "layers_after_tuning"):
     for label, v in r.get(sec, {}).items():
         print(sec, label, v["config"][:40], {k: round(x, 1) for k, x in v["us"].items()}, "host", {k: round(x, 1) for k, x in v["host_us"].items()})

@@ -7,10 +7,13 @@
      (S seconds per problem, into a temporary results directory). "gemmtune_library" is the same
      model with every product in the library (no torch linear for the layers it gives cuBLAS);
   3. each layer alone, GPU time only (replays of a CUDA graph of several calls): torch's linear
-     (cuBLASLt, bias in the epilogue), gemmtune's Linear both ways, and the products without bias.
+     (cuBLASLt, bias in the epilogue), gemmtune's Linear both ways, and the products without bias;
+  4. the precisions: bf16 and fp16 tensors (the library's FP32 C cast to the operands' dtype, as
+     torch.mm returns it, against out_dtype=torch.float32 and torch.mm in that dtype), and float32 as
+     tf32 and 3xtf32 against torch.mm in TF32 and FP32: host time at 64^3, GPU time in CUDA graphs.
 Host time: a burst of calls small enough never to fill the launch queue is timed on the host before
 synchronising, rounds interleaved between the contenders, median of the rounds. Prints JSON.
-Usage: python3 torch_bench.py [--rounds 30] [--tune-seconds 0] [--json FILE]
+Usage: python3 torch_bench.py [--rounds 30] [--tune-seconds 0] [--json FILE] [--precisions-only]
 """
 
 import argparse
@@ -192,11 +195,61 @@ def measure_mlps(models, rounds):
     return mlps
 
 
+def measure_precisions(rounds):
+    """Section 4: {shape: {contender: us}} of GPU time, host time at 64^3, and what runs each."""
+    report = {"gpu_us": {}, "host_us_64cube": {}, "config": {}}
+    for dtype, name in ((torch.bfloat16, "bf16"), (torch.float16, "fp16")):
+        a, b = torch.randn(64, 64, device="cuda").to(dtype), torch.randn(64, 64, device="cuda").to(dtype)
+        fns = {f"torch.mm {name}": lambda a=a, b=b: torch.mm(a, b),
+               f"gemmtune.mm {name}": lambda a=a, b=b: gemmtune.mm(a, b),
+               f"gemmtune.mm {name} out fp32": lambda a=a, b=b: gemmtune.mm(a, b, out_dtype=torch.float32)}
+        for fn in fns.values():
+            fn()
+        with torch.no_grad():
+            report["host_us_64cube"].update(interleaved(fns, host_us_per_call, rounds))
+    for m, n, k in ((64, 64, 64), (1024, 1024, 1024), (4096, 4096, 4096), (64, 4096, 4096), (4096, 4096, 64)):
+        shape = f"{m}x{n}x{k}"
+        fns, configs = {}, {}
+        a32, b32 = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+        for dtype, name in ((torch.bfloat16, "bf16"), (torch.float16, "fp16")):
+            a, b = a32.to(dtype), b32.to(dtype)
+            c32 = torch.empty(m, n, device="cuda")
+            fns[f"torch.mm {name}"] = lambda a=a, b=b: torch.mm(a, b)
+            fns[f"gemmtune.mm {name}"] = lambda a=a, b=b: gemmtune.mm(a, b)
+            fns[f"gemmtune.mm {name} out fp32"] = lambda a=a, b=b: gemmtune.mm(a, b, out_dtype=torch.float32)
+            fns[f"cast fp32->{name} alone"] = lambda c=c32, d=dtype: c.to(d)
+            configs[name] = gemmtune.explain(a, b).config
+        fns["torch.mm fp32"] = lambda: torch.mm(a32, b32)
+        fns["gemmtune.mm fp32"] = lambda: gemmtune.mm(a32, b32)
+        for precision in ("tf32", "3xtf32"):
+            fns[f"gemmtune.mm {precision}"] = lambda p=precision: gemmtune.mm(a32, b32, precision=p)
+            configs[precision] = gemmtune.explain(a32, b32, precision=precision).config
+        configs["fp32"] = gemmtune.explain(a32, b32).config
+        replays = {}
+        for label, fn in fns.items():
+            try:
+                replays[label] = captured(fn)
+            except Exception as e:  # noqa: BLE001 - recorded in the report
+                print(f"{shape} {label}: capture failed: {e}", flush=True)
+        torch.backends.cuda.matmul.allow_tf32 = True  # torch.mm in TF32, captured under the setting
+        try:
+            replays["torch.mm tf32"] = captured(lambda: torch.mm(a32, b32))
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = False
+        iterations = 2 if m * n * k >= 4096**3 else 5
+        report["gpu_us"][shape] = interleaved(
+            replays, lambda r: gpu_ms(r, iterations=iterations) * 1000 / CALLS_PER_GRAPH, rounds)
+        report["config"][shape] = configs
+        print(shape, {k: round(v, 1) for k, v in report["gpu_us"][shape].items()}, configs, flush=True)
+    return report
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--tune-seconds", type=float, default=0)
     parser.add_argument("--json", help="also write the report here (the tuner prints its progress on stdout)")
+    parser.add_argument("--precisions-only", action="store_true", help="sections 1 and 4 only")
     opts = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     # A schema of its own: a results directory holding this file skips it (results_catalog.cpp).
@@ -215,12 +268,12 @@ def main():
     # Where gemmtune.mm's host time goes (no GPU work in any of these).
     from gemmtune import _library, _torch_calls, plan_mm
     problem = _library.sgemm_problem(plan_mm("mm", (64, 64), (64, 1), (64, 64), (64, 1)), 1.0, 0.0)
-    run = _library.lib().gemmtune_run_sgemm_problem
+    run = _library.lib().gemmtune_run_gemm_problem
     parts = {
         "python_dispatch_and_plan": lambda: (gemmtune._through_op(a, b), _torch_calls._check_pair("mm", a, b),
                                              _torch_calls._plan(plan_mm, "mm", a, b)),
         "new_empty": lambda: a.new_empty((64, 64)),
-        "ctypes_call_refused": lambda: run(None, problem, 16, 16, 16, None),
+        "ctypes_call_refused": lambda: run(None, 0, problem, 16, 16, 16, None),
         "raw_stream": lambda: _torch_calls._raw_stream(0),
     }
     report["host_us_parts"] = {name: timeit.timeit(fn, number=20000) / 20000 * 1e6 for name, fn in parts.items()}
@@ -243,6 +296,13 @@ def main():
             "gemmtune.mm(x, w.t())": lambda: gemmtune.mm(a, w64.t()),
             "module call, no work": lambda: identity(a)}, host_us_per_call, opts.rounds)
     report["explain_64cube"] = gemmtune.explain(a, b)._asdict()
+    report["precisions"] = measure_precisions(max(opts.rounds // 2, 3))
+    if opts.precisions_only:
+        print(json.dumps(report, indent=1))
+        if opts.json:
+            with open(opts.json, "w") as f:
+                f.write(json.dumps(report, indent=1) + "\n")
+        return
 
     models = {}
     for rows, width, hidden in ((64, 1024, 4096), (512, 1024, 4096), (4096, 1024, 4096)):

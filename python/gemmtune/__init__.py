@@ -1,7 +1,8 @@
-"""gemmtune for Python: the tuned FP32 GEMMs of libgemmtune on torch tensors and CuPy arrays.
+"""gemmtune for Python: the tuned GEMMs of libgemmtune on torch tensors and CuPy arrays.
 
     import torch, gemmtune
-    c = gemmtune.mm(a, b)                  # CUDA float32; a transposed view runs as op T, no copy
+    c = gemmtune.mm(a, b)                  # CUDA float32, bfloat16 or float16; a transposed view runs as op T
+    c = gemmtune.mm(a, b, precision="3xtf32")   # float32 operands on the tensor cores, FP32-accurate
     model = gemmtune.nn.replace_linear(model)   # or gemmtune.nn.Linear(in, out) as a drop-in
     with gemmtune.record("calls.jsonl"):   # the problems the model really calls
         model(x)
@@ -11,19 +12,25 @@ A thin layer over the C API (gemmtune/gemmtune.h) through ctypes: no compiled Py
 wheel serves every Python 3 and every torch version. With torch installed, importing gemmtune also
 registers torch.ops.gemmtune.mm, bmm, addmm and linear (fake kernels and autograd included), which
 torch.compile(fullgraph=True) keeps in the graph.
+
+Precisions (_precision): float32 operands run FP32, or TF32 where torch.mm would
+(torch.backends.cuda.matmul.allow_tf32), or what precision= names ("fp32", "tf32", "3xtf32");
+bfloat16 and float16 operands run bf16 and fp16 with FP32 accumulation. The library writes C in
+FP32; the result has the operands' dtype as torch.mm's has, or float32 with out_dtype=torch.float32.
 """
 
 from __future__ import annotations
 
 import importlib.util
 
-from . import _library
+from . import _library, _precision
 from ._handles import reload, status
 from ._layout import GemmArguments, plan_bmm, plan_mm
 from ._library import GemmtuneError, NoDeviceError, UnsupportedDeviceError, library_path, tuner_path
 from ._workflow import Explanation, TuningInterrupted, check_results, explain, installed_results, record, tune, warmup
 
 __version__ = "0.1.0"
+PRECISIONS = tuple(_precision.PRECISIONS)  # the names precision= takes
 
 _library.check_library_present()
 
@@ -45,41 +52,46 @@ def _is_torch(x) -> bool:
 def _check_torch(name, **tensors):
     for argument, t in tensors.items():
         _torch_calls.check_tensor(name, argument, t)
+    _precision.check_operand_dtypes(name, [(k, t.dtype) for k, t in tensors.items() if k != "c"])
 
 
-def mm(a, b):
-    """a @ b for 2-D float32 CUDA arrays (torch tensors or CuPy arrays); a fresh contiguous result
-    on the current stream."""
+def mm(a, b, *, precision=None, out_dtype=None):
+    """a @ b for 2-D CUDA arrays (torch tensors or CuPy arrays) of float32, bfloat16 or float16; a
+    fresh contiguous result on the current stream. precision: None (as torch.mm computes: fp32, or
+    tf32 where torch allows TF32), "fp32", "tf32" or "3xtf32" for float32 operands, "bf16" or "fp16"
+    for 16-bit ones. out_dtype: None (the operands' dtype) or torch.float32 (the library's FP32 C)."""
     if _is_torch(a):
         if _through_op(a, b):
             _check_torch("gemmtune.mm", a=a, b=b)
-            return _torch.ops.gemmtune.mm(a, b)
-        return _torch_calls.mm(a, b)
+            return _torch.ops.gemmtune.mm(a, b, precision=precision, out_dtype=out_dtype)
+        return _torch_calls.mm(a, b, precision, out_dtype)
     from . import _cuda_arrays
-    return _cuda_arrays.mm(a, b)
+    return _cuda_arrays.mm(a, b, precision, out_dtype)
 
 
-def bmm(a, b):
+def bmm(a, b, *, precision=None, out_dtype=None):
     """Batched a @ b for 3-D arrays (batch, m, k) @ (batch, k, n); a batch stride of 0 (an expanded
-    operand) shares one matrix, with no copy."""
+    operand) shares one matrix, with no copy. precision and out_dtype as for mm."""
     if _is_torch(a):
         if _through_op(a, b):
             _check_torch("gemmtune.bmm", a=a, b=b)
-            return _torch.ops.gemmtune.bmm(a, b)
-        return _torch_calls.bmm(a, b)
+            return _torch.ops.gemmtune.bmm(a, b, precision=precision, out_dtype=out_dtype)
+        return _torch_calls.bmm(a, b, precision, out_dtype)
     from . import _cuda_arrays
-    return _cuda_arrays.bmm(a, b)
+    return _cuda_arrays.bmm(a, b, precision, out_dtype)
 
 
-def addmm(c, a, b, *, beta=1.0, alpha=1.0):
-    """beta * c + alpha * (a @ b) as torch.addmm: c broadcasts to the product's shape."""
+def addmm(c, a, b, *, beta=1.0, alpha=1.0, precision=None, out_dtype=None):
+    """beta * c + alpha * (a @ b) as torch.addmm: c broadcasts to the product's shape and is added
+    in FP32 (it may be float32 or the operands' dtype). precision and out_dtype as for mm."""
     if _is_torch(a):
         if _through_op(c, a, b):
             _check_torch("gemmtune.addmm", c=c, a=a, b=b)
-            return _torch.ops.gemmtune.addmm(c, a, b, float(beta), float(alpha))
-        return _torch_calls.addmm(c, a, b, beta, alpha)
+            return _torch.ops.gemmtune.addmm(c, a, b, float(beta), float(alpha), precision=precision,
+                                             out_dtype=out_dtype)
+        return _torch_calls.addmm(c, a, b, beta, alpha, precision, out_dtype)
     from . import _cuda_arrays
-    return _cuda_arrays.addmm(c, a, b, beta, alpha)
+    return _cuda_arrays.addmm(c, a, b, beta, alpha, precision, out_dtype)
 
 
 def library_version() -> str:
@@ -88,7 +100,7 @@ def library_version() -> str:
 
 
 __all__ = [
-    "mm", "bmm", "addmm", "explain", "record", "tune", "warmup", "reload", "status", "check_results",
+    "mm", "bmm", "addmm", "PRECISIONS", "explain", "record", "tune", "warmup", "reload", "status", "check_results",
     "installed_results", "library_version", "library_path", "tuner_path", "plan_mm", "plan_bmm", "GemmArguments",
     "Explanation", "GemmtuneError", "NoDeviceError", "UnsupportedDeviceError", "TuningInterrupted", "__version__",
 ]

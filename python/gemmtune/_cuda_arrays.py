@@ -1,13 +1,16 @@
 """Arrays other than torch tensors, through the CUDA Array Interface (v3): CuPy's, and any producer
 whose module can allocate the result (CuPy; others are converted with cupy.asarray first, which
 reads their __cuda_array_interface__ or DLPack without a copy). The call runs on CuPy's current
-stream, with CuPy's current device set to the array's.
+stream, with CuPy's current device set to the array's. float32 arrays run fp32 (or the precision
+asked for: tf32, 3xtf32; CuPy's own TF32 setting is not read), float16 arrays fp16 with the result in
+float16 unless out_dtype is float32 (_precision's rules, as for torch tensors).
 """
 
 from __future__ import annotations
 
 from . import _handles
 from . import _library as L
+from . import _precision
 from ._layout import plan_bmm, plan_mm
 
 
@@ -21,7 +24,7 @@ def _cupy():
 
 
 def as_cupy(name: str, argument: str, x):
-    """x as a CuPy array (no copy), checked for a CUDA device and float32."""
+    """x as a CuPy array (no copy), checked for a CUDA device and a dtype gemmtune takes."""
     if not (hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")):
         raise TypeError(f"{name}: argument '{argument}' ({type(x).__name__}) is neither a torch.Tensor nor a "
                         f"CUDA array (__cuda_array_interface__ or __dlpack__)")
@@ -31,8 +34,9 @@ def as_cupy(name: str, argument: str, x):
             x = cupy.asarray(x) if hasattr(x, "__cuda_array_interface__") else cupy.from_dlpack(x)
         except Exception as e:  # a host array, an unsupported device
             raise ValueError(f"{name}: argument '{argument}' is not a CUDA array: {e}") from e
-    if x.dtype != cupy.float32:
-        raise TypeError(f"{name}: argument '{argument}' is {x.dtype}; gemmtune supports float32")
+    if str(x.dtype) not in _precision.DTYPE_PRECISIONS:
+        raise TypeError(f"{name}: argument '{argument}' is {x.dtype}; gemmtune supports float32, float16 and "
+                        f"bfloat16")
     return x
 
 
@@ -45,10 +49,13 @@ def _elementwise_strides_ok(name, argument, x):
         raise ValueError(f"{name}: argument '{argument}' has strides {x.strides} bytes, not whole elements")
 
 
-def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0):
+def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0, precision=None, out_dtype=None):
     a = as_cupy(name, "a", a)
     b = as_cupy(name, "b", b)
     cupy = _cupy()
+    operands = _precision.check_operand_dtypes(name, (("a", str(a.dtype)), ("b", str(b.dtype))))
+    value = _precision.resolve(name, operands, precision, False)
+    result = _precision.output_dtype(name, operands, None if out_dtype is None else str(cupy.dtype(out_dtype)))
     if a.device.id != b.device.id:
         raise ValueError(f"{name}: arguments 'a' (device {a.device.id}) and 'b' (device {b.device.id}) are on "
                          f"different devices")
@@ -61,33 +68,36 @@ def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0):
         out = cupy.empty(shape, dtype=cupy.float32)
         if c is not None and beta != 0.0:
             c = as_cupy(name, "c", c)
+            if str(c.dtype) not in (operands, "float32"):
+                raise TypeError(f"{name}: argument 'c' is {c.dtype}; it may be {operands} or float32")
             try:
                 out[...] = cupy.broadcast_to(c, shape)
             except ValueError as e:
                 raise ValueError(f"{name}: argument 'c' of shape {c.shape} does not broadcast to {shape}") from e
-        if out.size == 0:
-            return out
-        if args.k == 0 or alpha == 0.0:
+        if out.size and (args.k == 0 or alpha == 0.0):
             if c is None or beta == 0.0:
                 out.fill(0)
             else:
                 out *= beta
-            return out
-        handle = _handles.get(device, lambda: cupy.cuda.Device(device))
-        stream = cupy.cuda.get_current_stream().ptr
-        status = L.lib().gemmtune_run_sgemm_problem(handle, L.sgemm_problem(args, float(alpha), float(beta)),
-                                                    a.data.ptr, b.data.ptr, out.data.ptr, stream)
-        L.raise_for_status(status, name)
+        elif out.size:
+            handle = _handles.get(device, lambda: cupy.cuda.Device(device))
+            stream = cupy.cuda.get_current_stream().ptr
+            status = L.lib().gemmtune_run_gemm_problem(handle, value, L.sgemm_problem(args, float(alpha), float(beta)),
+                                                       a.data.ptr, b.data.ptr, out.data.ptr, stream)
+            L.raise_for_status(status, name)
+        if result != "float32":
+            out = out.astype(result)
     return out
 
 
-def mm(a, b):
-    return gemm(plan_mm, "gemmtune.mm", a, b)
+def mm(a, b, precision=None, out_dtype=None):
+    return gemm(plan_mm, "gemmtune.mm", a, b, precision=precision, out_dtype=out_dtype)
 
 
-def bmm(a, b):
-    return gemm(plan_bmm, "gemmtune.bmm", a, b)
+def bmm(a, b, precision=None, out_dtype=None):
+    return gemm(plan_bmm, "gemmtune.bmm", a, b, precision=precision, out_dtype=out_dtype)
 
 
-def addmm(c, a, b, beta=1.0, alpha=1.0):
-    return gemm(plan_mm, "gemmtune.addmm", a, b, c=c, beta=float(beta), alpha=float(alpha))
+def addmm(c, a, b, beta=1.0, alpha=1.0, precision=None, out_dtype=None):
+    return gemm(plan_mm, "gemmtune.addmm", a, b, c=c, beta=float(beta), alpha=float(alpha), precision=precision,
+                out_dtype=out_dtype)

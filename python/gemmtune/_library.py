@@ -106,7 +106,8 @@ _STR = ctypes.c_char_p
 
 class SgemmProblem(ctypes.Structure):
     """gemmtune_sgemm_problem_t: a problem's arguments as one value, filled once per problem so a
-    call passes five values instead of nineteen (each argument of a ctypes call costs)."""
+    call passes seven values instead of twenty (each argument of a ctypes call costs); every
+    precision takes it (gemmtune_run_gemm_problem)."""
     _fields_ = [("op_a", _I), ("op_b", _I), ("m", _I), ("n", _I), ("k", _I), ("lda", _I), ("ldb", _I), ("ldc", _I),
                 ("batch_count", _I), ("stride_a", _LL), ("stride_b", _LL), ("stride_c", _LL), ("alpha", _F),
                 ("beta", _F)]
@@ -127,6 +128,10 @@ _PROTOTYPES = {
     "gemmtune_sgemm_strided_batched": (
         _I, [_P, _I, _I, _I, _I, _I, _F, _P, _I, _LL, _P, _I, _LL, _F, _P, _I, _LL, _I, _P]),
     "gemmtune_run_sgemm_problem": (_I, [_P, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
+    "gemmtune_run_gemm_problem": (_I, [_P, _I, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
+    "gemmtune_choose_gemm": (
+        _I, [_P, _I, _I, _I, _I, _I, _I, _P, _I, _LL, _P, _I, _LL, _I, _LL, _I, ctypes.POINTER(_I), _STR, _S, _STR,
+             _S]),
     "gemmtune_choose_strided_batched": (
         _I, [_P, _I, _I, _I, _I, _I, _P, _I, _LL, _P, _I, _LL, _I, _LL, _I, ctypes.POINTER(_I), _STR, _S, _STR, _S]),
     "gemmtune_warmup": (_I, [_P, _STR, ctypes.POINTER(_I), _STR, _S]),

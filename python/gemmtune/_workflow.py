@@ -17,6 +17,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from . import _handles
 from . import _library as L
+from . import _precision
 from ._layout import plan_bmm, plan_mm
 
 
@@ -91,34 +92,40 @@ def warmup(record_path, device: Optional[int] = None) -> int:
     return count.value
 
 
-def _describe(name, a, b):
-    """(GemmArguments, pointer of a, pointer of b, device) of arrays a and b, torch or CUDA arrays."""
+def _describe(name, a, b, precision=None):
+    """(GemmArguments, pointer of a, pointer of b, device, gemmtune_precision_t) of arrays a and b,
+    torch or CUDA arrays, as gemmtune.mm(a, b, precision=precision) would run them."""
     if "torch" in sys.modules:
         import torch
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             from . import _torch_calls
             device = _torch_calls._check_pair(name, a, b)
             planner = plan_mm if a.dim() == 2 else plan_bmm
-            return planner(name, a.shape, a.stride(), b.shape, b.stride()), a.data_ptr(), b.data_ptr(), device
+            value, _ = _torch_calls._precision_of(name, a.dtype, precision, None,
+                                                  _torch_calls._tf32_for(a.dtype, precision))
+            return (planner(name, a.shape, a.stride(), b.shape, b.stride()), a.data_ptr(), b.data_ptr(), device,
+                    value)
     from . import _cuda_arrays
     a = _cuda_arrays.as_cupy(name, "a", a)
     b = _cuda_arrays.as_cupy(name, "b", b)
+    operands = _precision.check_operand_dtypes(name, (("a", str(a.dtype)), ("b", str(b.dtype))))
+    value = _precision.resolve(name, operands, precision, False)
     planner = plan_mm if a.ndim == 2 else plan_bmm
     strides_a = tuple(s // a.itemsize for s in a.strides)
     strides_b = tuple(s // b.itemsize for s in b.strides)
-    return planner(name, a.shape, strides_a, b.shape, strides_b), a.data.ptr, b.data.ptr, a.device.id
+    return planner(name, a.shape, strides_a, b.shape, strides_b), a.data.ptr, b.data.ptr, a.device.id, value
 
 
-def explain(a, b) -> Explanation:
-    """What gemmtune.mm(a, b) (or bmm, for 3-D operands) runs and why; compiles it if needed, so it
-    also warms the problem up."""
+def explain(a, b, *, precision: Optional[str] = None) -> Explanation:
+    """What gemmtune.mm(a, b, precision=precision) (or bmm, for 3-D operands) runs and why; compiles
+    it if needed, so it also warms the problem up."""
     name = "gemmtune.explain"
-    args, pa, pb, device = _describe(name, a, b)
+    args, pa, pb, device, value = _describe(name, a, b, precision)
     source = ctypes.c_int(0)
     config = L.text_buffer(256)
     reason = L.text_buffer(4096)
-    status = L.lib().gemmtune_choose_strided_batched(
-        handle(device), args.op_a, args.op_b, max(args.m, 1), max(args.n, 1), max(args.k, 1), pa, args.lda,
+    status = L.lib().gemmtune_choose_gemm(
+        handle(device), value, args.op_a, args.op_b, max(args.m, 1), max(args.n, 1), max(args.k, 1), pa, args.lda,
         args.stride_a, pb, args.ldb, args.stride_b, max(args.n, 1), args.m * args.n, max(args.batch, 1),
         ctypes.byref(source), config, len(config), reason, len(reason))
     L.raise_for_status(status, name)

@@ -154,6 +154,19 @@ gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle, const gem
   return to_c(handle->handle.sgemm(p, q.alpha, a, b, q.beta, c, stream));
 }
 
+gemmtune_status_t gemmtune_run_gemm_problem(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                            const gemmtune_sgemm_problem_t* problem, const void* a, const void* b,
+                                            float* c, cudaStream_t stream) {
+  if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;
+  const gemmtune_sgemm_problem_t& q = *problem;
+  gemmtune::GemmProblem p;
+  p.m = q.m, p.n = q.n, p.k = q.k, p.lda = q.lda, p.ldb = q.ldb, p.ldc = q.ldc;
+  p.op_a = to_op(static_cast<gemmtune_operation_t>(q.op_a)), p.op_b = to_op(static_cast<gemmtune_operation_t>(q.op_b));
+  p.batch = q.batch_count, p.stride_a = q.stride_a, p.stride_b = q.stride_b, p.stride_c = q.stride_c;
+  p.precision = static_cast<gemmtune::Precision>(precision);  // gemm() refuses values out of range
+  return to_c(handle->handle.gemm(p, q.alpha, a, b, q.beta, c, stream));
+}
+
 gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
                                     gemmtune_operation_t transb, int m, int n, int k, const float* alpha,
                                     const float* a, int lda, const float* b, int ldb, const float* beta, float* c,
@@ -210,6 +223,32 @@ gemmtune_status_t gemmtune_choose_strided_batched(gemmtune_handle_t handle, gemm
     p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
     gemmtune::KernelChoice choice;
     const Status s = handle->handle.choose(p, a, b, choice);
+    if (s != Status::success) return to_c(s);
+    if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
+    copy_text(choice.config_name, config_name, config_name_capacity);
+    copy_text(choice.reason, reason, reason_capacity);
+    return GEMMTUNE_SUCCESS;
+  } catch (...) {
+    return GEMMTUNE_OUT_OF_MEMORY;  // only the strings of the choice can throw here
+  }
+}
+
+gemmtune_status_t gemmtune_choose_gemm(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                       gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n, int k,
+                                       const void* a, int lda, long long stride_a, const void* b, int ldb,
+                                       long long stride_b, int ldc, long long stride_c, int batch_count,
+                                       gemmtune_config_source_t* source, char* config_name,
+                                       size_t config_name_capacity, char* reason, size_t reason_capacity) {
+  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
+  try {
+    gemmtune::GemmProblem p;
+    p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+    p.op_a = to_op(op_a), p.op_b = to_op(op_b);
+    p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
+    p.precision = static_cast<gemmtune::Precision>(precision);
+    gemmtune::KernelChoice choice;
+    // choose() takes the operands only for their alignment, whatever their element type.
+    const Status s = handle->handle.choose(p, static_cast<const float*>(a), static_cast<const float*>(b), choice);
     if (s != Status::success) return to_c(s);
     if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
     copy_text(choice.config_name, config_name, config_name_capacity);

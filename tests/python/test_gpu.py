@@ -193,6 +193,13 @@ def test_cupy_arrays():
         gemmtune.mm(a.T, b.astype(cupy.float64))
     batch = gemmtune.bmm(cupy.broadcast_to(a.T, (3, 33, 65)), cupy.stack([b] * 3))
     assert float(cupy.abs(batch[2] - ref).max()) < 1e-3
+    a16, b16 = a.astype(cupy.float16), b.astype(cupy.float16)  # fp16, the result in float16 as CuPy's
+    c16 = gemmtune.mm(a16.T, b16)
+    assert c16.dtype == cupy.float16
+    ref16 = a16.T.astype(cupy.float64) @ b16.astype(cupy.float64)
+    scale = cupy.abs(a16.T.astype(cupy.float64)) @ cupy.abs(b16.astype(cupy.float64))
+    assert float((cupy.abs(c16 - ref16) / (2.0**-11 * cupy.abs(ref16) + 134 * 2.0**-23 * scale + 1e-30)).max()) <= 1
+    assert gemmtune.mm(a16.T, b16, out_dtype=cupy.float32).dtype == cupy.float32
 
 
 def test_record_tune_reload(tmp_path):
@@ -356,3 +363,194 @@ def test_linear_with_a_bias_that_the_library_gives_cublas_is_torchs_linear(tmp_p
             ok, worst = within_bound(ours(x) - ours.bias, x.double(), ours.weight.double().t(), 1024)
         assert ok, worst
     assert '"m":4096,"n":4096,"k":1024' in record.read_text().replace(" ", "")
+
+
+def test_linear_with_a_bias_few_tiles_and_cublas_is_torchs_addmm_over_the_expanded_bias():
+    torch.manual_seed(0)
+    ours = gemmtune.nn.Linear(1024, 4096).cuda()
+    x = rand(64, 1024, seed=61)
+    if gemmtune.explain(x, ours.weight.t()).config != "cublas":
+        pytest.skip("the results for this GPU run a kernel at 64x4096x1024:nt")
+    with torch.no_grad():
+        want = torch.addmm(ours.bias.expand(64, 4096), x, ours.weight.t())  # C = bias, cublasSgemm beta 1
+        assert torch.equal(ours(x), want)
+        from gemmtune import _torch_calls
+        _torch_calls.torch_linear_for_cublas = False
+        try:  # the library's own cuBLAS call: the same product within the bound
+            ok, worst = within_bound(ours(x) - ours.bias, x.double(), ours.weight.double().t(), 1024)
+        finally:
+            _torch_calls.torch_linear_for_cublas = True
+        assert ok, worst
+
+
+# Precisions (issue #44's, through gemmtune_gemm): 16-bit operands, and float32 ones asked for tf32 or
+# 3xtf32. Reference: float64 of the operands as the kernels multiply them; the bound is the tuner's
+# (tuner/measure/gpu_bench.cpp): (2K + 4) * u_sum * |A||B| with u_sum = 2^-24 for fp32 and 3xtf32,
+# 2^-23 for the tensor-core sums of tf32, bf16 and fp16, plus the rounding of the result to a 16-bit
+# dtype (2^-8 for bfloat16, 2^-11 for float16) where it is returned in that dtype.
+SUM_UNIT = {"fp32": 2.0**-24, "3xtf32": 2.0**-24, "tf32": 2.0**-23, "bf16": 2.0**-23, "fp16": 2.0**-23}
+OUT_UNIT = {torch.float32: 0.0, torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11}
+
+
+def tf32_round(x):
+    """x (float32) rounded to TF32's 10 mantissa bits, to nearest with ties away (cvt.rna.tf32.f32)."""
+    bits = x.contiguous().view(torch.int32)
+    return ((bits + 0x1000) & ~0x1FFF).view(torch.float32)
+
+
+def precision_error(c, a, b, k, precision, batched=False, added=None):
+    """max |c - R| / bound (<= 1 passes) for c = a @ b (+ added, in FP32), a and b as given (16-bit ones
+    are already rounded). For tf32 the inputs' rounding is inside the kernel: R is computed from the
+    TF32-rounded operands and the bound allows a kernel that truncates instead (one TF32 unit, 2^-10
+    relative, per operand)."""
+    mm = torch.bmm if batched else torch.mm
+    a64, b64 = a.double(), b.double()
+    extra = 0.0
+    if precision == "tf32":
+        a64, b64 = tf32_round(a.float()).double(), tf32_round(b.float()).double()
+        extra = 2 * 2.0**-10
+    ref = mm(a64, b64)
+    scale = mm(a64.abs(), b64.abs())
+    if added is not None:
+        ref, scale = ref + added.double(), scale + added.double().abs()
+    bound = ((2 * max(k, 1) + 4) * SUM_UNIT[precision] + extra) * scale + OUT_UNIT[c.dtype] * ref.abs() + 1e-30
+    return float(((c.double() - ref).abs() / bound).max())
+
+
+PRECISION_SHAPES = [(64, 64, 64), (127, 129, 65), (1, 300, 17), (512, 512, 512), (64, 4096, 1024)]
+
+
+@pytest.mark.parametrize("m, n, k", PRECISION_SHAPES)
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn", "tt"])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_16_bit_mm_every_layout(dtype, layout, m, n, k):
+    a = view(rand(m, k, seed=31).to(dtype), layout[0] == "t")
+    b = view(rand(k, n, seed=32).to(dtype), layout[1] == "t")
+    precision = "bf16" if dtype is torch.bfloat16 else "fp16"
+    c32 = gemmtune.mm(a, b, out_dtype=torch.float32)  # the library's FP32 C itself
+    assert c32.dtype == torch.float32 and c32.shape == (m, n) and c32.is_contiguous()
+    assert precision_error(c32, a, b, k, precision) <= 1
+    c = gemmtune.mm(a, b)  # as torch.mm: the operands' dtype
+    assert c.dtype == dtype and c.shape == (m, n)
+    assert precision_error(c, a, b, k, precision) <= 1
+    assert gemmtune.explain(a, b).config
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_16_bit_bmm_addmm_and_linear(dtype):
+    precision = "bf16" if dtype is torch.bfloat16 else "fp16"
+    batch, m, n, k = 5, 96, 80, 72
+    a = rand(batch, m, k, seed=33).to(dtype)
+    b = rand(k, n, seed=34).to(dtype).expand(batch, k, n)  # stride 0: one matrix shared
+    c = gemmtune.bmm(a, b)
+    assert c.dtype == dtype and c.shape == (batch, m, n)
+    assert precision_error(c, a, b, k, precision, batched=True) <= 1
+    x, w, bias = rand(70, 50, seed=35).to(dtype), rand(50, 40, seed=36).to(dtype), rand(40, seed=37).to(dtype)
+    out = gemmtune.addmm(bias, x, w, beta=0.5, alpha=2.0)
+    assert out.dtype == dtype
+    assert precision_error(out, 2 * x.float(), w, 50, precision, added=0.5 * bias.float()) <= 1
+    out32 = gemmtune.addmm(bias.float(), x, w, out_dtype=torch.float32)  # c may be float32
+    assert out32.dtype == torch.float32
+    assert precision_error(out32, x, w, 50, precision, added=bias.float()) <= 1
+    torch.manual_seed(0)
+    ours = gemmtune.nn.Linear(50, 40).cuda().to(dtype)
+    theirs = torch.nn.Linear(50, 40).cuda().to(dtype)
+    theirs.load_state_dict(ours.state_dict())
+    h = rand(3, 7, 50, seed=38).to(dtype)
+    from gemmtune import _torch_calls
+    with torch.no_grad():
+        got = ours(h)
+        assert got.dtype == dtype and got.shape == (3, 7, 40)
+        want = theirs(h)
+        scale = h.float().abs() @ ours.weight.float().abs().t() + ours.bias.float().abs()
+        assert float(((got.float() - want.float()).abs() / scale).max()) <= 2 * OUT_UNIT[dtype] + 2.0**-12
+        _torch_calls.torch_linear_for_cublas = False
+        try:  # every product in the library: the bound
+            got = ours(h)
+        finally:
+            _torch_calls.torch_linear_for_cublas = True
+        assert precision_error(got.reshape(21, 40), h.reshape(21, 50), ours.weight.t(), 50, precision,
+                               added=ours.bias.float()) <= 1
+
+
+def test_16_bit_opcheck_autograd_and_compile():
+    a = rand(33, 17, seed=39).bfloat16().requires_grad_()
+    b = rand(17, 9, seed=40).bfloat16().requires_grad_()
+    torch.library.opcheck(torch.ops.gemmtune.mm.default, (a, b))
+    torch.library.opcheck(torch.ops.gemmtune.mm.default, (a, b), {"out_dtype": torch.float32})
+    torch.library.opcheck(torch.ops.gemmtune.linear.default,
+                          (rand(4, 5, 17, seed=41).half().requires_grad_(),
+                           rand(9, 17, seed=42).half().requires_grad_(), rand(9, seed=43).half().requires_grad_()))
+    gemmtune.mm(a, b).float().sum().backward()
+    assert a.grad.dtype == torch.bfloat16 and b.grad.dtype == torch.bfloat16
+    ones = torch.ones(33, 9, device="cuda", dtype=torch.bfloat16)
+    assert precision_error(a.grad, ones, b.detach().t(), 9, "bf16") <= 1
+    torch._dynamo.reset()
+    model = _mlp(256).bfloat16()
+    compiled = torch.compile(model, fullgraph=True, dynamic=True)
+    x = rand(48, 512, seed=44).bfloat16()
+    out = compiled(x)
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out, model(x), rtol=2e-2, atol=2e-2)
+    out.float().square().mean().backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.bfloat16 for p in model.parameters())
+
+
+def test_linear_under_autocast_computes_in_its_dtype():
+    torch.manual_seed(0)
+    ours = gemmtune.nn.Linear(64, 32).cuda()
+    theirs = torch.nn.Linear(64, 32).cuda()
+    theirs.load_state_dict(ours.state_dict())
+    x = rand(16, 64, seed=45)
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        got, want = ours(x), theirs(x)
+    assert got.dtype == want.dtype == torch.bfloat16
+    scale = x.abs() @ ours.weight.abs().t() + ours.bias.abs()
+    assert float(((got.float() - want.float()).abs() / scale).max()) <= 2 * OUT_UNIT[torch.bfloat16] + 2.0**-12
+
+
+@pytest.mark.parametrize("precision", ["fp32", "tf32", "3xtf32"])
+@pytest.mark.parametrize("m, n, k", [(64, 64, 64), (127, 129, 65), (512, 512, 512), (64, 4096, 1024)])
+def test_float32_precisions(precision, m, n, k):
+    a, b = rand(m, k, seed=46), view(rand(k, n, seed=47), True)
+    c = gemmtune.mm(a, b, precision=precision)
+    assert c.dtype == torch.float32
+    assert precision_error(c, a, b, k, precision) <= 1
+    assert gemmtune.explain(a, b, precision=precision).config
+
+
+def test_3xtf32_is_as_accurate_as_fp32_and_tf32_follows_torchs_setting():
+    a, b = rand(1024, 1024, seed=48), rand(1024, 1024, seed=49)
+    ref = a.double() @ b.double()
+
+    def normwise(c):
+        return float((c.double() - ref).norm() / ref.norm())
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    fp32, x3 = normwise(gemmtune.mm(a, b)), normwise(gemmtune.mm(a, b, precision="3xtf32"))
+    sgemm = normwise(torch.mm(a, b))
+    tf32 = normwise(gemmtune.mm(a, b, precision="tf32"))
+    assert x3 <= 2 * max(fp32, sgemm), (x3, fp32, sgemm)  # FP32-accurate
+    assert tf32 > 10 * max(fp32, sgemm), (tf32, fp32, sgemm)  # TF32 rounds the inputs to 11 bits
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = True  # torch.mm would run TF32 now: so does gemmtune.mm
+        assert normwise(gemmtune.mm(a, b)) > 10 * max(fp32, sgemm)
+        assert normwise(gemmtune.mm(a, b, precision="fp32")) <= 2 * max(fp32, sgemm)  # asked for: FP32
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = False
+
+
+def test_precision_errors_name_the_argument():
+    a = rand(8, 8)
+    with pytest.raises(TypeError, match="argument 'b' is torch.float16 but argument 'a' is torch.bfloat16"):
+        gemmtune.mm(a.bfloat16(), a.half())
+    with pytest.raises(TypeError, match="argument 'precision' is 'bf16' but the operands are torch.float32"):
+        gemmtune.mm(a, a, precision="bf16")
+    with pytest.raises(TypeError, match="argument 'out_dtype'"):
+        gemmtune.mm(a.half(), a.half(), out_dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match="argument 'c' is torch.float16"):
+        gemmtune.addmm(a.half(), a.bfloat16(), a.bfloat16())
+    with pytest.raises(TypeError, match="argument 'weight' is torch.float16 but argument 'input'"):
+        torch.ops.gemmtune.linear(a.bfloat16(), a.half(), None)
+    with pytest.raises(ValueError, match="argument 'precision' is 'fp8'"):
+        gemmtune.mm(a, a, precision="fp8")

@@ -152,3 +152,12 @@ def test_run_sgemm_problem_refuses_no_handle():
     problem = L.sgemm_problem(gemmtune.plan_mm("mm", (4, 6), (1, 4), (6, 8), (8, 1)), 1.0, 0.0)
     assert (problem.op_a, problem.lda, problem.ldc, problem.stride_c) == (L.OP_T, 4, 8, 32)
     assert L.lib().gemmtune_run_sgemm_problem(None, problem, 16, 16, 16, None) == L.INVALID_ARGUMENT
+
+
+def test_run_gemm_problem_and_choose_gemm_refuse_bad_arguments():
+    problem = L.sgemm_problem(gemmtune.plan_mm("mm", (4, 6), (6, 1), (6, 8), (8, 1)), 1.0, 0.0)
+    bf16 = gemmtune._precision.PRECISIONS["bf16"]
+    assert L.lib().gemmtune_run_gemm_problem(None, bf16, problem, 16, 16, 16, None) == L.INVALID_ARGUMENT
+    assert L.lib().gemmtune_run_gemm_problem(None, bf16, None, 16, 16, 16, None) == L.INVALID_ARGUMENT
+    assert L.lib().gemmtune_choose_gemm(None, bf16, 0, 0, 4, 8, 6, None, 6, 0, None, 8, 0, 8, 0, 1, None, None, 0,
+                                        None, 0) == L.INVALID_ARGUMENT

@@ -60,6 +60,26 @@ int main(int argc, char** argv) {
   expect(gemmtune_gemm(handle, GEMMTUNE_FP16, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, 1.0f, &value, 3, 0, &value, 4,
                        0, 0.0f, &value, 4, 0, 1, NULL) == GEMMTUNE_INVALID_ARGUMENT,
          "fp16 with lda below k");
+  {
+    /* The problem-as-one-value form (bindings): the same checks as gemmtune_gemm. */
+    gemmtune_sgemm_problem_t problem = {GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, 3, 4, 4, 1, 0, 0, 0, 1.0f, 0.0f};
+    expect(gemmtune_run_gemm_problem(handle, GEMMTUNE_BF16, NULL, &value, &value, &value, NULL) ==
+               GEMMTUNE_INVALID_ARGUMENT,
+           "run_gemm_problem without a problem");
+    expect(gemmtune_run_gemm_problem(NULL, GEMMTUNE_BF16, &problem, &value, &value, &value, NULL) ==
+               GEMMTUNE_INVALID_ARGUMENT,
+           "run_gemm_problem without a handle");
+    expect(gemmtune_run_gemm_problem(handle, GEMMTUNE_FP16, &problem, &value, &value, &value, NULL) ==
+               GEMMTUNE_INVALID_ARGUMENT,
+           "run_gemm_problem with lda below k");
+    problem.lda = 4;
+    expect(gemmtune_run_gemm_problem(handle, (gemmtune_precision_t)7, &problem, &value, &value, &value, NULL) ==
+               GEMMTUNE_INVALID_ARGUMENT,
+           "run_gemm_problem with an unknown precision");
+    expect(gemmtune_choose_gemm(NULL, GEMMTUNE_BF16, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, NULL, 4, 0, NULL, 4, 0, 4,
+                                0, 1, &source, name, sizeof name, reason, sizeof reason) == GEMMTUNE_INVALID_ARGUMENT,
+           "choose_gemm without a handle");
+  }
   expect(gemmtune_set_sgemm_precision(handle, GEMMTUNE_BF16) == GEMMTUNE_INVALID_ARGUMENT,
          "the sgemm opt-in takes 3xtf32 or fp32 only");
   expect(gemmtune_set_sgemm_precision(handle, GEMMTUNE_3XTF32) == GEMMTUNE_SUCCESS, "the sgemm opt-in");
@@ -69,6 +89,9 @@ int main(int argc, char** argv) {
     expect(gemmtune_choose(handle, 4, 4, 4, 4, 4, 4, NULL, NULL, &source, name, sizeof name, reason,
                            sizeof reason) == GEMMTUNE_NO_DEVICE,
            "choose without a device");
+    expect(gemmtune_choose_gemm(handle, GEMMTUNE_BF16, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, NULL, 4, 0, NULL, 4, 0,
+                                4, 0, 1, &source, name, sizeof name, reason, sizeof reason) == GEMMTUNE_NO_DEVICE,
+           "choose_gemm without a device");
   }
   gemmtune_destroy(handle);
   gemmtune_destroy(NULL);

@@ -114,6 +114,12 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t ha
                                                             const gemmtune_sgemm_problem_t* problem, const float* a,
                                                             const float* b, float* c, cudaStream_t stream);
 
+/* gemmtune_gemm with the problem as one value: a binding's call for every precision (problem may not
+ * be NULL; a and b hold the precision's elements, C is FP32). */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_run_gemm_problem(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                                           const gemmtune_sgemm_problem_t* problem, const void* a,
+                                                           const void* b, float* c, cudaStream_t stream);
+
 /* cublasSgemm's and cublasSgemmStridedBatched's arguments one for one (column-major, alpha and beta
  * in host memory), on the stream set with gemmtune_set_stream: a cuBLAS caller switches by renaming. */
 GEMMTUNE_C_API gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,
@@ -148,6 +154,14 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_choose_strided_batched(
     gemmtune_handle_t handle, gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n, int k,
     const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b, int ldc,
     long long stride_c, int batch_count, gemmtune_config_source_t* source, char* config_name,
+    size_t config_name_capacity, char* reason, size_t reason_capacity);
+
+/* gemmtune_choose_strided_batched in any precision: what gemmtune_gemm runs for this problem and why
+ * (a and b, of the precision's element type, only decide the pointer alignment). */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_choose_gemm(
+    gemmtune_handle_t handle, gemmtune_precision_t precision, gemmtune_operation_t op_a, gemmtune_operation_t op_b,
+    int m, int n, int k, const void* a, int lda, long long stride_a, const void* b, int ldb, long long stride_b,
+    int ldc, long long stride_c, int batch_count, gemmtune_config_source_t* source, char* config_name,
     size_t config_name_capacity, char* reason, size_t reason_capacity);
 
 /* Compiles, on the current device, what every problem of a record file (GEMMTUNE_RECORD's format)
