@@ -26,9 +26,9 @@ class TuningInterrupted(L.GemmtuneError):
 
 
 class Explanation(NamedTuple):
-    implementation: str  # "tuned_kernel" or "cublas"
+    implementation: str  # "tuned_kernel", "cublas" or "cublaslt"
     source: str  # exact_shape, nearest_shape, same_architecture, built_in_default, portfolio
-    config: str  # the kernel's canonical name, or "cublas"
+    config: str  # the kernel's canonical name, or "cublas" / "cublaslt"
     reason: str  # one line: what decided it
 
 
@@ -131,7 +131,8 @@ def explain(a, b, *, precision: Optional[str] = None) -> Explanation:
     L.raise_for_status(status, name)
     config_name = L.decode(config)
     source_name = L.CONFIG_SOURCE_NAMES[source.value] if 0 <= source.value < len(L.CONFIG_SOURCE_NAMES) else "?"
-    return Explanation("cublas" if config_name == "cublas" else "tuned_kernel", source_name, config_name,
+    implementation = config_name if config_name in ("cublas", "cublaslt") else "tuned_kernel"
+    return Explanation(implementation, source_name, config_name,
                        L.decode(reason))
 
 
