@@ -20,6 +20,7 @@
 #include "core/kernel_compiler.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
+#include "record/baseline_entry.hpp"
 #include "record/results_store.hpp"
 #include "core/timestamp.hpp"
 
@@ -31,6 +32,7 @@ namespace {
 struct TunedWinner {
   std::optional<KernelConfig> config;
   bool cublas_won = false;
+  bool cublaslt_won = false;  // a cuBLASLt algorithm runs there (cublas_won too)
   std::string fallback;
 };
 
@@ -43,11 +45,12 @@ std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path
     throw std::invalid_argument(fmt::format("{} is not a readable results file", path.string()));
   for (nlohmann::json e : doc.at("entries")) {
     upgrade_results_entry(e);
-    const bool cublas_won = is_cublas_winner(e.value("winner", "kernel"));
+    const std::string winner = e.value("winner", "kernel");
+    const bool cublas_won = is_cublas_winner(winner), cublaslt_won = winner == "cublaslt";
     if (e.contains("best"))
-      winners[shape_from_json(e)] = {e.at("best").at("config").get<KernelConfig>(), cublas_won, ""};
+      winners[shape_from_json(e)] = {e.at("best").at("config").get<KernelConfig>(), cublas_won, cublaslt_won, ""};
     else if (cublas_won)
-      winners[shape_from_json(e)] = {std::nullopt, true, e.value("reason", "no kernel recorded")};
+      winners[shape_from_json(e)] = {std::nullopt, true, cublaslt_won, e.value("reason", "no kernel recorded")};
   }
   return winners;
 }
@@ -75,8 +78,10 @@ int run_bench(const TuneOptions& options) {
   GpuSession gpu(index, cache_dir, "", 0);
   nlohmann::json entries = nlohmann::json::array();
   std::printf("\n%s, FP32 peak %.1f TFLOP/s\n", device.name.c_str(), device.fp32_tflops);
-  std::printf("%-16s %-50s %9s %7s %9s %7s %8s %9s\n", "shape", "tuned config", "TFLOP/s", "% peak", "cuBLAS",
-              "% peak", "ratio", "delivered");
+  // "ratio": the tuned kernel against cuBLAS's default call, "vs Lt" against cuBLASLt's fastest
+  // contestant, "delivered": what the library runs there (the results' winner) against the default call.
+  std::printf("%-16s %-50s %9s %7s %9s %7s %8s %8s %9s\n", "shape", "tuned config", "TFLOP/s", "% peak", "cuBLAS",
+              "% peak", "ratio", "vs Lt", "delivered");
   double log_ratio_sum = 0, log_delivered_sum = 0;
   std::size_t kernel_rows = 0, rows = 0;
   for (const auto& shape : options.shapes) {
@@ -85,59 +90,60 @@ int run_bench(const TuneOptions& options) {
     const std::optional<KernelConfig>& config = it->second.config;
     if (config)  // into the disk cache the worker reads
       compiler.compile(*config, device.arch(), kernel_path_for(*config, shape));
+    PreparedShape prepared;
     try {
-      gpu.prepare(shape, options.seed);
+      prepared = gpu.prepare(shape, options.seed);
     } catch (const ProblemError& e) {  // one problem the GPU cannot hold never stops the rest
       spdlog::warn("{}: not benchmarked: {}", shape.label(), e.what());
       continue;
     }
     ++rows;
-    if (!config) {  // the tuner recorded cuBLAS without a race: it runs, so 1.0 is delivered
-      const RaceResult race = gpu.race({});
-      const double cublas = tflops_of(shape.flops(), median(race.cublas_ms));
-      std::printf("%-16s %-50s %9s %7s %9.2f %6.1f%% %8s %8.3fx (cuBLAS)\n", shape.label().c_str(),
-                  ("no kernel: " + it->second.fallback).substr(0, 50).c_str(), "-", "-", cublas,
-                  100 * cublas / device.fp32_tflops, "-", 1.0);
-      nlohmann::json entry = {{"winner", "cublas"},
-                              {"reason", it->second.fallback},
-                              {"cublas", timing_summary(race.cublas_ms, shape.flops())},
-                              {"cublas_percent_of_peak", 100 * cublas / device.fp32_tflops},
-                              {"delivered_ratio", 1.0},
-                              {"race_rounds", race.rounds},
-                              {"date", utc_timestamp()}};
+    const TunedWinner& winner = it->second;
+    const RaceResult race = config ? gpu.race({*config}) : gpu.race({});
+    const Baselines baselines = baselines_of(prepared.cublaslt, race.cublas_ms, race.cublaslt_first_ms,
+                                             race.cublaslt_best_ms, shape.flops());
+    const double cublas = tflops_of(shape.flops(), baselines.cublas_ms);
+    // What the runtime delivers: the results' winner, timed in this race.
+    const double runs_ms = !winner.cublas_won ? median(race.configs_ms[0])
+                           : winner.cublaslt_won && baselines.cublaslt_ms > 0 ? baselines.cublaslt_ms
+                                                                               : baselines.cublas_ms;
+    const double delivered = baselines.cublas_ms / runs_ms;
+    const char* runs = !winner.cublas_won ? "" : winner.cublaslt_won ? " (cuBLASLt)" : " (cuBLAS)";
+    log_delivered_sum += std::log(delivered);
+    nlohmann::json entry = {{"cublas_percent_of_peak", 100 * cublas / device.fp32_tflops},
+                            {"delivered_ratio", delivered},
+                            {"race_rounds", race.rounds},
+                            {"date", utc_timestamp()}};
+    add_baselines(entry, baselines, config ? median(race.configs_ms[0]) : 0);
+    entry["winner"] = !winner.cublas_won ? "kernel" : winner.cublaslt_won ? "cublaslt" : "cublas";  // the results'
+    const std::string vs_lt =
+        config && baselines.cublaslt_ms > 0 ? fmt::format("{:.3f}x", baselines.cublaslt_ms / median(race.configs_ms[0])) : "-";
+    if (!config) {  // the tuner recorded cuBLAS without a race
+      std::printf("%-16s %-50s %9s %7s %9.2f %6.1f%% %8s %8s %8.3fx%s\n", shape.label().c_str(),
+                  ("no kernel: " + winner.fallback).substr(0, 50).c_str(), "-", "-", cublas,
+                  100 * cublas / device.fp32_tflops, "-", vs_lt.c_str(), delivered, runs);
+      entry["reason"] = winner.fallback;
       shape_to_json(entry, shape);
       entries.push_back(entry);
       continue;
     }
     ++kernel_rows;
-    const RaceResult race = gpu.race({*config});
     const double tuned = tflops_of(shape.flops(), median(race.configs_ms[0]));
-    const double cublas = tflops_of(shape.flops(), median(race.cublas_ms));
     const double ratio = tuned / cublas;
-    // What the runtime delivers: the kernel where it won the tuner's race, else cuBLAS itself.
-    const double delivered = it->second.cublas_won ? 1.0 : ratio;
     log_ratio_sum += std::log(ratio);
-    log_delivered_sum += std::log(delivered);
-    std::printf("%-16s %-50s %9.2f %6.1f%% %9.2f %6.1f%% %7.3fx %8.3fx%s\n", shape.label().c_str(),
+    std::printf("%-16s %-50s %9.2f %6.1f%% %9.2f %6.1f%% %7.3fx %8s %8.3fx%s\n", shape.label().c_str(),
                 config->name().c_str(), tuned, 100 * tuned / device.fp32_tflops, cublas,
-                100 * cublas / device.fp32_tflops, ratio, delivered, it->second.cublas_won ? " (cuBLAS)" : "");
+                100 * cublas / device.fp32_tflops, ratio, vs_lt.c_str(), delivered, runs);
     nlohmann::json tuned_summary = timing_summary(race.configs_ms[0], shape.flops());
     tuned_summary["name"] = config->name();
     tuned_summary["config"] = *config;
-    nlohmann::json entry = {
-                       {"winner", it->second.cublas_won ? "cublas" : "kernel"},
-                       {"tuned", tuned_summary},
-                       {"cublas", timing_summary(race.cublas_ms, shape.flops())},
-                       {"percent_of_peak", 100 * tuned / device.fp32_tflops},
-                       {"cublas_percent_of_peak", 100 * cublas / device.fp32_tflops},
-                       {"ratio_vs_cublas", ratio},
-                       {"delivered_ratio", delivered},
-                       {"race_rounds", race.rounds},
-                       {"date", utc_timestamp()}};
+    entry["tuned"] = tuned_summary;
+    entry["percent_of_peak"] = 100 * tuned / device.fp32_tflops;
+    entry["ratio_vs_cublas"] = ratio;
     shape_to_json(entry, shape);
     entries.push_back(entry);
   }
-  // Shapes with no kernel count as 1.0 delivered and not at all among the kernels.
+  // Shapes with no kernel count among the delivered, not among the kernels.
   const double geomean = kernel_rows ? std::exp(log_ratio_sum / double(kernel_rows)) : 1.0;
   const double delivered_geomean = rows ? std::exp(log_delivered_sum / double(rows)) : 1.0;
   std::printf("geometric mean ratio vs cuBLAS: %.3f kernels (%zu shapes), %.3f delivered (%zu shapes)\n", geomean,
@@ -146,7 +152,7 @@ int run_bench(const TuneOptions& options) {
   nlohmann::json header = measured_header(device);
   header["geometric_mean_ratio_vs_cublas"] = geomean;
   header["geometric_mean_delivered_ratio"] = delivered_geomean;
-  merge_entries(out, kBenchSchema, header, entries, {"m", "n", "k", "dtype", "layout", "batch"});
+  merge_entries(out, kBenchSchema, header, entries, {"m", "n", "k", "precision", "layout", "batch"});
   std::printf("written: %s\n", out.c_str());
   return 0;
 }
