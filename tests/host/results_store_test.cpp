@@ -39,7 +39,7 @@ TEST_F(ResultsStore, MergeReplacesSameProblemAndKeepsOthers) {
 }
 
 // A cuBLAS fallback (no candidate, every candidate failed) joins the file for a new problem but
-// never replaces an earlier run's winner: it measured nothing against it.
+// never replaces an earlier run's winner: it measured nothing against it. An earlier fallback it replaces.
 TEST_F(ResultsStore, FallbackEntriesKeepAnEarlierWinner) {
   const auto path = dir_ / "gpu.json";
   merge_results(path, {{"device", "x"}}, nlohmann::json::array({entry(512, 1.0)}));
@@ -56,6 +56,10 @@ TEST_F(ResultsStore, FallbackEntriesKeepAnEarlierWinner) {
   EXPECT_EQ(doc["entries"][0]["winner"], "cublas");
   EXPECT_FALSE(doc["entries"][0].contains("best"));
   EXPECT_EQ(doc["entries"][1]["best"]["tflops"], 1.0);
+  // A later fallback replaces an earlier fallback: it carries the newer cuBLAS timings.
+  fallback_8["winner"] = "cublaslt";
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({fallback_8}), MergeRule::keep_existing);
+  EXPECT_EQ(nlohmann::json::parse(*read_whole_file(path))["entries"][0]["winner"], "cublaslt");
 }
 
 TEST_F(ResultsStore, SchemaOneFilesAreUpgradedWhenNextWritten) {

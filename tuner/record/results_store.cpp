@@ -94,7 +94,8 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
     bool replaced = false;
     for (auto& old : merged) {
       if (same_key(old, e, key_fields)) {
-        if (rule == MergeRule::replace) old = e;
+        // An earlier fallback measured no kernel either: the newer one's cuBLAS timings replace it.
+        if (rule == MergeRule::replace || !old.contains("best")) old = e;
         replaced = true;
       }
     }

@@ -21,7 +21,8 @@ namespace gemmtune {
 void upgrade_results_entry(nlohmann::json& entry);
 
 // What a new entry does to the file's entry for the same problem: replace it (a new measurement),
-// or leave it (a cuBLAS fallback, which measured nothing against an earlier winner).
+// or leave it where it names a kernel (a cuBLAS fallback, which measured nothing against an earlier
+// winner; an earlier fallback it does replace).
 enum class MergeRule { replace, keep_existing };
 
 // Merges entries into the file; header fields (device, versions) are refreshed. Throws
