@@ -12,8 +12,14 @@
 // The decode set (--only decode; not in the default run) is token-by-token inference: m from 1 to 32
 // rows against LLM widths, memory-bound, so its rows also give the bandwidth achieved (bytes of A, B
 // and C over the time) as a fraction of the device-to-device copy bandwidth measured in the same run.
+// --precision runs the same shapes in another precision (gemmtune::Handle::gemm against cuBLAS in that
+// precision: cublasGemmEx with FAST_TF32 for tf32, 16-bit A and B with FP32 C for bf16 and fp16,
+// cublasSgemm for 3xtf32, whose users ask for FP32).
 //   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only heldout|tuned|decode]
+//                    [--precision fp32|3xtf32|tf32|bf16|fp16]
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -174,19 +180,65 @@ std::size_t floats_b(const GemmProblem& p) {
 }
 std::size_t floats_c(const GemmProblem& p) { return std::size_t(p.stride_c) * (p.batch - 1) + std::size_t(p.m) * p.ldc; }
 
-// cuBLAS on the row-major problem: C^T = op(B)^T op(A)^T column-major, as an application calls it.
-cublasStatus_t run_cublas(cublasHandle_t h, const GemmProblem& p, const float* a, const float* b, float* c,
-                          float alpha = 1.0f, float beta = 0.0f) {
+using gemmtune::Precision;
+
+const std::pair<const char*, Precision> kPrecisions[] = {{"fp32", Precision::fp32},
+                                                         {"3xtf32", Precision::tf32x3},
+                                                         {"tf32", Precision::tf32},
+                                                         {"bf16", Precision::bf16},
+                                                         {"fp16", Precision::fp16}};
+
+std::size_t element_bytes(Precision p) { return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4; }
+
+// cuBLAS on the row-major problem: C^T = op(B)^T op(A)^T column-major, as an application calls it, in
+// the problem's precision (3xtf32: SGEMM, the call its users make); as_sgemm: SGEMM on float operands.
+cublasStatus_t run_cublas(cublasHandle_t h, const GemmProblem& p, const void* a, const void* b, float* c,
+                          bool as_sgemm = false) {
+  const float alpha = 1.0f, beta = 0.0f;
   const auto op = [](Op o) { return o == Op::t ? CUBLAS_OP_T : CUBLAS_OP_N; };
-  if (p.batch == 1)
-    return cublasSgemm(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, b, p.ldb, a, p.lda, &beta, c, p.ldc);
-  return cublasSgemmStridedBatched(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, b, p.ldb, p.stride_b, a, p.lda,
-                                   p.stride_a, &beta, c, p.ldc, p.stride_c, p.batch);
+  if (as_sgemm || p.precision == Precision::fp32 || p.precision == Precision::tf32x3) {
+    const auto* fa = static_cast<const float*>(a);
+    const auto* fb = static_cast<const float*>(b);
+    if (p.batch == 1)
+      return cublasSgemm(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, fa, p.lda, &beta, c, p.ldc);
+    return cublasSgemmStridedBatched(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, p.stride_b, fa,
+                                     p.lda, p.stride_a, &beta, c, p.ldc, p.stride_c, p.batch);
+  }
+  const cudaDataType_t type = p.precision == Precision::bf16 ? CUDA_R_16BF : p.precision == Precision::fp16 ? CUDA_R_16F : CUDA_R_32F;
+  const cublasComputeType_t compute = p.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  return cublasGemmStridedBatchedEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, b, type, p.ldb, p.stride_b, a,
+                                    type, p.lda, p.stride_a, &beta, c, CUDA_R_32F, p.ldc, p.stride_c, p.batch, compute,
+                                    CUBLAS_GEMM_DEFAULT);
+}
+
+// Host floats as the precision's elements (16-bit ones rounded to nearest), ready to copy.
+std::vector<unsigned char> elements(const std::vector<float>& values, Precision p) {
+  std::vector<unsigned char> out(values.size() * element_bytes(p));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (p == Precision::bf16) {
+      const __nv_bfloat16 x = __float2bfloat16_rn(values[i]);
+      std::memcpy(out.data() + 2 * i, &x, 2);
+    } else if (p == Precision::fp16) {
+      const __half x = __float2half_rn(values[i]);
+      std::memcpy(out.data() + 2 * i, &x, 2);
+    } else {
+      std::memcpy(out.data() + 4 * i, &values[i], 4);
+    }
+  }
+  return out;
+}
+
+// The two sides' difference bound, in units of (|A||B|)_ij: each side accumulates K products with a
+// unit roundoff (2^-24 in FP32, 2^-23 truncated in the tensor cores), with slack; tf32 sides may also
+// round the inputs differently (2^-11 relative each, per product).
+double bound_scale(Precision p, int k) {
+  if (p == Precision::fp32 || p == Precision::tf32x3) return 8.0 * k * std::ldexp(1.0, -24);
+  return 8.0 * k * std::ldexp(1.0, -23) + (p == Precision::tf32 ? std::ldexp(1.0, -9) : 0.0);
 }
 
 struct Operands {
-  float* a = nullptr;
-  float* b = nullptr;
+  void* a = nullptr;
+  void* b = nullptr;
   float* c = nullptr;
 };
 
@@ -200,16 +252,25 @@ std::string utc_now() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string output, results, only;
+  std::string output, results, only, precision_name = "fp32";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "-o" || arg == "--results" || arg == "--only") && i + 1 < argc) {
-      (arg == "-o" ? output : arg == "--results" ? results : only) = argv[++i];
+    if ((arg == "-o" || arg == "--results" || arg == "--only" || arg == "--precision") && i + 1 < argc) {
+      (arg == "-o" ? output : arg == "--results" ? results : arg == "--only" ? only : precision_name) = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [-o FILE] [--results DIR] [--only heldout|tuned|decode]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [-o FILE] [--results DIR] [--only heldout|tuned|decode] [--precision P]\n",
+                   argv[0]);
       return 2;
     }
   }
+  const auto named = std::find_if(std::begin(kPrecisions), std::end(kPrecisions),
+                                  [&](const auto& p) { return precision_name == p.first; });
+  if (named == std::end(kPrecisions)) {
+    std::fprintf(stderr, "%s: unknown precision '%s' (fp32, 3xtf32, tf32, bf16, fp16)\n", argv[0],
+                 precision_name.c_str());
+    return 2;
+  }
+  const Precision precision = named->second;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("no GPU\n");
@@ -241,9 +302,10 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const Shape& s : shapes) {
     if (!only.empty() && only != s.set) continue;
-    const GemmProblem p = problem_of(s);
-    const std::size_t fa = floats_a(p), fb = floats_b(p), fc = floats_c(p);
-    const std::size_t set_bytes = 4 * (fa + fb + fc);
+    GemmProblem p = problem_of(s);
+    p.precision = precision;
+    const std::size_t fa = floats_a(p), fb = floats_b(p), fc = floats_c(p), eb = element_bytes(precision);
+    const std::size_t set_bytes = eb * (fa + fb) + 4 * fc;
     // Enough operand sets that one call's operands are out of L2 by the time they come round again.
     const int sets = static_cast<int>(std::clamp<std::size_t>(3 * l2 / set_bytes + 1, 1, 32));
     std::vector<Operands> operand(sets);
@@ -252,19 +314,24 @@ int main(int argc, char** argv) {
     std::vector<float> ha(fa), hb(fb);
     for (float& x : ha) x = uniform(rng);
     for (float& x : hb) x = uniform(rng);
+    const std::vector<unsigned char> ea = elements(ha, precision), eb_ = elements(hb, precision);
     bool ok = true;
     for (Operands& o : operand) {
-      ok = ok && check(cudaMalloc(&o.a, 4 * fa), "cudaMalloc") && check(cudaMalloc(&o.b, 4 * fb), "cudaMalloc") &&
-           check(cudaMalloc(&o.c, 4 * fc), "cudaMalloc");
+      ok = ok && check(cudaMalloc(&o.a, eb * fa), "cudaMalloc") && check(cudaMalloc(&o.b, eb * fb), "cudaMalloc") &&
+           check(cudaMalloc(reinterpret_cast<void**>(&o.c), 4 * fc), "cudaMalloc");
       if (!ok) break;
-      cudaMemcpy(o.a, ha.data(), 4 * fa, cudaMemcpyHostToDevice);
-      cudaMemcpy(o.b, hb.data(), 4 * fb, cudaMemcpyHostToDevice);
+      cudaMemcpy(o.a, ea.data(), ea.size(), cudaMemcpyHostToDevice);
+      cudaMemcpy(o.b, eb_.data(), eb_.size(), cudaMemcpyHostToDevice);
     }
     gemmtune::KernelChoice choice;
-    if (ok) ok = library.choose(p, operand[0].a, operand[0].b, choice) == gemmtune::Status::success;
+    // choose() reads the pointers for their alignment only, whatever the precision's element type.
+    if (ok)
+      ok = library.choose(p, static_cast<const float*>(operand[0].a), static_cast<const float*>(operand[0].b),
+                          choice) == gemmtune::Status::success;
 
-    // Correctness: |C - R| <= 8 K 2^-24 (|A||B|), R and |A||B| from cuBLAS (|A||B| is exact enough
-    // for a bound). C starts as NaN, so an element never written fails.
+    // Correctness: |C - R| <= bound_scale (|A||B|), R from cuBLAS in the same precision, |A||B| from
+    // SGEMM on the absolute values (exact enough for a bound). C starts as NaN, so an element never
+    // written fails.
     double worst = 0;
     if (ok) {
       float *abs_a = nullptr, *abs_b = nullptr, *reference = nullptr, *magnitude = nullptr;
@@ -275,9 +342,9 @@ int main(int argc, char** argv) {
       cudaMemcpy(abs_a, ha_abs.data(), 4 * fa, cudaMemcpyHostToDevice);
       cudaMemcpy(abs_b, hb_abs.data(), 4 * fb, cudaMemcpyHostToDevice);
       cudaMemset(operand[0].c, 0xff, 4 * fc);  // NaN
-      ok = library.sgemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) == gemmtune::Status::success &&
+      ok = library.gemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) == gemmtune::Status::success &&
            check(run_cublas(cublas, p, operand[0].a, operand[0].b, reference), "cuBLAS") &&
-           check(run_cublas(cublas, p, abs_a, abs_b, magnitude), "cuBLAS |A||B|") &&
+           check(run_cublas(cublas, problem_of(s), abs_a, abs_b, magnitude, true), "cuBLAS |A||B|") &&
            check(cudaStreamSynchronize(stream), "check");
       std::vector<float> got(fc), want(fc), mag(fc);
       cudaMemcpy(got.data(), operand[0].c, 4 * fc, cudaMemcpyDeviceToHost);
@@ -287,7 +354,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < p.m; ++i)
           for (int j = 0; j < p.n; ++j) {
             const std::size_t at = std::size_t(e) * p.stride_c + std::size_t(i) * p.ldc + j;
-            const double bound = 8.0 * p.k * std::ldexp(1.0, -24) * mag[at] + 1e-30;
+            const double bound = bound_scale(precision, p.k) * mag[at] + 1e-30;
             const double ratio = std::fabs(double(got[at]) - want[at]) / bound;
             worst = std::isnan(ratio) ? INFINITY : std::max(worst, ratio);
           }
@@ -304,7 +371,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < count; ++i) {
           const Operands& o = operand[i % sets];
           if (use_library)
-            library.sgemm(p, 1.0f, o.a, o.b, 0.0f, o.c, stream);
+            library.gemm(p, 1.0f, o.a, o.b, 0.0f, o.c, stream);
           else
             run_cublas(cublas, p, o.a, o.b, o.c);
         }
@@ -340,7 +407,7 @@ int main(int argc, char** argv) {
       round_ratios.push_back(cublas_ms[r] / library_ms[r]);
     const double paired_ratio = correct && !round_ratios.empty() ? median(round_ratios) : 0;
     const std::string ran = ok ? choice.config_name : "(failed)";
-    const double gbps = correct ? 4.0 * (fa + fb + fc) / (lib * 1e-3) / 1e9 : 0.0;
+    const double gbps = correct ? double(set_bytes) / (lib * 1e-3) / 1e9 : 0.0;
     std::printf("%-5s %-10s %-26s %-52s %9.2f %9.2f %7.3f", s.set, s.kind, label(s).c_str(), ran.c_str(),
                 correct ? flops / lib / 1e9 : 0.0, correct ? flops / cub / 1e9 : 0.0, ratio);
     if (decode) std::printf(" %7.0f %6.1f%%", gbps, 100 * gbps / copy);
@@ -352,6 +419,7 @@ int main(int argc, char** argv) {
                        {"k", p.k},
                        {"layout", std::string(p.op_a == Op::t ? "t" : "n") + (p.op_b == Op::t ? "t" : "n")},
                        {"batch", p.batch},
+                       {"precision", precision_name},
                        {"b_shared", s.shared_b},
                        {"lda", p.lda},
                        {"ldb", p.ldb},
@@ -372,7 +440,7 @@ int main(int argc, char** argv) {
                        {"samples_ms", library_ms},
                        {"cublas_samples_ms", cublas_ms}});
     if (decode) {
-      entries.back()["bytes"] = 4.0 * (fa + fb + fc);
+      entries.back()["bytes"] = double(set_bytes);
       entries.back()["gbps"] = gbps;
       entries.back()["fraction_of_copy"] = gbps / copy;
     }
@@ -412,7 +480,11 @@ int main(int argc, char** argv) {
                                 {"device", prop.name},
                                 {"date", utc_now()},
                                 {"library_results", results.empty() ? "installed" : results},
-                                {"compared_with", "cublasSgemm / cublasSgemmStridedBatched, CUBLAS_DEFAULT_MATH (FP32, no TF32), same process"},
+                                {"precision", precision_name},
+                                {"compared_with",
+                                 precision == Precision::fp32 || precision == Precision::tf32x3
+                                     ? "cublasSgemm / cublasSgemmStridedBatched, CUBLAS_DEFAULT_MATH (FP32, no TF32), same process"
+                                     : "cublasGemmStridedBatchedEx in the same precision, FP32 C, same process"},
                                 {"summary", summary},
                                 {"entries", entries}};
     std::ofstream(output) << doc.dump(1) << '\n';
