@@ -1,8 +1,8 @@
 // The tensor-core family (kernel_templates/mma.cuh) in every precision and layout, at edge sizes,
 // over batches with a shared B, with beta != 0 and beta == 0 over NaN, against a float64 CPU
 // reference computed from the inputs as the kernel multiplies them (rounded to the precision), with
-// a bound that scales with K; NaN propagation; and 3xtf32 held to cuBLAS SGEMM's own normwise error
-// through the tuner's check (GpuBench).
+// a bound that scales with K; NaN and infinity propagation, a wide dynamic range, K = 16384; and
+// 3xtf32 held to cuBLAS SGEMM's own normwise error through the tuner's check (GpuBench).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -45,7 +45,7 @@ float rounded(Precision p, float x, std::uint16_t* bits) {
     std::memcpy(bits, &h, 2);
     return __half2float(h);
   }
-  if (p == Precision::tf32) {  // to nearest, ties away (cvt.rna), for finite x
+  if (p == Precision::tf32 && std::isfinite(x)) {  // to nearest, ties away (cvt.rna)
     std::uint32_t u = 0;
     std::memcpy(&u, &x, 4);
     u = (u + 0x1000u) & 0xffffe000u;
@@ -58,9 +58,18 @@ struct Problem {
   int m, n, k, lda_pad, ldb_pad, ldc_pad;
 };
 
+// What the operands hold besides uniform values in [-1, 1].
+enum class Input {
+  plain,
+  nan_in_a,    // A[0][0] is NaN: row 0 of C must be NaN
+  inf_in_a,    // A[0][0] is +inf: row 0 of C is +-inf where FP32 gives that; 3xtf32's split gives NaN
+               // there (inf - inf in its small part, as CUTLASS's 3xTF32): non-finite either way
+  wide_range,  // rows of A and columns of B scaled by 2^-20 to 2^20: products span 2^80
+};
+
 // One problem of `batch` entries (B shared when shared_b) with padded leading dimensions, checked
-// for beta = -0.5 and beta = 0 over NaN; with nan_in_a, A[0][0] is NaN and row 0 of C must be NaN.
-void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_b, bool nan_in_a, std::mt19937& rng) {
+// for beta = -0.5 and beta = 0 over NaN.
+void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_b, Input input, std::mt19937& rng) {
   const KernelConfig& config = kernel.config();
   const Precision p = config.precision;
   const int bytes = operand_bytes(p);
@@ -71,7 +80,7 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   const long long stride_b = shared_b ? 0 : static_cast<long long>(b_rows) * ldb;
   const long long stride_c = static_cast<long long>(s.m) * ldc;
   SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << "," << ldc
-                                  << " batch " << batch << (nan_in_a ? " NaN in A" : ""));
+                                  << " batch " << batch << " input " << int(input));
   const GemmArguments shape_only{s.m, s.n, s.k, 1.0f, nullptr, lda, nullptr, ldb, 0.0f, nullptr, ldc,
                                  batch, stride_a, stride_b, stride_c};
   if (kernel_path_for(config, shape_only) < kernel.path()) return;  // the general binary's call
@@ -81,10 +90,23 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   std::uniform_real_distribution<float> dist(-1, 1);
   std::vector<float> a(a_count), b(b_count), c0(c_count);
   std::vector<std::uint16_t> a_bits(a_count), b_bits(b_count);
-  for (std::size_t i = 0; i < a_count; ++i) a[i] = rounded(p, dist(rng), &a_bits[i]);
-  for (std::size_t i = 0; i < b_count; ++i) b[i] = rounded(p, dist(rng), &b_bits[i]);
+  // wide_range: the scale of A's row i (of B's column j) is 2^(10 * (i % 5 - 2)); 16-bit formats keep
+  // to their own range (fp16 tops out at 65504).
+  const int step = input != Input::wide_range ? 0 : p == Precision::fp16 ? 2 : 10;
+  const auto scale = [&](int index) { return std::ldexp(1.0f, step * (index % 5 - 2)); };
+  for (std::size_t i = 0; i < a_count; ++i) {
+    const int row = int((i % std::size_t(std::max<long long>(stride_a, 1))) / std::size_t(lda));
+    const int col = int(i % std::size_t(lda));
+    a[i] = rounded(p, dist(rng) * scale(a_t ? col : row), &a_bits[i]);
+  }
+  for (std::size_t i = 0; i < b_count; ++i) {
+    const int row = int((i % std::size_t(std::max<long long>(stride_b, b_count))) / std::size_t(ldb));
+    const int col = int(i % std::size_t(ldb));
+    b[i] = rounded(p, dist(rng) * scale(b_t ? row : col), &b_bits[i]);
+  }
   for (auto& x : c0) x = dist(rng);
-  if (nan_in_a) a[0] = rounded(p, std::numeric_limits<float>::quiet_NaN(), &a_bits[0]);
+  if (input == Input::nan_in_a) a[0] = rounded(p, std::numeric_limits<float>::quiet_NaN(), &a_bits[0]);
+  if (input == Input::inf_in_a) a[0] = rounded(p, std::numeric_limits<float>::infinity(), &a_bits[0]);
   DeviceBuffer da(a_count * bytes), db(b_count * bytes), dc(c_count * 4);
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), bytes == 2 ? static_cast<const void*>(a_bits.data()) : a.data(),
                                  a_count * bytes, cudaMemcpyHostToDevice));
@@ -123,6 +145,11 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
             if (!std::isnan(got[at])) ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", not NaN";
             continue;
           }
+          if (std::isinf(expected)) {  // the infinity of A[0][0]
+            const bool ok = p == Precision::tf32x3 ? !std::isfinite(got[at]) : double(got[at]) == expected;
+            if (!ok) ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", expected " << expected;
+            continue;
+          }
           const double bound = (2.0 * s.k + 4) * u * alpha * mag + 4 * std::ldexp(1.0, -24) * std::fabs(beta * cij) + 1e-30;
           if (!(std::fabs(got[at] - expected) <= bound))
             ++bad, ADD_FAILURE() << "beta " << beta << " entry " << e << " C[" << i << "][" << j << "] = " << got[at]
@@ -152,11 +179,33 @@ TEST(TensorCores, EveryPrecisionAndLayoutAtEdgeSizes) {
           for (const Problem& s : {Problem{1, 1, 1, 0, 0, 0}, Problem{17, 33, 9, 0, 0, 0}, Problem{63, 65, 129, 1, 3, 2},
                                    Problem{127, 129, 131, 0, 0, 0}, Problem{128, 128, 128, 0, 0, 0},
                                    Problem{96, 64, 1000, 8, 8, 4}, Problem{130, 72, 264, 0, 0, 0}})
-            check(kernel, s, 1, false, false, rng);
-          check(kernel, Problem{80, 96, 72, 0, 0, 0}, 3, true, false, rng);
-          check(kernel, Problem{33, 40, 48, 0, 0, 0}, 1, false, true, rng);
+            check(kernel, s, 1, false, Input::plain, rng);
+          check(kernel, Problem{80, 96, 72, 0, 0, 0}, 3, true, Input::plain, rng);
+          check(kernel, Problem{33, 40, 48, 0, 0, 0}, 1, false, Input::nan_in_a, rng);
+          check(kernel, Problem{33, 40, 48, 0, 0, 0}, 1, false, Input::inf_in_a, rng);
+          check(kernel, Problem{70, 75, 136, 0, 0, 0}, 1, false, Input::wide_range, rng);
         }
       }
+    }
+  }
+}
+
+// A long K (16384, split-K too) in every precision: the bound grows with K, the error must not
+// grow faster.
+TEST(TensorCores, LongKInEveryPrecision) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  if (device.compute_capability < 80) GTEST_SKIP() << "the tensor-core family needs sm_80";
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(11);
+  for (const Precision p : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
+    for (KernelConfig c : {mma(p, 64, 64, operand_bytes(p) == 2 ? 64 : 32, 32, 32, 3), mma(p, 64, 64, 32, 32, 32, 3, 8)}) {
+      if (p == Precision::tf32x3) c.round_split = c.split_k > 1;
+      ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+      SCOPED_TRACE(c.name());
+      const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::general), c);
+      check(kernel, Problem{64, 48, 16384, 0, 0, 0}, 1, false, Input::plain, rng);
+      check(kernel, Problem{40, 24, 16384, 0, 0, 0}, 1, false, Input::wide_range, rng);
     }
   }
 }
