@@ -61,6 +61,20 @@ void copy_text(const std::string& text, char* buffer, size_t capacity) {
   buffer[length] = '\0';
 }
 
+// The choose calls' common half: what runs problem, and why, into the caller's buffers. Only the
+// choice's strings can throw (std::bad_alloc), which the callers report as out of memory.
+gemmtune_status_t report_choice(const gemmtune_handle& handle, const gemmtune::GemmProblem& problem, const float* a,
+                                const float* b, gemmtune_config_source_t* source, char* config_name,
+                                size_t config_name_capacity, char* reason, size_t reason_capacity) {
+  gemmtune::KernelChoice choice;
+  const Status s = handle.handle.choose(problem, a, b, choice);
+  if (s != Status::success) return to_c(s);
+  if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
+  copy_text(choice.config_name, config_name, config_name_capacity);
+  copy_text(choice.reason, reason, reason_capacity);
+  return GEMMTUNE_SUCCESS;
+}
+
 // A recording session's start or stop: its error, where it throws one, in message.
 template <class Action>
 gemmtune_status_t record_session_call(Action&& action, char* message, size_t message_capacity) {
@@ -197,15 +211,10 @@ gemmtune_status_t gemmtune_choose(gemmtune_handle_t handle, int m, int n, int k,
                                   size_t reason_capacity) {
   if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
   try {
-    gemmtune::KernelChoice choice;
-    const Status s = handle->handle.choose({m, n, k, lda, ldb, ldc}, a, b, choice);
-    if (s != Status::success) return to_c(s);
-    if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
-    copy_text(choice.config_name, config_name, config_name_capacity);
-    copy_text(choice.reason, reason, reason_capacity);
-    return GEMMTUNE_SUCCESS;
+    return report_choice(*handle, {m, n, k, lda, ldb, ldc}, a, b, source, config_name, config_name_capacity, reason,
+                         reason_capacity);
   } catch (...) {
-    return GEMMTUNE_OUT_OF_MEMORY;  // only the strings of the choice can throw here
+    return GEMMTUNE_OUT_OF_MEMORY;
   }
 }
 
@@ -221,15 +230,9 @@ gemmtune_status_t gemmtune_choose_strided_batched(gemmtune_handle_t handle, gemm
     p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
     p.op_a = to_op(op_a), p.op_b = to_op(op_b);
     p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
-    gemmtune::KernelChoice choice;
-    const Status s = handle->handle.choose(p, a, b, choice);
-    if (s != Status::success) return to_c(s);
-    if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
-    copy_text(choice.config_name, config_name, config_name_capacity);
-    copy_text(choice.reason, reason, reason_capacity);
-    return GEMMTUNE_SUCCESS;
+    return report_choice(*handle, p, a, b, source, config_name, config_name_capacity, reason, reason_capacity);
   } catch (...) {
-    return GEMMTUNE_OUT_OF_MEMORY;  // only the strings of the choice can throw here
+    return GEMMTUNE_OUT_OF_MEMORY;
   }
 }
 
@@ -246,16 +249,11 @@ gemmtune_status_t gemmtune_choose_gemm(gemmtune_handle_t handle, gemmtune_precis
     p.op_a = to_op(op_a), p.op_b = to_op(op_b);
     p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
     p.precision = static_cast<gemmtune::Precision>(precision);
-    gemmtune::KernelChoice choice;
     // choose() takes the operands only for their alignment, whatever their element type.
-    const Status s = handle->handle.choose(p, static_cast<const float*>(a), static_cast<const float*>(b), choice);
-    if (s != Status::success) return to_c(s);
-    if (source) *source = static_cast<gemmtune_config_source_t>(choice.source);
-    copy_text(choice.config_name, config_name, config_name_capacity);
-    copy_text(choice.reason, reason, reason_capacity);
-    return GEMMTUNE_SUCCESS;
+    return report_choice(*handle, p, static_cast<const float*>(a), static_cast<const float*>(b), source, config_name,
+                         config_name_capacity, reason, reason_capacity);
   } catch (...) {
-    return GEMMTUNE_OUT_OF_MEMORY;  // only the strings of the choice can throw here
+    return GEMMTUNE_OUT_OF_MEMORY;
   }
 }
 
