@@ -80,8 +80,12 @@ std::size_t KernelConfig::shared_bytes() const {
   if (family == KernelFamily::mma)  // kernel_templates/mma/shape.cuh: STAGES of both tiles, unpadded
     return std::size_t(stages) * (std::size_t(block_m) * block_k + std::size_t(block_k) * block_n) *
            std::size_t(operand_bytes(precision));
-  if (family == KernelFamily::wgmma)  // kernel_templates/wgmma/shape.cuh: 128-byte rows, barriers, alignment slack
+  if (family == KernelFamily::wgmma) {  // kernel_templates/wgmma/shape.cuh: 128-byte rows, barriers, alignment slack
+    if (precision == Precision::tf32x3)  // B's small parts beside each stage, a third barrier
+      return std::size_t(stages) * (std::size_t(block_m) + 2 * std::size_t(block_n)) * 128 + 24 * std::size_t(stages) +
+             1024;
     return std::size_t(stages) * (std::size_t(block_m) + block_n) * 128 + 16 * std::size_t(stages) + 1024;
+  }
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
                                          : std::size_t(block_m) * (block_k + pad_a);
   const std::size_t tile_b = transpose_b ? std::size_t(block_n) * (block_k + pad_b)
@@ -133,7 +137,10 @@ std::string KernelConfig::name_expression(KernelPath path) const {
                        warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks, int(round_split));
   }
   if (family == KernelFamily::wgmma) {
-    // The template's TYPE: 0 bf16, 1 tf32, 2 fp16. Only the whole-vector path exists (check_path).
+    // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32 is a kernel of its own. Only the
+    // whole-vector path exists (check_path).
+    if (precision == Precision::tf32x3)
+      return fmt::format("gemmtune::wgmma_gemm_3xtf32<{},{},{},{}>", block_m, block_n, stages, consumers);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
     return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers, cluster);
   }
@@ -287,8 +294,7 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
 // The Hopper kernels' rules (the static_asserts of kernel_templates/wgmma/shape.cuh and the
 // kernel's), and what the template serves: operands K-major (layout nt), no split-K.
 std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
-  if (!in(int(c.precision), {int(Precision::bf16), int(Precision::fp16), int(Precision::tf32)}))
-    return fmt::format("precision {} is not served by the wgmma kernels (bf16, fp16, tf32)", precision_name(c.precision));
+  if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
   if (c.layout != Layout::nt)
     return fmt::format("layout {}: the wgmma kernels read A and B K-major through tensor maps (layout nt only)",
                        layout_name(c.layout));
@@ -309,6 +315,14 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (!in(c.cluster, {1, 2})) return fmt::format("cluster {} not 1 or 2", c.cluster);
   if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
   if (c.split_k != 1) return fmt::format("split_k {}: the wgmma kernels do not split K", c.split_k);
+  // 3xtf32 (wgmma::Split3Shape): A's fragments in registers, one m64 block a consumer, two
+  // accumulator sets a thread; 3 consumers spill (128 registers a thread at entry).
+  if (c.precision == Precision::tf32x3) {
+    if (c.consumers != 2 || c.block_m != 128)
+      return fmt::format("3xtf32 takes block_m 128 with 2 consumers, not {} with {}", c.block_m, c.consumers);
+    if (!in(c.block_n, {64, 128})) return fmt::format("3xtf32 takes block_n 64 or 128, not {}", c.block_n);
+    if (c.cluster != 1) return fmt::format("cluster {}: the 3xtf32 kernel has no clusters", c.cluster);
+  }
   return std::nullopt;
 }
 

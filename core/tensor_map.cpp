@@ -68,9 +68,11 @@ cudaError_t encode_operand_map(const OperandMapShape& shape, Precision precision
   static_assert(sizeof(CUtensorMap) == sizeof(EncodedTensorMap), "the kernel's TensorMap is a CUtensorMap");
   const auto encode = encoder();
   if (!encode) return cudaErrorNotSupported;
-  const CUtensorMapDataType type = precision == Precision::bf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                   : precision == Precision::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                                  : CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+  // 3xtf32 splits FP32 itself: its maps must not round.
+  const CUtensorMapDataType type = precision == Precision::bf16     ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : precision == Precision::fp16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : precision == Precision::tf32x3 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                                    : CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
   const cuuint64_t dims[3] = {shape.dims[0], shape.dims[1], shape.dims[2]};
   const cuuint64_t strides[2] = {shape.strides[0], shape.strides[1]};
   const cuuint32_t box[3] = {shape.box[0], shape.box[1], shape.box[2]};

@@ -38,7 +38,7 @@ struct alignas(64) EncodedTensorMap {
 };
 
 // Encodes the map (128-byte swizzle, out-of-range elements read as zeros; tf32 as TFLOAT32, so the
-// TMA rounds FP32 to TF32 on the way in). cudaErrorNotSupported where the driver has no
+// TMA rounds FP32 to TF32 on the way in; 3xtf32 as FLOAT32). cudaErrorNotSupported where the driver has no
 // cuTensorMapEncodeTiled (logged once: the family is then skipped), cudaErrorInvalidValue where
 // the encoder refuses the map.
 cudaError_t encode_operand_map(const OperandMapShape& shape, Precision precision, const void* base,

@@ -2,6 +2,7 @@
 """Writes kernel_templates/wgmma/mma_ops.cuh: one wrapper per (precision, N) for wgmma.mma_async
 m64nNk*, both operands from shared-memory descriptors, K-major (no transpose). The accumulator list
 is N/2 registers long, too long to write by hand; that is the only reason this generator exists.
+MmaRegA: tf32 with A from registers (3xtf32).
 Run from the repository root: python3 scripts/gen_wgmma_ops.py > kernel_templates/wgmma/mma_ops.cuh"""
 
 NS = [64, 128, 192, 256]
@@ -40,6 +41,31 @@ struct Mma<{tid}, {n}> {{
         "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ty} {{{regs}}}, %{r}, %{r + 1}, p, {imm};\\n}}\\n"
         : {ops}
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#else
+    __trap();
+#endif
+  }}
+}};
+""")
+# tf32 with A from registers (3xtf32 splits A in registers): four .b32 registers a thread per m64k8 block, the mma.m16n8k8 tf32
+# A-fragment layout per warp (warp w of the warpgroup: rows 16w..16w+15).
+print("""template <int N>
+struct MmaRegA;
+""")
+for n in NS:
+    r = n // 2
+    regs = ", ".join(f"%{i}" for i in range(r))
+    ops = ", ".join(f'"+f"(d[{i}])' for i in range(r))
+    print(f"""template <>
+struct MmaRegA<{n}> {{
+  __device__ __forceinline__ static void run(float (&d)[{r}], const unsigned (&a)[4], unsigned long long desc_b,
+                                             int scale_d) {{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 5}, 0;\\n"
+        "wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{{regs}}}, {{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, p, 1, 1;\\n}}\\n"
+        : {ops}
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
 #else
     __trap();
 #endif

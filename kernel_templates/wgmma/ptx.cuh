@@ -1,10 +1,10 @@
 // The sm_90a PTX the Hopper family needs and CUDA C++ has no portable spelling for: mbarriers (the
 // producer/consumer hand-off), TMA tile loads (cp.async.bulk.tensor, completing on an mbarrier;
 // 3-D for strided batches, multicast for clusters), wgmma fences and groups, shared-memory matrix
-// descriptors, setmaxnreg, and the dependent-launch wait. Everything is guarded by
-// __CUDA_ARCH_FEAT_SM90_ALL (defined for sm_90a only; CCCL's NV_HAS_FEATURE_SM_90a is not honoured
-// under NVRTC) and does nothing elsewhere; the kernel traps there, and the host never compiles the
-// family for another arch (compile_arch in core/kernel_config.cpp). From the spike of
+// descriptors, setmaxnreg, the dependent-launch wait, and 3xtf32's TF32 rounding. Everything is
+// guarded by __CUDA_ARCH_FEAT_SM90_ALL (defined for sm_90a only; CCCL's NV_HAS_FEATURE_SM_90a is not
+// honoured under NVRTC) and does nothing elsewhere; the kernels trap there, and the host never
+// compiles the family for another arch (compile_arch in core/kernel_config.cpp). From the spike of
 // scripts/spikes/hopper/ (ptx_sm90.cuh; NOTES.md has the measurements).
 
 namespace gemmtune {
@@ -200,6 +200,20 @@ __device__ __forceinline__ void fence_registers(float (&r)[N]) {
 // the hardware applies the swizzle to the final address, which is why the base must stay aligned.
 __device__ __forceinline__ unsigned long long smem_desc_sw128(unsigned addr) {
   return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+// Orders this thread's generic shared-memory writes before later async-proxy reads (wgmma, TMA).
+__device__ __forceinline__ void fence_proxy_async() {
+#if GEMMTUNE_SM90A
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+// FP32 -> TF32 (3xtf32's split), round to nearest (ties away), result in FP32 bits with the low 13 bits zero.
+__device__ __forceinline__ float round_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
 }
 
 // --- registers -------------------------------------------------------------------------------

@@ -34,6 +34,27 @@ struct Shape {
   static_assert(STAGES >= 2, "STAGES >= 2");
 };
 
+// 3xtf32 (wgmma_gemm_3xtf32): FP32 tiles of 32 K, B's small parts in a second buffer of each
+// stage; A is split in registers, so each consumer warpgroup holds one m64 block (64 rows).
+template <int BM, int BN, int STAGES, int CONSUMERS>
+struct Split3Shape {
+  static constexpr int kBK = 32;
+  static constexpr int kThreads = 128 * (CONSUMERS + 1);
+  static constexpr int kAccRegs = BN / 2;
+  static constexpr int kKSteps = 4;
+  static constexpr int kTileABytes = BM * 128;
+  static constexpr int kTileBBytes = BN * 128;
+  static constexpr int kLoadBytes = kTileABytes + kTileBBytes;     // what the TMA brings a stage
+  static constexpr int kStageBytes = kLoadBytes + kTileBBytes;      // + B's small parts
+  static constexpr int kSmemBytes = STAGES * kStageBytes + 24 * STAGES + 1024;  // + 3 barriers a stage
+  static constexpr int kSplitters = 96;                             // warps 1-3 of the producer warpgroup
+  static constexpr int kConsumerRegs = CONSUMERS == 2 ? 232 : 152;  // the producer warpgroup keeps 40
+  static_assert(CONSUMERS == 2 || CONSUMERS == 3, "2 or 3 consumer warpgroups");
+  static_assert(BM == 64 * CONSUMERS, "one m64 block per consumer warpgroup (A's fragments in registers)");
+  static_assert(BN == 64 || BN == 128, "BN 64 or 128 (two accumulator sets a thread)");
+  static_assert(STAGES >= 2, "STAGES >= 2");
+};
+
 // Unit `unit` of a units_m x units_n grid in raster order: groups of group_m unit rows walked
 // column by column, so the group's rows share each B tile while it is in L2.
 __device__ __forceinline__ void unit_coords(int unit, int units_m, int units_n, int group_m, int& um, int& un) {

@@ -198,7 +198,7 @@ KernelConfig wgmma(Precision precision, int bm, int bn, int consumers, int stage
   c.family = KernelFamily::wgmma;
   c.precision = precision;
   c.layout = Layout::nt;
-  c.block_m = bm, c.block_n = bn, c.block_k = precision == Precision::tf32 ? 32 : 64;
+  c.block_m = bm, c.block_n = bn, c.block_k = operand_bytes(precision) == 4 ? 32 : 64;
   c.consumers = consumers, c.stages = stages, c.persistent = true;
   return c;
 }
@@ -237,8 +237,17 @@ TEST(KernelConfig, WgmmaRules) {
   KernelConfig bad = c;
   bad.layout = Layout::nn;
   rejects(bad, "layout");
-  bad = c, bad.precision = Precision::tf32x3, bad.block_k = 32;
+  bad = c, bad.precision = Precision::fp32;
   rejects(bad, "precision");
+  KernelConfig split3 = wgmma(Precision::tf32x3, 128, 128, 2, 4);
+  EXPECT_EQ(config_error(split3), std::nullopt);
+  EXPECT_EQ(split3.name(), "wgmma_3xtf32_128x128x32_c2_s4_p1_nt");
+  EXPECT_EQ(split3.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_3xtf32<128,128,4,2>");
+  EXPECT_EQ(split3.dynamic_shared_bytes(), 4u * (128 + 256) * 128 + 4 * 24 + 1024);
+  bad = split3, bad.block_n = 256;  // two accumulator sets of 128
+  rejects(bad, "block_n");
+  bad = split3, bad.block_m = 192, bad.consumers = 3;  // spills
+  rejects(bad, "consumers");
   bad = c, bad.block_k = 32;
   rejects(bad, "block_k");
   bad = c, bad.consumers = 1;  // 256 accumulators a thread

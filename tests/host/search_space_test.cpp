@@ -182,7 +182,7 @@ TEST(SearchSpace, MissingAndMalformedFiles) {
 // #42's first report).
 TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
   const std::vector<SearchSpace> all = load_search_spaces({});
-  ASSERT_EQ(all.size(), 10u);  // sgemm, the two skinny families, mma in four precisions, wgmma in three
+  ASSERT_EQ(all.size(), 11u);  // sgemm, the two skinny families, mma and wgmma in four precisions each
   const std::vector<SearchSpace> skinny(all.begin() + 1, all.begin() + 3);
   const DeviceProfile h100 = load_device_profile("h100");
   for (const Layout layout : {Layout::nn, Layout::nt})
@@ -217,10 +217,10 @@ TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndLayoutNt) {
   std::vector<SearchSpace> hopper;
   for (const SearchSpace& s : all)
     if (s.family == KernelFamily::wgmma) hopper.push_back(s);
-  ASSERT_EQ(hopper.size(), 3u);
+  ASSERT_EQ(hopper.size(), 4u);
   DeviceProfile later = load_device_profile("h100");
   later.compute_capability = 100;
-  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32}) {
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
     const GemmShape nt{4096, 4096, 4096, Layout::nt, 1, p};
     const Enumeration h100 = enumerate(hopper, load_device_profile("h100"), &nt);
     EXPECT_GE(h100.candidates.size(), 3u) << nt.label();

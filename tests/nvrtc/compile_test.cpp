@@ -136,7 +136,7 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
 TEST(Compile, WgmmaFamilyForSm90aOnly) {
   const KernelCompiler compiler{""};
   const std::vector<SearchSpace> spaces = load_search_spaces({});
-  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32}) {
+  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
     const GemmShape shape{4096, 4096, 4096, Layout::nt, 1, precision};
     std::vector<KernelConfig> all = enumerate(spaces, load_device_profile("h100"), &shape).candidates;
     all.erase(std::remove_if(all.begin(), all.end(),
@@ -151,7 +151,8 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
       try {
         const CompiledKernel k = compiler.compile(c, "sm_90", KernelPath::whole_vectors);
         EXPECT_GT(k.cubin.size(), 1000u);
-        EXPECT_NE(k.symbol.find("wgmma_gemm"), std::string::npos);
+        EXPECT_NE(k.symbol.find(precision == Precision::tf32x3 ? "wgmma_gemm_3xtf32" : "wgmma_gemm"),
+                  std::string::npos);
         EXPECT_EQ(k.resources.spill_bytes(), 0);
         EXPECT_LE(k.resources.registers, 65536 / c.threads());
         EXPECT_EQ(k.reduce, nullptr);

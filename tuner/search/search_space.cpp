@@ -211,8 +211,8 @@ int estimated_registers(const KernelConfig& c, int overhead) {
     return c.block_m * c.thread_n + (c.prefetch ? 2 : 1) * c.unroll * 4 * c.thread_n + 4 * c.block_m + overhead;
   if (c.family == KernelFamily::skinny_tiled)  // accumulators and one 4-deep k step of fragments
     return c.thread_m * c.thread_n + 4 * (c.thread_m + c.thread_n) + overhead;
-  if (c.family == KernelFamily::wgmma)  // a consumer thread's accumulators (the producer's are few)
-    return c.block_m / c.consumers / 64 * c.block_n / 2 + overhead;
+  if (c.family == KernelFamily::wgmma)  // a consumer thread's accumulators (3xtf32: and a k tile's sums)
+    return c.block_m / c.consumers / 64 * c.block_n / 2 * (c.precision == Precision::tf32x3 ? 2 : 1) + overhead;
   if (c.family == KernelFamily::mma) {  // accumulators (twice for 3xtf32's per-tile sums), two k steps of fragments
     const int accumulators = c.warp_m * c.warp_n / 32 * (c.precision == Precision::tf32x3 ? 2 : 1);
     return accumulators + 2 * (c.warp_m / 16 * 4 + c.warp_n / 8 * 2) + overhead;
@@ -346,7 +346,8 @@ std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path) {
   if (!path.empty()) return spaces;
   for (const char* file : {"configs/skinny-stream.json", "configs/skinny-tiled.json", "configs/mma-3xtf32.json",
                            "configs/mma-tf32.json", "configs/mma-bf16.json", "configs/mma-fp16.json",
-                           "configs/wgmma-bf16.json", "configs/wgmma-fp16.json", "configs/wgmma-tf32.json"})
+                           "configs/wgmma-bf16.json", "configs/wgmma-fp16.json", "configs/wgmma-tf32.json",
+                           "configs/wgmma-3xtf32.json"})
     spaces.push_back(parse_search_space(nlohmann::json::parse(embedded_file(file)), std::string("built-in ") + file));
   return spaces;
 }
