@@ -1,12 +1,12 @@
 // Tensor-map shapes and their encoding through the driver's entry point (see tensor_map.hpp).
 #include "core/tensor_map.hpp"
 
-#include <cstring>
-
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <cstring>
 
 namespace gemmtune {
 namespace {
@@ -32,8 +32,9 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 }  // namespace
 
-std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int k, int ld,
-                                                 int batch, long long stride, int box_rows, std::string* why) {
+std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int k,
+                                                 int ld, int batch, long long stride, int box_rows,
+                                                 std::string* why) {
   auto refuse = [&](std::string reason) -> std::optional<OperandMapShape> {
     if (why) *why = std::move(reason);
     return std::nullopt;
@@ -42,8 +43,10 @@ std::optional<OperandMapShape> operand_map_shape(Precision precision, const void
   if (rows < 1 || k < 1 || ld < k || batch < 1)
     return refuse(fmt::format("{} x {} (ld {}) is empty or ld < k", rows, k, ld));
   if (box_rows < 1 || box_rows > 256) return refuse(fmt::format("a box of {} rows (1 to 256)", box_rows));
-  if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0) return refuse("the base address is not 16-byte aligned");
-  if ((ld * bytes) % 16 != 0) return refuse(fmt::format("a row pitch of {} bytes is not a multiple of 16", ld * bytes));
+  if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+    return refuse("the base address is not 16-byte aligned");
+  if ((ld * bytes) % 16 != 0)
+    return refuse(fmt::format("a row pitch of {} bytes is not a multiple of 16", ld * bytes));
   if (stride < 0) return refuse("a negative batch stride");
   OperandMapShape s;
   s.batched = batch > 1 && stride != 0;
@@ -78,7 +81,8 @@ cudaError_t encode_operand_map(const OperandMapShape& shape, Precision precision
   const cuuint32_t box[3] = {shape.box[0], shape.box[1], shape.box[2]};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   CUtensorMap map;
-  const CUresult r = encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+  const CUresult r = encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
   std::memcpy(out.bytes, &map, sizeof(map));

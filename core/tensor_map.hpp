@@ -5,11 +5,11 @@
 // host tests can check it without a GPU.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include <cuda_runtime.h>
 
 #include "core/precision.hpp"
 
@@ -28,8 +28,8 @@ struct OperandMapShape {
 // reason in *why where the TMA cannot read it: a base address, row pitch or batch stride that is not
 // a multiple of 16 bytes (the whole-vector path guarantees them: core/kernel_path.cpp), a negative
 // stride, or a size past the encoder's limits.
-std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int k, int ld,
-                                                 int batch, long long stride, int box_rows,
+std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int k,
+                                                 int ld, int batch, long long stride, int box_rows,
                                                  std::string* why = nullptr);
 
 // 128 opaque bytes, as the kernel's TensorMap (kernel_templates/wgmma/ptx.cuh) takes them.
