@@ -208,8 +208,10 @@ const KernelCompiler::Template& KernelCompiler::template_of(KernelFamily family)
 std::string KernelCompiler::cache_key(KernelFamily family, const std::string& name_expression,
                                       const std::string& requested_arch) const {
   // The hash of template source + the rest, with the source's part computed once. The arch is the
-  // one NVRTC gets, so "sm_90" and "sm_90a" name one wgmma binary.
-  const std::string arch = compile_arch(family, requested_arch);
+  // one NVRTC gets, so "sm_90" and "sm_90a" name one wgmma binary; an arch the family cannot compile
+  // for keeps its name (compile refuses it, and no such key is ever written).
+  const bool hopper_arch = requested_arch == "sm_90" || requested_arch == "sm_90a";
+  const std::string arch = hopper_arch ? compile_arch(family, requested_arch) : requested_arch;
   std::string material = '\0' + name_expression + '\0' + arch + '\0' + nvrtc_version();
   for (const auto& opt : nvrtc_options(arch)) material += '\0' + opt;
   return arch + "-" + fmt::format("{:016x}", stable_hash(material, template_of(family).hash));
