@@ -4,13 +4,15 @@
 // launched as a programmatic dependent of the stream's previous kernel: its blocks are scheduled
 // while that kernel finishes and wait for it (griddepcontrol.wait) before touching memory, which
 // hides the launch gap between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to
-// 4096x64x4096, nothing at 2048 and up; docs/kernel-notes.md).
+// 4096x64x4096, nothing at 2048 and up; docs/kernel-notes.md). The wgmma family is launched its own
+// way (launch_wgmma): tensor maps encoded per call, clusters, a persistent grid.
 #include "core/gemm_launch.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "core/cuda_check.hpp"
+#include "core/tensor_map.hpp"
 
 namespace gemmtune {
 
@@ -20,6 +22,42 @@ namespace {
 long long tile_count(const KernelConfig& config, int m, int n) {
   return static_cast<long long>((m + config.block_m - 1) / config.block_m) *
          ((n + config.block_n - 1) / config.block_n);
+}
+
+// The wgmma launch's attributes: a programmatic dependent (as launch_on), in clusters of
+// config.cluster CTAs along x.
+struct WgmmaLaunch {
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attrs[2] = {};
+  WgmmaLaunch(const KernelConfig& kernel, dim3 grid, cudaStream_t stream, bool programmatic) {
+    config.gridDim = grid;
+    config.blockDim = dim3(static_cast<unsigned>(kernel.threads()));
+    config.dynamicSmemBytes = kernel.dynamic_shared_bytes();
+    config.stream = stream;
+    config.attrs = attrs;
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = static_cast<unsigned>(kernel.cluster);
+    attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
+    attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[1].val.programmaticStreamSerializationAllowed = 1;
+    config.numAttrs = programmatic ? 2 : 1;
+  }
+};
+
+// How many CTAs (clusters of 2: how many clusters) are resident at once: the persistent grid. The
+// occupancy calculator knows the shared memory and registers; for clusters, also the GPCs.
+int wgmma_resident_units(cudaKernel_t kernel, const KernelConfig& config, int sm_count) {
+  const void* fn = reinterpret_cast<const void*>(kernel);
+  if (config.cluster == 1) {
+    int per_sm = 0;
+    GEMMTUNE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, config.threads(),
+                                                                      config.dynamic_shared_bytes()));
+    return std::max(1, per_sm * sm_count);
+  }
+  WgmmaLaunch launch(config, dim3(static_cast<unsigned>(config.cluster)), nullptr, false);
+  int clusters = 0;
+  GEMMTUNE_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, fn, &launch.config));
+  return std::max(1, clusters);
 }
 
 }  // namespace
@@ -82,6 +120,7 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     programmatic_launch_ = major >= 9;
+    if (config.family == KernelFamily::wgmma) resident_units_ = wgmma_resident_units(gemm_, config, sm_count_);
   } catch (...) {
     if (reduce_library_) cudaLibraryUnload(reduce_library_);
     cudaLibraryUnload(library_);
@@ -148,6 +187,7 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   const bool atomic = splits > 1 && (config_.split_k_atomic || config_.family == KernelFamily::mma);
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
   if (is_skinny(config_.family)) return launch_skinny(args, workspace, stream, tiles);
+  if (config_.family == KernelFamily::wgmma) return launch_wgmma(args, stream);
 
   int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc, batch = args.batch;
   long long stride_a = args.stride_a, stride_b = args.stride_b, stride_c = args.stride_c;
@@ -208,6 +248,40 @@ cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* worksp
   const dim3 grid(static_cast<unsigned>(tiles * splits), static_cast<unsigned>(args.batch));
   return launch_on(gemm_, grid, dim3(static_cast<unsigned>(config_.threads())), config_.dynamic_shared_bytes(),
                    stream, params, programmatic_launch_);
+}
+
+// kernel_templates/wgmma.cuh: A and B through tensor maps encoded here (they hold the pointers),
+// one CTA (cluster) per unit or, persistent, as many as are resident at once; the kernel loops.
+cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, cudaStream_t stream) const {
+  const KernelConfig& c = config_;
+  EncodedTensorMap map_a, map_b;
+  int a_batched = 0, b_batched = 0;
+  if (args.k > 0) {  // K = 0 reads no operand: C = beta * C, with maps left unencoded
+    // Clusters multicast A in halves: each CTA of a pair loads half of the tile's rows.
+    const auto shape_a = operand_map_shape(c.precision, args.a, args.m, args.k, args.lda, args.batch, args.stride_a,
+                                           c.block_m / c.cluster);
+    const auto shape_b =
+        operand_map_shape(c.precision, args.b, args.n, args.k, args.ldb, args.batch, args.stride_b, c.block_n);
+    if (!shape_a || !shape_b) return cudaErrorInvalidValue;
+    if (const cudaError_t err = encode_operand_map(*shape_a, c.precision, args.a, map_a); err != cudaSuccess)
+      return err;
+    if (const cudaError_t err = encode_operand_map(*shape_b, c.precision, args.b, map_b); err != cudaSuccess)
+      return err;
+    a_batched = shape_a->batched;
+    b_batched = shape_b->batched;
+  }
+  const long long units = static_cast<long long>((args.m + c.block_m - 1) / c.block_m) *
+                          ((args.n + c.block_n * c.cluster - 1) / (c.block_n * c.cluster)) * args.batch;
+  const long long grid_units = c.persistent ? std::min<long long>(units, resident_units_) : units;
+  if (grid_units * c.cluster > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+  int m = args.m, n = args.n, k = args.k, ldc = args.ldc, batch = args.batch, group_m = c.swizzle;
+  float alpha = args.alpha, beta = args.beta;
+  float* cp = args.c;
+  long long stride_c = args.stride_c;
+  void* params[] = {&map_a, &map_b, &cp,     &m,     &n,        &k,         &ldc,      &alpha,
+                    &beta,  &group_m, &batch, &stride_c, &a_batched, &b_batched};
+  WgmmaLaunch launch(c, dim3(static_cast<unsigned>(grid_units * c.cluster)), stream, programmatic_launch_);
+  return cudaLaunchKernelExC(&launch.config, reinterpret_cast<const void*>(gemm_), params);
 }
 
 }  // namespace gemmtune

@@ -79,6 +79,7 @@ class LoadedKernel {
  private:
   cudaError_t launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
   cudaError_t launch_skinny(const GemmArguments& args, float* workspace, cudaStream_t stream, long long tiles) const;
+  cudaError_t launch_wgmma(const GemmArguments& args, cudaStream_t stream) const;
 
   KernelConfig config_;
   KernelPath path_ = KernelPath::general;
@@ -88,6 +89,7 @@ class LoadedKernel {
   cudaKernel_t reduce_ = nullptr;
   bool programmatic_launch_ = false;  // programmatic dependent launches (sm_90+)
   int sm_count_ = 1;
+  int resident_units_ = 1;  // wgmma: CTAs (clusters) resident at once, the persistent grid
 };
 
 }  // namespace gemmtune

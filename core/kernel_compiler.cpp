@@ -49,6 +49,9 @@ void check_path(const KernelConfig& config, KernelPath path) {
     throw std::invalid_argument("only the sgemm kernels have a whole-tile path (" + config.name() + ")");
   if (path == KernelPath::whole_tiles && config.thread_n % 4 != 0)
     throw std::invalid_argument("whole-tile stores need thread_n a multiple of 4 (" + config.name() + ")");
+  // Tensor maps read rows that start on 16-byte boundaries only: no general binary to build.
+  if (path != KernelPath::whole_vectors && config.family == KernelFamily::wgmma)
+    throw std::invalid_argument("the wgmma kernels serve 16-byte aligned operands only (" + config.name() + ")");
 }
 
 std::optional<CompiledKernel> load_cached(const std::filesystem::path& dir, const std::string& key) {
@@ -192,17 +195,23 @@ KernelCompiler::KernelCompiler(std::filesystem::path cache_dir, std::string temp
     : cache_dir_(std::move(cache_dir)),
       sgemm_(template_source.empty() ? embedded_template() : std::move(template_source)),
       skinny_(std::string(embedded_file("kernel_templates/skinny.cuh"))),
-      mma_(std::string(embedded_file("kernel_templates/mma.cuh"))) {}
+      mma_(std::string(embedded_file("kernel_templates/mma.cuh"))),
+      wgmma_(std::string(embedded_file("kernel_templates/wgmma.cuh"))) {}
 
 KernelCompiler::Template::Template(std::string text) : source(std::move(text)), hash(stable_hash(source)) {}
 
 const KernelCompiler::Template& KernelCompiler::template_of(KernelFamily family) const {
+  if (family == KernelFamily::wgmma) return wgmma_;
   return is_skinny(family) ? skinny_ : family == KernelFamily::mma ? mma_ : sgemm_;
 }
 
 std::string KernelCompiler::cache_key(KernelFamily family, const std::string& name_expression,
-                                      const std::string& arch) const {
-  // The hash of template source + the rest, with the source's part computed once.
+                                      const std::string& requested_arch) const {
+  // The hash of template source + the rest, with the source's part computed once. The arch is the
+  // one NVRTC gets, so "sm_90" and "sm_90a" name one wgmma binary; an arch the family cannot compile
+  // for keeps its name (compile refuses it, and no such key is ever written).
+  const bool hopper_arch = requested_arch == "sm_90" || requested_arch == "sm_90a";
+  const std::string arch = hopper_arch ? compile_arch(family, requested_arch) : requested_arch;
   std::string material = '\0' + name_expression + '\0' + arch + '\0' + nvrtc_version();
   for (const auto& opt : nvrtc_options(arch)) material += '\0' + opt;
   return arch + "-" + fmt::format("{:016x}", stable_hash(material, template_of(family).hash));
@@ -232,7 +241,8 @@ std::optional<CompiledKernel> KernelCompiler::cached(const KernelConfig& config,
 
 CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::string& arch, KernelPath path) const {
   check_path(config, path);
-  CompiledKernel k = compile_expression(config.family, config.name_expression(path), arch, config.name());
+  CompiledKernel k =
+      compile_expression(config.family, config.name_expression(path), arch, config.name());
   k.path = path;
   if (needs_reduction(config)) k.reduce = reduce_kernel(arch);
   return k;
@@ -248,8 +258,9 @@ std::shared_ptr<const CompiledKernel> KernelCompiler::reduce_kernel(const std::s
 }
 
 CompiledKernel KernelCompiler::compile_expression(KernelFamily family, const std::string& expression,
-                                                  const std::string& arch, const std::string& label) const {
-  check_arch(arch);
+                                                  const std::string& requested_arch, const std::string& label) const {
+  check_arch(requested_arch);
+  const std::string arch = compile_arch(family, requested_arch);
   const std::string key = cache_key(family, expression, arch);
   if (!cache_dir_.empty()) {
     if (auto cached = load_cached(cache_dir_, key)) return *cached;
@@ -276,7 +287,9 @@ CompiledKernel KernelCompiler::compile_expression(KernelFamily family, const std
 std::string KernelCompiler::ptx(const KernelConfig& config, const std::string& arch, KernelPath path) const {
   check_path(config, path);
   try {
-    return nvrtc_compile(template_of(config.family).source, {config.name_expression(path)}, arch, true).ptx;
+    return nvrtc_compile(template_of(config.family).source, {config.name_expression(path)},
+                         compile_arch(config.family, arch), true)
+        .ptx;
   } catch (const CompileError& e) {
     throw CompileError(fmt::format("{} ({})", e.what(), config.name()), e.log(), e.options());
   }

@@ -73,8 +73,9 @@ class KernelCompiler {
   // compile the embedded kernel_templates/skinny.cuh, the tensor-core family kernel_templates/mma.cuh.
   explicit KernelCompiler(std::filesystem::path cache_dir, std::string template_source = {});
 
-  // arch: "sm_75", "sm_80", "sm_90", ... Throws CompileError, or std::invalid_argument for an
-  // invalid config (checked before any source reaches NVRTC). The general copy path serves every
+  // arch: "sm_75", "sm_80", "sm_90", ... (the wgmma family compiles for sm_90a when given sm_90 or
+  // sm_90a, and refuses every other arch: compile_arch in kernel_config.hpp). Throws CompileError,
+  // or std::invalid_argument for an invalid config (checked before any source reaches NVRTC). The general copy path serves every
   // call; whole vectors only the calls kernel_path_for (gemm_launch.hpp) gives it. A config that
   // splits K gets the reduction kernel too (CompiledKernel::reduce).
   CompiledKernel compile(const KernelConfig& config, const std::string& arch,
@@ -90,7 +91,7 @@ class KernelCompiler {
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
 
   // The key a compile is cached under: hash of the family's template source, name expression,
-  // options, NVRTC version and architecture.
+  // options, NVRTC version and architecture (the one NVRTC gets: sm_90a for the wgmma family).
   std::string cache_key(KernelFamily family, const std::string& name_expression, const std::string& arch) const;
 
   // The binary from the disk cache, if it is there; never compiles (but a split-K config's
@@ -120,6 +121,7 @@ class KernelCompiler {
   Template sgemm_;
   Template skinny_;
   Template mma_;
+  Template wgmma_;
   struct ReduceKernels {
     std::mutex mutex;
     std::map<std::string, std::shared_ptr<const CompiledKernel>> by_arch;

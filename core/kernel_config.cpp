@@ -21,7 +21,8 @@ auto fields(const KernelConfig& c) {
   return std::tie(c.family, c.block_m, c.block_n, c.block_k, c.thread_m, c.thread_n, c.warp_rows, c.pad_a, c.pad_b,
                   c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
                   c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
-                  c.prefetch, c.precision, c.warp_m, c.warp_n, c.round_split);
+                  c.prefetch, c.precision, c.warp_m, c.warp_n, c.round_split, c.consumers, c.cluster,
+                  c.persistent);
 }
 
 // The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
@@ -39,15 +40,17 @@ const char* family_name(KernelFamily family) {
     case KernelFamily::skinny_stream: return "skinny_stream";
     case KernelFamily::skinny_tiled: return "skinny_tiled";
     case KernelFamily::mma: return "mma";
+    case KernelFamily::wgmma: return "wgmma";
     case KernelFamily::sgemm: break;
   }
   return "sgemm";
 }
 
 KernelFamily parse_family(const std::string& name) {
-  for (KernelFamily f : {KernelFamily::sgemm, KernelFamily::skinny_stream, KernelFamily::skinny_tiled, KernelFamily::mma})
+  for (KernelFamily f : {KernelFamily::sgemm, KernelFamily::skinny_stream, KernelFamily::skinny_tiled, KernelFamily::mma,
+                         KernelFamily::wgmma})
     if (name == family_name(f)) return f;
-  throw std::invalid_argument("is not sgemm, skinny_stream, skinny_tiled or mma");
+  throw std::invalid_argument("is not sgemm, skinny_stream, skinny_tiled, mma or wgmma");
 }
 
 int KernelConfig::threads() const {
@@ -59,6 +62,7 @@ int KernelConfig::threads() const {
     case KernelFamily::mma:
       if (warp_m <= 0 || warp_n <= 0) return 0;
       return 32 * (block_m / warp_m) * (block_n / warp_n);
+    case KernelFamily::wgmma: return 128 * (consumers + 1);  // a producer warpgroup and the consumers
     case KernelFamily::sgemm: break;
   }
   if (thread_m <= 0 || thread_n <= 0) return 0;
@@ -76,6 +80,12 @@ std::size_t KernelConfig::shared_bytes() const {
   if (family == KernelFamily::mma)  // kernel_templates/mma/shape.cuh: STAGES of both tiles, unpadded
     return std::size_t(stages) * (std::size_t(block_m) * block_k + std::size_t(block_k) * block_n) *
            std::size_t(operand_bytes(precision));
+  if (family == KernelFamily::wgmma) {  // kernel_templates/wgmma/shape.cuh: 128-byte rows, barriers, alignment slack
+    if (precision == Precision::tf32x3)  // B's small parts beside each stage, a third barrier
+      return std::size_t(stages) * (std::size_t(block_m) + 2 * std::size_t(block_n)) * 128 + 24 * std::size_t(stages) +
+             1024;
+    return std::size_t(stages) * (std::size_t(block_m) + block_n) * 128 + 16 * std::size_t(stages) + 1024;
+  }
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
                                          : std::size_t(block_m) * (block_k + pad_a);
   const std::size_t tile_b = transpose_b ? std::size_t(block_n) * (block_k + pad_b)
@@ -95,6 +105,10 @@ std::string KernelConfig::name() const {
     return fmt::format("mma_{}_{}x{}x{}_w{}x{}_s{}_b{}_z{}_k{}{}{}", precision_name(precision), block_m, block_n,
                        block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, round_split ? "_r" : "",
                        layout_suffix);
+  if (family == KernelFamily::wgmma)
+    return fmt::format("wgmma_{}_{}x{}x{}_c{}_s{}_p{}{}{}{}", precision_name(precision), block_m, block_n, block_k,
+                       consumers, stages, int(persistent), cluster == 1 ? "" : fmt::format("_x{}", cluster),
+                       swizzle == 1 ? "" : fmt::format("_z{}", swizzle), layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
   return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}{}", block_m, block_n, block_k,
@@ -122,6 +136,14 @@ std::string KernelConfig::name_expression(KernelPath path) const {
     return fmt::format("gemmtune::mma_gemm<{},{},{},{},{},{},{},{},{},{},{},{}>", mode, block_m, block_n, block_k,
                        warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks, int(round_split));
   }
+  if (family == KernelFamily::wgmma) {
+    // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32 is a kernel of its own. Only the
+    // whole-vector path exists (check_path).
+    if (precision == Precision::tf32x3)
+      return fmt::format("gemmtune::wgmma_gemm_3xtf32<{},{},{},{}>", block_m, block_n, stages, consumers);
+    const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
+    return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers, cluster);
+  }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
                      vector_width, min_blocks, fma_order, int(split_k_atomic), int(op_a_transposed(layout)),
@@ -132,6 +154,7 @@ bool KernelConfig::same_binary(const KernelConfig& other) const {
   KernelConfig a = *this, b = other;
   a.swizzle = b.swizzle = 1;
   a.split_k = b.split_k = 1;
+  a.persistent = b.persistent = false;  // the grid's size: the kernel loops over tiles either way
   return a == b;
 }
 
@@ -148,11 +171,12 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
     bool used;
   };
   const bool sgemm = c.family == KernelFamily::sgemm, stream = c.family == KernelFamily::skinny_stream,
-             tiled = c.family == KernelFamily::skinny_tiled, mma = c.family == KernelFamily::mma;
+             tiled = c.family == KernelFamily::skinny_tiled, mma = c.family == KernelFamily::mma,
+             wgmma = c.family == KernelFamily::wgmma;
   const Field fields[] = {
       {"block_k", c.block_k, d.block_k, !stream},
       {"thread_m", c.thread_m, d.thread_m, sgemm || tiled},
-      {"thread_n", c.thread_n, d.thread_n, !mma},
+      {"thread_n", c.thread_n, d.thread_n, !mma && !wgmma},
       {"warp_rows", c.warp_rows, d.warp_rows, sgemm},
       {"pad_a", c.pad_a, d.pad_a, sgemm},
       {"pad_b", c.pad_b, d.pad_b, sgemm},
@@ -161,10 +185,10 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"transpose_a", c.transpose_a, d.transpose_a, sgemm},
       {"transpose_b", c.transpose_b, d.transpose_b, sgemm},
       {"vector_width", c.vector_width, d.vector_width, sgemm},
-      {"min_blocks", c.min_blocks, d.min_blocks, !stream},
+      {"min_blocks", c.min_blocks, d.min_blocks, !stream && !wgmma},
       {"fma_order", c.fma_order, d.fma_order, sgemm},
       {"split_k_atomic", c.split_k_atomic, d.split_k_atomic, sgemm},
-      {"swizzle", c.swizzle, d.swizzle, sgemm || mma},
+      {"swizzle", c.swizzle, d.swizzle, sgemm || mma || wgmma},
       {"lanes_k", c.lanes_k, d.lanes_k, stream},
       {"warps_n", c.warps_n, d.warps_n, stream},
       {"k_groups", c.k_groups, d.k_groups, stream || tiled},
@@ -172,8 +196,11 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"prefetch", c.prefetch, d.prefetch, stream},
       {"warp_m", c.warp_m, d.warp_m, mma},
       {"warp_n", c.warp_n, d.warp_n, mma},
-      {"precision", int(c.precision), int(d.precision), mma},
+      {"precision", int(c.precision), int(d.precision), mma || wgmma},
       {"round_split", c.round_split, d.round_split, mma && c.precision == Precision::tf32x3},
+      {"consumers", c.consumers, d.consumers, wgmma},
+      {"cluster", c.cluster, d.cluster, wgmma},
+      {"persistent", c.persistent, d.persistent, wgmma},
   };
   for (const Field& f : fields)
     if (!f.used && f.value != f.fallback)
@@ -264,12 +291,48 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
   return std::nullopt;
 }
 
+// The Hopper kernels' rules (the static_asserts of kernel_templates/wgmma/shape.cuh and the
+// kernel's), and what the template serves: operands K-major (layout nt), no split-K.
+std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
+  if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
+  if (c.layout != Layout::nt)
+    return fmt::format("layout {}: the wgmma kernels read A and B K-major through tensor maps (layout nt only)",
+                       layout_name(c.layout));
+  const int row_elements = 128 / operand_bytes(c.precision);
+  if (c.block_k != row_elements)
+    return fmt::format("block_k {} is not one 128-byte swizzle row ({} elements of {})", c.block_k, row_elements,
+                       precision_name(c.precision));
+  if (!in(c.consumers, {1, 2, 3})) return fmt::format("consumers {} not 1, 2 or 3", c.consumers);
+  if (!in(c.block_m, {64, 128, 192, 256}) || c.block_m % (64 * c.consumers) != 0)
+    return fmt::format("block_m {} is not 64 to 256 rows, a multiple of 64 per consumer warpgroup ({})", c.block_m,
+                       c.consumers);
+  if (!in(c.block_n, {64, 128, 192, 256})) return fmt::format("block_n {} not 64, 128, 192 or 256", c.block_n);
+  // Each consumer thread holds block_m / consumers / 64 accumulator blocks of block_n / 2 floats.
+  if (c.block_m / c.consumers / 64 * c.block_n / 2 > 128)
+    return fmt::format("{} accumulators a consumer thread for {}x{} with {} consumers: over 128",
+                       c.block_m / c.consumers / 64 * c.block_n / 2, c.block_m, c.block_n, c.consumers);
+  if (c.stages < 2 || c.stages > 8) return fmt::format("stages {} not in 2..8", c.stages);
+  if (!in(c.cluster, {1, 2})) return fmt::format("cluster {} not 1 or 2", c.cluster);
+  if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
+  if (c.split_k != 1) return fmt::format("split_k {}: the wgmma kernels do not split K", c.split_k);
+  // 3xtf32 (wgmma::Split3Shape): A's fragments in registers, one m64 block a consumer, two
+  // accumulator sets a thread; 3 consumers spill (128 registers a thread at entry).
+  if (c.precision == Precision::tf32x3) {
+    if (c.consumers != 2 || c.block_m != 128)
+      return fmt::format("3xtf32 takes block_m 128 with 2 consumers, not {} with {}", c.block_m, c.consumers);
+    if (!in(c.block_n, {64, 128})) return fmt::format("3xtf32 takes block_n 64 or 128, not {}", c.block_n);
+    if (c.cluster != 1) return fmt::format("cluster {}: the 3xtf32 kernel has no clusters", c.cluster);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> config_error(const KernelConfig& c) {
   if (auto unused = unused_field_error(c)) return unused;
   if (is_skinny(c.family)) return skinny_config_error(c);
   if (c.family == KernelFamily::mma) return mma_config_error(c);
+  if (c.family == KernelFamily::wgmma) return wgmma_config_error(c);
   if (!in(c.block_m, {16, 32, 64, 128, 256})) return fmt::format("block_m {} not in 16..256 (power of 2)", c.block_m);
   if (!in(c.block_n, {16, 32, 64, 128, 256})) return fmt::format("block_n {} not in 16..256 (power of 2)", c.block_n);
   if (!in(c.block_k, {4, 8, 16, 32, 64})) return fmt::format("block_k {} not in 4..64 (power of 2)", c.block_k);
@@ -311,7 +374,20 @@ std::optional<std::string> config_error(const KernelConfig& c) {
 // The skinny kernels fall back to synchronous copies and scalar atomics before sm_80 and sm_90, so
 // they too run from sm_75.
 int min_compute_capability(const KernelConfig& c) {
+  if (c.family == KernelFamily::wgmma) return 90;
   return c.async_copy || c.family == KernelFamily::mma ? 80 : 75;
+}
+
+bool runs_on(const KernelConfig& c, int compute_capability) {
+  if (c.family == KernelFamily::wgmma) return compute_capability == 90;
+  return min_compute_capability(c) <= compute_capability;
+}
+
+std::string compile_arch(KernelFamily family, const std::string& arch) {
+  if (family != KernelFamily::wgmma) return arch;
+  if (arch == "sm_90" || arch == "sm_90a") return "sm_90a";
+  throw std::invalid_argument(
+      fmt::format("the wgmma kernels need sm_90a (wgmma and TMA, compute capability 9.0 only), not {}", arch));
 }
 
 KernelConfig default_config() {
@@ -341,6 +417,13 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
     j["warp_m"] = c.warp_m;
     j["warp_n"] = c.warp_n;
     j["round_split"] = c.round_split;
+  }
+  if (c.family == KernelFamily::wgmma) {
+    j["family"] = family_name(c.family);
+    j["precision"] = precision_name(c.precision);
+    j["consumers"] = c.consumers;
+    j["cluster"] = c.cluster;
+    j["persistent"] = c.persistent;
   }
 }
 
@@ -402,6 +485,9 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   if (j.contains("warp_m")) get_int("warp_m", r.warp_m);  // the tensor-core family's own
   if (j.contains("warp_n")) get_int("warp_n", r.warp_n);
   if (j.contains("round_split")) get_bool("round_split", r.round_split);
+  if (j.contains("consumers")) get_int("consumers", r.consumers);  // the Hopper family's own
+  if (j.contains("cluster")) get_int("cluster", r.cluster);
+  if (j.contains("persistent")) get_bool("persistent", r.persistent);
   if (const auto it = j.find("precision"); it != j.end()) {
     const auto precision = it->is_string() ? parse_precision(it->get<std::string>()) : std::nullopt;
     if (!precision) throw std::invalid_argument("kernel config 'precision' is not fp32, 3xtf32, tf32, bf16 or fp16");

@@ -36,10 +36,13 @@ enum class KernelPath { general = 0, whole_vectors = 1, whole_tiles = 2 };
 // any shape. skinny_stream and skinny_tiled: kernel_templates/skinny.cuh, for few rows of C (m up to
 // 8, and 8 to 32: decoding's calls), where reading B once is the floor; they serve the general and
 // whole-vector paths (no whole tiles). mma: kernel_templates/mma.cuh, the tensor cores through
-// mma.sync (sm_80+), for the precisions other than fp32; general and whole-vector paths.
-enum class KernelFamily { sgemm = 0, skinny_stream = 1, skinny_tiled = 2, mma = 3 };
+// mma.sync (sm_80+), for the precisions other than fp32; general and whole-vector paths. wgmma:
+// kernel_templates/wgmma.cuh, Hopper's warpgroup MMA fed by TMA (sm_90a: compute capability 9.0
+// only), bf16/fp16/tf32/3xtf32 in layout nt; whole-vector path only (tensor maps need 16-byte aligned rows).
+enum class KernelFamily { sgemm = 0, skinny_stream = 1, skinny_tiled = 2, mma = 3, wgmma = 4 };
 
-const char* family_name(KernelFamily family);  // "sgemm", "skinny_stream", "skinny_tiled", "mma"
+// "sgemm", "skinny_stream", "skinny_tiled", "mma", "wgmma"
+const char* family_name(KernelFamily family);
 KernelFamily parse_family(const std::string& name);  // throws std::invalid_argument
 inline bool is_skinny(KernelFamily family) {
   return family == KernelFamily::skinny_stream || family == KernelFamily::skinny_tiled;
@@ -54,6 +57,8 @@ inline bool is_skinny(KernelFamily family) {
 //     min_blocks, k_groups (thread groups along k);
 //   mma: precision, block_m, block_n, block_k, warp_m, warp_n, stages, min_blocks, swizzle,
 //     round_split (3xtf32) (split-K always adds atomically);
+//   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
+//     stages, consumers, cluster, persistent, swizzle (no split-K);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // Every family but mma computes in fp32, the precision's default.
 struct KernelConfig {
@@ -96,6 +101,10 @@ struct KernelConfig {
   // 3xtf32: both parts of the split rounded (more accurate, slower) or the small one truncated by
   // the tensor core (kernel_templates/mma.cuh, ROUND_SPLIT).
   bool round_split = false;
+  // The Hopper kernels' own (kernel_templates/wgmma.cuh).
+  int consumers = 1;        // consumer warpgroups (each owns block_m / consumers rows of the tile)
+  int cluster = 1;          // CTAs per cluster: 2 pairs tiles along N, sharing A by TMA multicast
+  bool persistent = false;  // launch-time: a grid of one CTA (cluster) per SM looping over the tiles
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically (skinny:
@@ -127,6 +136,12 @@ std::optional<std::string> config_error(const KernelConfig& config);
 
 // Minimum compute capability (major * 10 + minor) the config needs.
 int min_compute_capability(const KernelConfig& config);
+// Whether a GPU of that compute capability runs the config: from min_compute_capability on, except
+// the wgmma family, whose sm_90a code runs on 9.0 alone (arch-specific features do not carry forward).
+bool runs_on(const KernelConfig& config, int compute_capability);
+// The NVRTC architecture that compiles config for a GPU of the given one ("sm_90" -> "sm_90a" for
+// the wgmma family); throws std::invalid_argument where the config cannot run there.
+std::string compile_arch(KernelFamily family, const std::string& arch);
 
 // The config every supported GPU can run and that is correct for every shape.
 KernelConfig default_config();

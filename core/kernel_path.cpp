@@ -37,6 +37,12 @@ KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int 
                          (!a_along_m || m % 4 == 0);
     return vectors ? KernelPath::whole_vectors : KernelPath::general;
   }
+  if (config.family == KernelFamily::wgmma) {
+    // Tensor maps (kernel_templates/wgmma.cuh): every row of A and B, and every batch entry, starts
+    // on a 16-byte boundary; K itself may be anything (the TMA zero-fills past it). Otherwise the
+    // family has no binary for the call (the general path is refused before compiling).
+    return aligned_width >= 4 ? KernelPath::whole_vectors : KernelPath::general;
+  }
   if (config.family == KernelFamily::mma) {
     // 16-byte cp.async chunks (PATH 1 of kernel_templates/mma.cuh): rows of A and B aligned to 16
     // bytes, i.e. 4 floats or 8 halves (aligned_width counts 4-byte units; a 16-bit operand's rows

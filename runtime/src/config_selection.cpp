@@ -75,11 +75,11 @@ double misalignment_cost(const KernelConfig& config, const CallShape& call) {
 }
 
 Selection kernel(const KernelConfig& config, ConfigSource source, std::string reason) {
-  return {Implementation::tuned_kernel, config, source, std::move(reason)};
+  return {Implementation::tuned_kernel, config, source, std::move(reason), {}};
 }
 
 Selection cublas(ConfigSource source, std::string reason) {
-  return {Implementation::cublas, KernelConfig{}, source, std::move(reason)};
+  return {Implementation::cublas, KernelConfig{}, source, std::move(reason), {}};
 }
 
 // 1. The problem itself was raced: its winner runs.
@@ -244,8 +244,9 @@ ShapeDistance shape_distance(const CallShape& call, const TunedShape& tuned, con
 }
 
 std::optional<std::string> device_fit_error(const KernelConfig& config, const DeviceProfile& device) {
-  if (min_compute_capability(config) > device.compute_capability)
-    return fmt::format("needs sm_{}", min_compute_capability(config));
+  if (!runs_on(config, device.compute_capability))
+    return config.family == KernelFamily::wgmma ? std::string("needs sm_90a (compute capability 9.0)")
+                                                : fmt::format("needs sm_{}", min_compute_capability(config));
   if (config.threads() > device.max_threads_per_block)
     return fmt::format("{} threads per block, the device allows {}", config.threads(),
                        device.max_threads_per_block);

@@ -80,7 +80,8 @@ const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
         resolved.selection = {Implementation::cublas, KernelConfig{}, ConfigSource::built_in_default,
                               fmt::format("{} was chosen ({}) but failed to compile or load: {}",
                                           resolved.selection.config.name(), resolved.selection.reason,
-                                          printable(e.what()))};
+                                          printable(e.what())),
+                              {}};
       }
     } else if (resolved.selection.implementation == Implementation::cublaslt) {
       try {

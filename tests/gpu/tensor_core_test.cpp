@@ -2,7 +2,10 @@
 // over batches with a shared B, with beta != 0 and beta == 0 over NaN, against a float64 CPU
 // reference computed from the inputs as the kernel multiplies them (rounded to the precision), with
 // a bound that scales with K; NaN and infinity propagation, a wide dynamic range, K = 16384; and
-// 3xtf32 held to cuBLAS SGEMM's own normwise error through the tuner's check (GpuBench).
+// 3xtf32 held to cuBLAS SGEMM's own normwise error through the tuner's check (GpuBench). The Hopper
+// family (kernel_templates/wgmma.cuh, compute capability 9.0 only) likewise in layout nt, with K not
+// a multiple of its k tile, K = 0, partial tiles, strided batches with and without a shared B,
+// clusters, and through GpuBench.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -11,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "core/gemm_launch.hpp"
@@ -230,6 +234,70 @@ TEST(TensorCores, ThreeTf32IsAtLeastAsAccurateAsSgemm) {
     EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << shape.label();
     EXPECT_LT(v.normwise_error, 2e-6) << shape.label();
   }
+}
+
+KernelConfig hopper(Precision precision, int bm, int bn, int consumers, int stages, int cluster, bool persistent) {
+  KernelConfig c;
+  c.family = KernelFamily::wgmma;
+  c.precision = precision;
+  c.layout = Layout::nt;
+  c.block_m = bm, c.block_n = bn, c.block_k = operand_bytes(precision) == 4 ? 32 : 64;
+  c.consumers = consumers, c.stages = stages, c.cluster = cluster, c.persistent = persistent;
+  c.swizzle = 8;
+  return c;
+}
+
+// Rows of A and B padded to 16-byte multiples (tensor maps need them; an unaligned call is the
+// general path's, which this family does not serve), ldc a multiple of 4 (the whole-vector path).
+TEST(Wgmma, EveryPrecisionAtEdgeSizes) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  if (device.compute_capability != 90) GTEST_SKIP() << "the wgmma family needs compute capability 9.0";
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(11);
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
+    const std::vector<KernelConfig> configs =
+        p == Precision::tf32x3
+            ? std::vector<KernelConfig>{hopper(p, 128, 128, 2, 4, 1, true), hopper(p, 128, 64, 2, 3, 1, false)}
+            : std::vector<KernelConfig>{hopper(p, 128, 256, 2, 4, 1, true), hopper(p, 128, 128, 1, 3, 1, false),
+                                        hopper(p, 256, 128, 2, 3, 1, true), hopper(p, 128, 128, 2, 4, 2, true)};
+    for (const KernelConfig& c : configs) {
+      ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+      SCOPED_TRACE(c.name());
+      const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::whole_vectors), c);
+      for (const Problem& s : {Problem{1, 1, 1, 7, 7, 3}, Problem{17, 33, 9, 7, 7, 3}, Problem{127, 129, 131, 5, 5, 3},
+                               Problem{300, 520, 200, 0, 0, 0}, Problem{257, 130, 72, 0, 0, 2},
+                               Problem{40, 50, 0, 8, 8, 2}, Problem{128, 256, 128, 0, 0, 0},
+                               Problem{96, 64, 1000, 8, 8, 4}})
+        check(kernel, s, 1, false, Input::plain, rng);
+      check(kernel, Problem{80, 96, 72, 0, 0, 0}, 3, true, Input::plain, rng);
+      check(kernel, Problem{130, 200, 40, 0, 0, 0}, 4, false, Input::plain, rng);
+      check(kernel, Problem{33, 40, 48, 0, 0, 0}, 1, false, Input::nan_in_a, rng);
+      check(kernel, Problem{33, 40, 48, 0, 0, 0}, 1, false, Input::inf_in_a, rng);
+      check(kernel, Problem{70, 75, 136, 0, 0, 0}, 1, false, Input::wide_range, rng);
+    }
+  }
+}
+
+// The tuner's check (GpuBench: random inputs, C poisoned with NaN, the float64 reference) passes
+// at shapes with partial tiles and K not a multiple of the k tile; for 3xtf32 that includes a
+// normwise error no larger than cuBLAS SGEMM's.
+TEST(Wgmma, PassesTheTunersCheck) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  if (device.compute_capability != 90) GTEST_SKIP() << "the wgmma family needs compute capability 9.0";
+  const KernelCompiler compiler{default_cache_dir()};
+  const DeviceChecks checks;
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})
+    for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, Layout::nt, 1, p},
+                                   GemmShape{513, 2048, 264, Layout::nt, 1, p}}) {
+      const KernelConfig c = p == Precision::tf32x3 ? hopper(p, 128, 128, 2, 4, 1, true)
+                                                    : hopper(p, 128, 256, 2, 4, 1, true);
+      GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
+      const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);
+      const Verification v = bench.verify(kernel);
+      EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
+    }
 }
 
 }  // namespace

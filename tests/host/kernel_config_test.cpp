@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/kernel_config.hpp"
+#include "core/tensor_map.hpp"
 
 namespace gemmtune {
 namespace {
@@ -185,11 +186,138 @@ TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
   bad.block_m = 64;
   EXPECT_TRUE(config_error(bad).has_value());
   nlohmann::json unknown = tiled;
-  unknown["family"] = "wgmma";
+  unknown["family"] = "hopper";
   EXPECT_THROW(unknown.get<KernelConfig>(), std::invalid_argument);
   nlohmann::json sgemm_with_skinny_field = default_config();
   sgemm_with_skinny_field["lanes_k"] = 4;
   EXPECT_THROW(sgemm_with_skinny_field.get<KernelConfig>(), std::invalid_argument);
+}
+
+KernelConfig wgmma(Precision precision, int bm, int bn, int consumers, int stages) {
+  KernelConfig c;
+  c.family = KernelFamily::wgmma;
+  c.precision = precision;
+  c.layout = Layout::nt;
+  c.block_m = bm, c.block_n = bn, c.block_k = operand_bytes(precision) == 4 ? 32 : 64;
+  c.consumers = consumers, c.stages = stages, c.persistent = true;
+  return c;
+}
+
+TEST(KernelConfig, WgmmaIsNamedSizedAndRoundTrips) {
+  KernelConfig c = wgmma(Precision::bf16, 128, 256, 2, 4);
+  ASSERT_EQ(config_error(c), std::nullopt) << *config_error(c);
+  EXPECT_EQ(c.name(), "wgmma_bf16_128x256x64_c2_s4_p1_nt");
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1>");
+  EXPECT_EQ(c.threads(), 384);
+  EXPECT_EQ(c.dynamic_shared_bytes(), 4u * 384 * 128 + 4 * 16 + 1024);  // stages, barriers, alignment slack
+  const nlohmann::json j = c;
+  EXPECT_EQ(j["family"], "wgmma");
+  EXPECT_EQ(j.get<KernelConfig>(), c);
+  KernelConfig other = c;
+  other.persistent = false, other.swizzle = 8;  // launch-time: the same binary
+  EXPECT_TRUE(c.same_binary(other));
+  EXPECT_EQ(other.name(), "wgmma_bf16_128x256x64_c2_s4_p0_z8_nt");
+  other.cluster = 2;
+  EXPECT_FALSE(c.same_binary(other));
+  EXPECT_EQ(other.name(), "wgmma_bf16_128x256x64_c2_s4_p0_x2_z8_nt");
+  EXPECT_EQ(nlohmann::json(other).get<KernelConfig>(), other);
+  const KernelConfig tf32 = wgmma(Precision::tf32, 256, 128, 2, 3);
+  EXPECT_EQ(config_error(tf32), std::nullopt);
+  EXPECT_EQ(tf32.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<1,256,128,3,2,1>");
+  EXPECT_EQ(wgmma(Precision::fp16, 128, 128, 1, 5).name_expression(KernelPath::whole_vectors),
+            "gemmtune::wgmma_gemm<2,128,128,5,1,1>");
+}
+
+TEST(KernelConfig, WgmmaRules) {
+  const auto rejects = [](KernelConfig c, const char* field) {
+    const auto err = config_error(c);
+    EXPECT_NE(err.value_or("").find(field), std::string::npos) << c.name() << ": " << err.value_or("accepted");
+  };
+  KernelConfig c = wgmma(Precision::bf16, 128, 256, 2, 4);
+  KernelConfig bad = c;
+  bad.layout = Layout::nn;
+  rejects(bad, "layout");
+  bad = c, bad.precision = Precision::fp32;
+  rejects(bad, "precision");
+  KernelConfig split3 = wgmma(Precision::tf32x3, 128, 128, 2, 4);
+  EXPECT_EQ(config_error(split3), std::nullopt);
+  EXPECT_EQ(split3.name(), "wgmma_3xtf32_128x128x32_c2_s4_p1_nt");
+  EXPECT_EQ(split3.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_3xtf32<128,128,4,2>");
+  EXPECT_EQ(split3.dynamic_shared_bytes(), 4u * (128 + 256) * 128 + 4 * 24 + 1024);
+  bad = split3, bad.block_n = 256;  // two accumulator sets of 128
+  rejects(bad, "block_n");
+  bad = split3, bad.block_m = 192, bad.consumers = 3;  // spills
+  rejects(bad, "consumers");
+  bad = c, bad.block_k = 32;
+  rejects(bad, "block_k");
+  bad = c, bad.consumers = 1;  // 256 accumulators a thread
+  rejects(bad, "accumulators");
+  bad = c, bad.block_m = 192;  // 96 rows a consumer
+  rejects(bad, "block_m");
+  bad = c, bad.block_n = 96;
+  rejects(bad, "block_n");
+  bad = c, bad.cluster = 4;
+  rejects(bad, "cluster");
+  bad = c, bad.split_k = 2;
+  rejects(bad, "split_k");
+  bad = c, bad.warp_m = 32;  // the mma family's
+  rejects(bad, "warp_m");
+  bad = c, bad.min_blocks = 2;
+  rejects(bad, "min_blocks");
+  KernelConfig mma_with_consumers;
+  mma_with_consumers.family = KernelFamily::mma, mma_with_consumers.precision = Precision::bf16;
+  mma_with_consumers.block_k = 32, mma_with_consumers.consumers = 2;
+  rejects(mma_with_consumers, "consumers");
+}
+
+TEST(KernelConfig, WgmmaRunsOnComputeCapability90Only) {
+  const KernelConfig c = wgmma(Precision::bf16, 128, 128, 1, 4);
+  EXPECT_EQ(min_compute_capability(c), 90);
+  EXPECT_TRUE(runs_on(c, 90));
+  for (const int cc : {75, 80, 86, 89, 100, 120}) EXPECT_FALSE(runs_on(c, cc)) << cc;
+  EXPECT_TRUE(runs_on(default_config(), 100));
+  EXPECT_EQ(compile_arch(KernelFamily::wgmma, "sm_90"), "sm_90a");
+  EXPECT_EQ(compile_arch(KernelFamily::wgmma, "sm_90a"), "sm_90a");
+  EXPECT_EQ(compile_arch(KernelFamily::mma, "sm_90"), "sm_90");
+  for (const char* arch : {"sm_80", "sm_89", "sm_100"}) {
+    try {
+      compile_arch(KernelFamily::wgmma, arch);
+      ADD_FAILURE() << arch << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("sm_90a"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The tensor-map arguments the wgmma launch encodes: K innermost, rows, batch entries; 16-byte rule.
+TEST(TensorMap, OperandShapes) {
+  alignas(16) static char base[16];
+  std::string why;
+  auto s = operand_map_shape(Precision::bf16, base, 300, 200, 208, 1, 0, 128, &why);
+  ASSERT_TRUE(s) << why;
+  EXPECT_EQ(s->dims[0], 200u);
+  EXPECT_EQ(s->dims[1], 300u);
+  EXPECT_EQ(s->dims[2], 1u);
+  EXPECT_EQ(s->strides[0], 416u);
+  EXPECT_FALSE(s->batched);
+  EXPECT_EQ(s->box[0], 64u);
+  EXPECT_EQ(s->box[1], 128u);
+  s = operand_map_shape(Precision::tf32, base, 64, 9, 12, 5, 64 * 12, 64, &why);
+  ASSERT_TRUE(s) << why;
+  EXPECT_TRUE(s->batched);
+  EXPECT_EQ(s->dims[2], 5u);
+  EXPECT_EQ(s->strides[0], 48u);
+  EXPECT_EQ(s->strides[1], 64u * 12 * 4);
+  EXPECT_EQ(s->box[0], 32u);
+  s = operand_map_shape(Precision::fp16, base, 64, 64, 64, 7, 0, 64, &why);  // a shared operand
+  ASSERT_TRUE(s) << why;
+  EXPECT_FALSE(s->batched);
+  EXPECT_EQ(s->dims[2], 1u);
+  EXPECT_FALSE(operand_map_shape(Precision::bf16, base, 64, 60, 60, 1, 0, 64, &why));  // 120-byte rows
+  EXPECT_NE(why.find("16"), std::string::npos);
+  EXPECT_FALSE(operand_map_shape(Precision::bf16, base + 8, 64, 64, 64, 1, 0, 64));
+  EXPECT_FALSE(operand_map_shape(Precision::bf16, base, 64, 64, 64, 3, 64 * 64 + 4, 64));  // 8-byte stride step
+  EXPECT_FALSE(operand_map_shape(Precision::bf16, base, 64, 0, 64, 1, 0, 64));
 }
 
 }  // namespace

@@ -182,7 +182,7 @@ TEST(SearchSpace, MissingAndMalformedFiles) {
 // #42's first report).
 TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
   const std::vector<SearchSpace> all = load_search_spaces({});
-  ASSERT_EQ(all.size(), 7u);  // sgemm, the two skinny families, mma in four precisions
+  ASSERT_EQ(all.size(), 11u);  // sgemm, the two skinny families, mma and wgmma in four precisions each
   const std::vector<SearchSpace> skinny(all.begin() + 1, all.begin() + 3);
   const DeviceProfile h100 = load_device_profile("h100");
   for (const Layout layout : {Layout::nn, Layout::nt})
@@ -206,6 +206,44 @@ TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
   EXPECT_TRUE(enumerate(all.front(), h100, &decode).candidates.empty());
   // Without a shape (plan's binaries), every row tile is there.
   EXPECT_GT(enumerate(all[1], h100, nullptr).candidates.size(), 0u);
+}
+
+// The built-in wgmma spaces: candidates on the H100 (compute capability 9.0) for layout nt only;
+// the architecture constraint removes them all on the A100 (and would on any later GPU: sm_90a code
+// runs on 9.0 alone), divisibility (the template's layout rule) for the other layouts, alignment
+// where the operands' rows are not 16-byte aligned.
+TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndLayoutNt) {
+  const std::vector<SearchSpace> all = load_search_spaces({});
+  std::vector<SearchSpace> hopper;
+  for (const SearchSpace& s : all)
+    if (s.family == KernelFamily::wgmma) hopper.push_back(s);
+  ASSERT_EQ(hopper.size(), 4u);
+  DeviceProfile later = load_device_profile("h100");
+  later.compute_capability = 100;
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
+    const GemmShape nt{4096, 4096, 4096, Layout::nt, 1, p};
+    const Enumeration h100 = enumerate(hopper, load_device_profile("h100"), &nt);
+    EXPECT_GE(h100.candidates.size(), 3u) << nt.label();
+    for (const KernelConfig& c : h100.candidates) {
+      EXPECT_EQ(c.family, KernelFamily::wgmma);
+      EXPECT_EQ(c.precision, p);
+      EXPECT_EQ(config_error(c), std::nullopt) << c.name();
+    }
+    for (const DeviceProfile& d : {load_device_profile("a100"), later}) {
+      const Enumeration other = enumerate(hopper, d, &nt);
+      EXPECT_TRUE(other.candidates.empty()) << nt.label() << " on " << d.name;
+      EXPECT_GT(other.removed.at("architecture"), 0u);
+    }
+    const GemmShape nn{4096, 4096, 4096, Layout::nn, 1, p};
+    const Enumeration h100_nn = enumerate(hopper, load_device_profile("h100"), &nn);
+    EXPECT_TRUE(h100_nn.candidates.empty());
+    EXPECT_EQ(h100_nn.removed.at("divisibility"), h100_nn.total);
+    // Rows of K = 4095 elements do not start on 16-byte boundaries: no tensor map reads them.
+    const GemmShape odd_k{4096, 4096, 4095, Layout::nt, 1, p};
+    const Enumeration h100_odd = enumerate(hopper, load_device_profile("h100"), &odd_k);
+    EXPECT_TRUE(h100_odd.candidates.empty());
+    EXPECT_GT(h100_odd.removed.at("alignment"), 0u);
+  }
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "core/kernel_compiler.hpp"
+#include "core/problem.hpp"
 #include "search/device_catalog.hpp"
 #include "search/search_space.hpp"
 
@@ -102,6 +104,10 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
       for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
         const GemmShape shape{1024, 1024, 4096, layout, 1, precision};
         std::vector<KernelConfig> all = enumerate(spaces, load_device_profile(device), &shape).candidates;
+        // (On the H100, layout nt, the wgmma family's candidates too: Compile.WgmmaFamily.)
+        all.erase(std::remove_if(all.begin(), all.end(),
+                                 [](const KernelConfig& c) { return c.family == KernelFamily::wgmma; }),
+                  all.end());
         ASSERT_FALSE(all.empty()) << shape.label() << " on " << device;
         for (const KernelConfig& c : all) ASSERT_EQ(c.family, KernelFamily::mma) << c.name();
         std::mt19937 rng(int(precision) * 4 + int(layout));
@@ -120,6 +126,55 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
         }
         EXPECT_THROW(compiler.compile(all.front(), arch, KernelPath::whole_tiles), std::invalid_argument);
       }
+  }
+}
+
+// The Hopper family: every candidate the built-in spaces give the H100 compiles for sm_90a (asked
+// for as sm_90, the device's arch) without spills and within the 168 registers that 384 threads
+// may hold at entry; its cache key names sm_90a. Other archs and the general path are refused
+// before NVRTC, with the reason.
+TEST(Compile, WgmmaFamilyForSm90aOnly) {
+  const KernelCompiler compiler{""};
+  const std::vector<SearchSpace> spaces = load_search_spaces({});
+  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
+    const GemmShape shape{4096, 4096, 4096, Layout::nt, 1, precision};
+    std::vector<KernelConfig> all = enumerate(spaces, load_device_profile("h100"), &shape).candidates;
+    all.erase(std::remove_if(all.begin(), all.end(),
+                             [](const KernelConfig& c) { return c.family != KernelFamily::wgmma; }),
+              all.end());
+    ASSERT_FALSE(all.empty()) << shape.label();
+    std::set<std::string> binaries;
+    for (const KernelConfig& c : all) {
+      if (!binaries.insert(c.name_expression(KernelPath::whole_vectors)).second) continue;
+      SCOPED_TRACE(c.name());
+      ASSERT_EQ(kernel_path_for(c, shape), KernelPath::whole_vectors);
+      try {
+        const CompiledKernel k = compiler.compile(c, "sm_90", KernelPath::whole_vectors);
+        EXPECT_GT(k.cubin.size(), 1000u);
+        EXPECT_NE(k.symbol.find(precision == Precision::tf32x3 ? "wgmma_gemm_3xtf32" : "wgmma_gemm"),
+                  std::string::npos);
+        EXPECT_EQ(k.resources.spill_bytes(), 0);
+        EXPECT_LE(k.resources.registers, 65536 / c.threads());
+        EXPECT_EQ(k.reduce, nullptr);
+      } catch (const CompileError& e) {
+        FAIL() << e.what() << "\n" << e.log();
+      }
+    }
+    const KernelConfig& c = all.front();
+    EXPECT_EQ(compiler.cache_key(c.family, c.name_expression(KernelPath::whole_vectors), "sm_90").rfind("sm_90a-", 0),
+              0u);
+    EXPECT_EQ(compiler.cache_key(c.family, c.name_expression(KernelPath::whole_vectors), "sm_90"),
+              compiler.cache_key(c.family, c.name_expression(KernelPath::whole_vectors), "sm_90a"));
+    for (const char* arch : {"sm_75", "sm_80", "sm_89", "sm_100"}) {
+      try {
+        compiler.compile(c, arch, KernelPath::whole_vectors);
+        ADD_FAILURE() << arch << " accepted";
+      } catch (const std::invalid_argument& e) {
+        const std::string expected = std::string("need sm_90a (wgmma and TMA, compute capability 9.0 only), not ") + arch;
+        EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_THROW(compiler.compile(c, "sm_90", KernelPath::general), std::invalid_argument);
   }
 }
 

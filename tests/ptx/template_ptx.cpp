@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     for (const auto& arch : archs) {
       std::filesystem::create_directories(std::filesystem::path(out_dir) / arch);
       for (const auto& c : configs) {
-        if (gemmtune::min_compute_capability(c) > compute_capability(arch)) {
+        if (!gemmtune::runs_on(c, compute_capability(arch))) {
           std::printf("skipped %s %s: needs sm_%d\n", arch.c_str(), c.name().c_str(),
                       gemmtune::min_compute_capability(c));
           continue;

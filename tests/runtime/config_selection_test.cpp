@@ -257,7 +257,7 @@ TEST(ConfigSelection, AlignedWidthFollowsTheKernelsTest) {
 }
 
 TEST(ConfigSelection, DeterministicTurnsAtomicSplitKIntoTheWorkspaceReduction) {
-  Selection s{Implementation::tuned_kernel, kSplit, ConfigSource::exact_shape, "tuned"};
+  Selection s{Implementation::tuned_kernel, kSplit, ConfigSource::exact_shape, "tuned", {}};
   make_deterministic(s);
   EXPECT_EQ(s.config, kSplit);  // already deterministic: untouched
   EXPECT_EQ(s.reason, "tuned");

@@ -92,7 +92,7 @@ int run_portfolio(const PortfolioOptions& options) {
   std::vector<KernelConfig> menu;
   for (const auto& source : sources)
     for (const KernelConfig& c : winners_in(source))
-      if (!config_error(c) && min_compute_capability(c) <= device.compute_capability &&
+      if (!config_error(c) && runs_on(c, device.compute_capability) &&
           c.shared_bytes() <= std::size_t(device.shared_bytes_per_block) &&
           std::find(menu.begin(), menu.end(), c) == menu.end())
         menu.push_back(c);

@@ -24,7 +24,7 @@ const std::vector<std::string> kParameters = {
     "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",    "vector_width",
     "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b",
     "lanes_k",    "warps_n",   "k_groups", "unroll",    "prefetch",       "warp_m",
-    "warp_n",     "round_split"};
+    "warp_n",     "round_split", "consumers", "cluster", "persistent"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -38,7 +38,8 @@ int KernelConfig::*int_field(const std::string& name) {
       {"swizzle", &KernelConfig::swizzle},       {"split_k", &KernelConfig::split_k},
       {"lanes_k", &KernelConfig::lanes_k},       {"warps_n", &KernelConfig::warps_n},
       {"k_groups", &KernelConfig::k_groups},     {"unroll", &KernelConfig::unroll},
-      {"warp_m", &KernelConfig::warp_m},         {"warp_n", &KernelConfig::warp_n}};
+      {"warp_m", &KernelConfig::warp_m},         {"warp_n", &KernelConfig::warp_n},
+      {"consumers", &KernelConfig::consumers},   {"cluster", &KernelConfig::cluster}};
   const auto it = ints.find(name);
   return it == ints.end() ? nullptr : it->second;
 }
@@ -52,7 +53,8 @@ bool KernelConfig::*bool_field(const std::string& name) {
       {"transpose_b", &KernelConfig::transpose_b},
       {"split_k_atomic", &KernelConfig::split_k_atomic},
       {"prefetch", &KernelConfig::prefetch},
-      {"round_split", &KernelConfig::round_split}};
+      {"round_split", &KernelConfig::round_split},
+      {"persistent", &KernelConfig::persistent}};
   const auto it = bools.find(name);
   return it == bools.end() ? nullptr : it->second;
 }
@@ -96,7 +98,7 @@ const std::vector<Constraint>& constraints() {
                           const ConstraintSettings&) { return !config_error(c).has_value(); }},
       {"architecture",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
-         return min_compute_capability(c) <= d.compute_capability;
+         return runs_on(c, d.compute_capability);
        }},
       {"thread_count",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings& s) {
@@ -120,6 +122,13 @@ const std::vector<Constraint>& constraints() {
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings& s) {
          const int cap = std::min(d.registers_per_thread, d.registers_per_sm / (c.threads() * c.min_blocks));
          return estimated_registers(c, s.register_overhead) <= cap;
+       }},
+      {"alignment",
+       [](const KernelConfig& c, const DeviceProfile&, const GemmShape* p, const ConstraintSettings&) {
+         // The wgmma kernels read A and B through tensor maps, whose rows start on 16-byte
+         // boundaries: a problem whose packed rows do not (K not a multiple of 8 halves or 4
+         // floats) has no binary of theirs.
+         return c.family != KernelFamily::wgmma || !p || kernel_path_for(c, *p) == KernelPath::whole_vectors;
        }},
       {"load_balance",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape* p, const ConstraintSettings& s) {
@@ -202,6 +211,8 @@ int estimated_registers(const KernelConfig& c, int overhead) {
     return c.block_m * c.thread_n + (c.prefetch ? 2 : 1) * c.unroll * 4 * c.thread_n + 4 * c.block_m + overhead;
   if (c.family == KernelFamily::skinny_tiled)  // accumulators and one 4-deep k step of fragments
     return c.thread_m * c.thread_n + 4 * (c.thread_m + c.thread_n) + overhead;
+  if (c.family == KernelFamily::wgmma)  // a consumer thread's accumulators (3xtf32: and a k tile's sums)
+    return c.block_m / c.consumers / 64 * c.block_n / 2 * (c.precision == Precision::tf32x3 ? 2 : 1) + overhead;
   if (c.family == KernelFamily::mma) {  // accumulators (twice for 3xtf32's per-tile sums), two k steps of fragments
     const int accumulators = c.warp_m * c.warp_n / 32 * (c.precision == Precision::tf32x3 ? 2 : 1);
     return accumulators + 2 * (c.warp_m / 16 * 4 + c.warp_n / 8 * 2) + overhead;
@@ -242,8 +253,9 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
     if (!precision) throw std::invalid_argument(source + ": 'precision' must be fp32, 3xtf32, tf32, bf16 or fp16");
     space.precision = *precision;
   }
-  if ((space.family == KernelFamily::mma) != (space.precision != Precision::fp32))
-    throw std::invalid_argument(source + ": the mma kernels serve 3xtf32, tf32, bf16 and fp16; the others fp32");
+  const bool tensor_cores = space.family == KernelFamily::mma || space.family == KernelFamily::wgmma;
+  if (tensor_cores != (space.precision != Precision::fp32))
+    throw std::invalid_argument(source + ": the mma and wgmma kernels serve 3xtf32, tf32, bf16 and fp16; the others fp32");
   for (const auto& [name, list] : j["parameters"].items()) {
     if (std::find(kParameters.begin(), kParameters.end(), name) == kParameters.end())
       throw std::invalid_argument(fmt::format("{}: unknown parameter '{}'", source, name));
@@ -333,7 +345,9 @@ std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path) {
   std::vector<SearchSpace> spaces{load_search_space(path)};
   if (!path.empty()) return spaces;
   for (const char* file : {"configs/skinny-stream.json", "configs/skinny-tiled.json", "configs/mma-3xtf32.json",
-                           "configs/mma-tf32.json", "configs/mma-bf16.json", "configs/mma-fp16.json"})
+                           "configs/mma-tf32.json", "configs/mma-bf16.json", "configs/mma-fp16.json",
+                           "configs/wgmma-bf16.json", "configs/wgmma-fp16.json", "configs/wgmma-tf32.json",
+                           "configs/wgmma-3xtf32.json"})
     spaces.push_back(parse_search_space(nlohmann::json::parse(embedded_file(file)), std::string("built-in ") + file));
   return spaces;
 }

@@ -73,7 +73,9 @@ double tensor_core_speedup(Precision p) {
 
 Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProfile& d, const GemmShape& s) {
   if (is_skinny(c.family)) return predict_skinny(c, occ, d, s);
-  if (c.family == KernelFamily::mma) {
+  if (c.family == KernelFamily::mma || c.family == KernelFamily::wgmma) {
+    // wgmma: the same terms as mma with its default 64x64 warp tile (a warpgroup's wgmma is wider,
+    // but only the ranking among one family's tiles matters).
     // The SIMT model's terms with the warp tile in the micro-tile's place (fragments per mma) and
     // the tensor cores' rate in FP32's: global traffic in the operands' own bytes.
     DeviceProfile tensor = d;

@@ -1,0 +1,390 @@
+// Hopper tensor-core GEMM family (wgmma + TMA, sm_90a only): C = alpha * A * B^T + beta * C over
+// strided batches, C FP32 row-major (any ldc), A M x K and B N x K both K-major (layout nt: op(A) =
+// A, op(B) = B^T stored N x K), read through TMA tensor maps the host encodes per launch
+// (core/tensor_map.cpp) and passes as __grid_constant__ parameters. TYPE (the host's Precision):
+//   0 bf16  bfloat16 in, FP32 accumulation (wgmma k16);
+//   1 tf32  FP32 in memory; the host's map says TFLOAT32, so the TMA rounds to TF32 (nearest) on
+//           the way in: cuBLAS TF32's error (truncating was 2.7x larger, spike v2); k8;
+//   2 fp16  half in, FP32 accumulation (k16).
+//
+// Structure (scripts/spikes/hopper/: NOTES.md has the H100 measurements behind each choice):
+// - warpgroup 0 is the producer: one thread issues the TMA loads of A and B k tiles into a ring of
+//   STAGES shared-memory stages (128-byte swizzle, as wgmma's descriptors expect), each stage
+//   guarded by a "full" mbarrier (the TMA's bytes arrived) and an "empty" one (consumers are done);
+// - warpgroups 1..CONSUMERS each own BM / CONSUMERS rows of the BM x BN tile and issue
+//   wgmma.mma_async from shared-memory descriptors, keeping one k tile's group in flight: the stage
+//   of k tile t is released once the wait after t + 1's wgmmas returns;
+// - setmaxnreg moves registers from the producer to the consumers;
+// - the grid walks units (tiles, or with CLUSTER = 2 pairs of tiles side by side in N) of every
+//   batch entry: CTA (cluster) b takes units b, b + grid, ...; a grid of one CTA per unit is the
+//   non-persistent launch, one per SM the persistent one (the host's choice, same binary). Raster:
+//   groups of group_m unit rows walked column by column (L2 reuse of B);
+// - CLUSTER = 2: the pair's CTAs share their A tile: each loads half of its rows (the host's A map
+//   has boxes of BM / 2 rows) and the TMA multicasts it into both; a stage is free only when both
+//   CTAs' consumers are done with it. A pair's second tile past N computes on zeros, stores nothing;
+// - epilogue from registers (wgmma/epilogue.cuh). The TMA zero-fills rows past M and N and K past
+//   its end, so any M, N, K work; K = 0 gives C = beta * C.
+// wgmma_gemm_3xtf32 (the host's 3xtf32: FP32 in and out, FP32-level accuracy) follows the same
+// plan; see its comment.
+// Rows of A and B must start on 16-byte boundaries (a tensor-map rule): the host serves only the
+// whole-vector path (core/kernel_path.cpp).
+// NVRTC-style: no standard headers; the name expression is e.g. gemmtune::wgmma_gemm<0,128,256,4,2,1>.
+
+// Each part needs the ones before it: not to be sorted.
+// clang-format off
+#include "wgmma/ptx.cuh"
+#include "wgmma/mma_ops.cuh"
+#include "wgmma/shape.cuh"
+#include "wgmma/epilogue.cuh"
+// clang-format on
+
+namespace gemmtune {
+
+// TYPE       0 bf16, 1 tf32, 2 fp16 (see the top of the file)
+// BM, BN     block tile: BM a multiple of 64 * CONSUMERS up to 256; BN 64, 128, 192 or 256
+// STAGES     shared-memory ring depth (>= 2); dynamic shared memory = wgmma::Shape<...>::kSmemBytes
+// CONSUMERS  consumer warpgroups (1 to 3); threads = 128 * (CONSUMERS + 1)
+// CLUSTER    1, or 2: clusters of two CTAs along N sharing A (launched with cluster dimension 2)
+// Arguments: the tensor maps of A (3-D: K, M, batch entries) and B (K, N, entries); a_batched /
+// b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry).
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER>
+__global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
+    wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+               float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m, int batch,
+               long long stride_c, int a_batched, int b_batched) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using S = wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>;
+  using Mma = wgmma::Mma<TYPE, BN>;
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along N");
+  static_assert(CLUSTER == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
+  sm90::wait_for_previous_grid();
+  extern __shared__ unsigned char smem_raw[];
+  // 128-byte swizzled tiles want 1024-byte aligned bases.
+  const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
+  const unsigned smem_a = base;
+  const unsigned smem_b = base + STAGES * S::kTileABytes;
+  const unsigned full_bar = smem_b + STAGES * S::kTileBBytes;
+  const unsigned empty_bar = full_bar + 8 * STAGES;
+
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const int units_m = tiles_m;
+  const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
+  const int units_per_entry = units_m * units_n;
+  const int num_units = units_per_entry * batch;
+  const int unit0 = blockIdx.x / CLUSTER;
+  const int unit_step = gridDim.x / CLUSTER;
+  const unsigned rank = CLUSTER == 1 ? 0 : sm90::cluster_rank();
+  const int k_tiles = (K + S::kBK - 1) / S::kBK;
+  const int wg = threadIdx.x / 128;
+  // Unit -> batch entry and tile; CTA `rank` of a pair takes its tile 2 * pair + rank along N.
+  auto locate = [&](int unit, int& entry, int& tm, int& tn) {
+    entry = unit / units_per_entry;
+    wgmma::unit_coords(unit - entry * units_per_entry, units_m, units_n, group_m, tm, tn);
+    tn = tn * CLUSTER + static_cast<int>(rank);
+  };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbar_init(full_bar + 8 * s, 1);
+      // lane 0 of every consumer warp, of every CTA that reads this stage's shared A
+      sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4 * CLUSTER);
+    }
+    sm90::mbar_init_fence();
+  }
+  if constexpr (CLUSTER > 1)
+    sm90::cluster_sync();
+  else
+    __syncthreads();
+
+  if (wg == 0) {
+    // Producer.
+    if constexpr (S::kConsumerRegs > 0) sm90::setmaxnreg_dec<24>();
+    if (threadIdx.x == 0 && k_tiles > 0) {  // K = 0: the host encoded no maps
+      sm90::tma_prefetch_map(&tma_a);
+      sm90::tma_prefetch_map(&tma_b);
+      int s = 0;
+      unsigned phase = 0;
+      for (int unit = unit0; unit < num_units; unit += unit_step) {
+        int entry, tm, tn;
+        locate(unit, entry, tm, tn);
+        const int za = a_batched ? entry : 0, zb = b_batched ? entry : 0;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          // The full barrier counts both halves of the shared A (one from each CTA of a cluster)
+          // and this CTA's B.
+          sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kStageBytes);
+          if constexpr (CLUSTER == 1) {
+            sm90::tma_load_3d(smem_a + s * S::kTileABytes, &tma_a, kt * S::kBK, tm * BM, za, full_bar + 8 * s);
+          } else {
+            sm90::tma_load_3d_multicast(smem_a + s * S::kTileABytes + rank * (BM / 2) * 128, &tma_a, kt * S::kBK,
+                                        tm * BM + rank * (BM / 2), za, full_bar + 8 * s, 0x3);
+          }
+          sm90::tma_load_3d(smem_b + s * S::kTileBBytes, &tma_b, kt * S::kBK, tn * BN, zb, full_bar + 8 * s);
+          if (++s == STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {
+    // Consumers.
+    if constexpr (S::kConsumerRegs > 0) sm90::setmaxnreg_inc<S::kConsumerRegs>();
+    const int c = wg - 1;
+    const int t = threadIdx.x % 128;
+    const int warp = t / 32;
+    const int lane = t % 32;
+    float acc[S::kMI][S::kAccRegs];
+    int s = 0;
+    unsigned phase = 0;
+    auto release = [&](int st) {
+      sm90::mbar_arrive(empty_bar + 8 * st);
+      if constexpr (CLUSTER == 2) sm90::mbar_arrive_cluster(empty_bar + 8 * st, rank ^ 1);
+    };
+    for (int unit = unit0; unit < num_units; unit += unit_step) {
+      int entry, tm, tn;
+      locate(unit, entry, tm, tn);
+      int prev = 0;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        sm90::mbar_wait(full_bar + 8 * s, phase);
+        const unsigned long long da = sm90::smem_desc_sw128(smem_a + s * S::kTileABytes + c * S::kWgM * 128);
+        const unsigned long long db = sm90::smem_desc_sw128(smem_b + s * S::kTileBBytes);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < S::kKSteps; ++kk) {
+#pragma unroll
+          for (int mi = 0; mi < S::kMI; ++mi) {
+            // +32 bytes per k step (>> 4: +2); +64 rows * 128 bytes per m64 block (>> 4: +512).
+            Mma::run(acc[mi], da + 2 * kk + 512 * mi, db + 2 * kk, (kt > 0 || kk > 0) ? 1 : 0);
+          }
+        }
+        sm90::wgmma_commit();
+        sm90::wgmma_wait<1>();  // the previous k tile's wgmmas are done with their stage
+        if (kt > 0 && lane == 0) release(prev);
+        prev = s;
+        if (++s == STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      sm90::wgmma_wait<0>();
+#pragma unroll
+      for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);
+      if (k_tiles > 0 && lane == 0) release(prev);
+      if (k_tiles == 0) {  // K = 0: no wgmma wrote the accumulators
+#pragma unroll
+        for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+          for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] = 0.f;
+      }
+      float* c_entry = C + static_cast<long long>(entry) * stride_c;
+      const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 7) == 0;
+      const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+      wgmma::store_tile<S::kMI, S::kAccRegs, BN>(acc, c_entry, ldc, M, N,
+                                                 tm * BM + c * S::kWgM + warp * 16 + lane / 4,
+                                                 tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta);
+    }
+  }
+  // No CTA of a cluster may exit while the other can still multicast into it or arrive on its
+  // barriers.
+  if constexpr (CLUSTER > 1) sm90::cluster_sync();
+#else
+  __trap();
+#endif
+}
+
+// 3xtf32: x = big + small, big = tf32_rn(x), small = tf32_rn(x - big); a*b ~ small_a*big_b +
+// big_a*small_b + big_a*big_b, three tf32 wgmmas per k step (spike v3, "A_REGS 1": 2.1x cuBLAS
+// SGEMM at 4096 and 8192 on the H100 with a lower normwise error). The TMA brings FP32 tiles (the
+// host's maps say FLOAT32: no rounding); warps 1-3 of the producer warpgroup (the "splitters")
+// rewrite each B tile in place as big and write small into a second buffer of the same swizzled
+// layout, fence the async proxy and arrive on a "ready" barrier; each consumer thread loads its A
+// fragments from the swizzled FP32 tile, splits them in registers and feeds them to the wgmmas from
+// registers (splitting A in shared memory too made the kernel shared-memory bound, spike v2). The
+// tensor core's FP32 accumulation truncates, so each k tile is summed in a temporary (scale_d = 0
+// at its first step) and added into the accumulator with FADDs. Arguments as wgmma_gemm's.
+template <int BM, int BN, int STAGES, int CONSUMERS>
+__global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>::kThreads, 1)
+    wgmma_gemm_3xtf32(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+                      float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m,
+                      int batch, long long stride_c, int a_batched, int b_batched) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using S = wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>;
+  using MmaRegA = wgmma::MmaRegA<BN>;
+  sm90::wait_for_previous_grid();
+  extern __shared__ unsigned char smem_raw[];
+  const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
+  // Per stage: [A][B big][B small]; A + B is one TMA landing zone.
+  auto a_tile = [&](int s) { return base + s * S::kStageBytes; };
+  auto b_big = [&](int s) { return base + s * S::kStageBytes + S::kTileABytes; };
+  auto b_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes; };
+  const unsigned full_bar = base + STAGES * S::kStageBytes;
+  const unsigned ready_bar = full_bar + 8 * STAGES;
+  const unsigned empty_bar = ready_bar + 8 * STAGES;
+
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const int tiles_per_entry = tiles_m * tiles_n;
+  const int num_units = tiles_per_entry * batch;
+  const int k_tiles = (K + S::kBK - 1) / S::kBK;
+  const int wg = threadIdx.x / 128;
+  auto locate = [&](int unit, int& entry, int& tm, int& tn) {
+    entry = unit / tiles_per_entry;
+    wgmma::unit_coords(unit - entry * tiles_per_entry, tiles_m, tiles_n, group_m, tm, tn);
+  };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      sm90::mbar_init(full_bar + 8 * s, 1);
+      sm90::mbar_init(ready_bar + 8 * s, S::kSplitters);
+      sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4);
+    }
+    sm90::mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0 && k_tiles > 0) {  // K = 0: the host encoded no maps
+      // Producer.
+      sm90::tma_prefetch_map(&tma_a);
+      sm90::tma_prefetch_map(&tma_b);
+      int s = 0;
+      unsigned phase = 0;
+      for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
+        int entry, tm, tn;
+        locate(unit, entry, tm, tn);
+        const int za = a_batched ? entry : 0, zb = b_batched ? entry : 0;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
+          sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kLoadBytes);
+          sm90::tma_load_3d(a_tile(s), &tma_a, kt * S::kBK, tm * BM, za, full_bar + 8 * s);
+          sm90::tma_load_3d(b_big(s), &tma_b, kt * S::kBK, tn * BN, zb, full_bar + 8 * s);
+          if (++s == STAGES) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    } else if (threadIdx.x >= 32) {
+      // Splitters: every stage the producer fills, in the same order.
+      const int t = threadIdx.x - 32;
+      int s = 0;
+      unsigned phase = 0;
+      const int units = num_units > static_cast<int>(blockIdx.x)
+                            ? (num_units - 1 - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x) + 1
+                            : 0;
+      const int total = units * k_tiles;
+      for (int it = 0; it < total; ++it) {
+        sm90::mbar_wait(full_bar + 8 * s, phase);
+        constexpr int kChunks = S::kTileBBytes / 16;
+#pragma unroll 4
+        for (int c = t; c < kChunks; c += S::kSplitters) {
+          const unsigned src = b_big(s) + 16 * c;
+          const unsigned dst = b_small(s) + 16 * c;
+          float4 x;
+          asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+                       : "r"(src));
+          float4 b, r;
+          b.x = sm90::round_tf32(x.x);
+          b.y = sm90::round_tf32(x.y);
+          b.z = sm90::round_tf32(x.z);
+          b.w = sm90::round_tf32(x.w);
+          r.x = sm90::round_tf32(x.x - b.x);
+          r.y = sm90::round_tf32(x.y - b.y);
+          r.z = sm90::round_tf32(x.z - b.z);
+          r.w = sm90::round_tf32(x.w - b.w);
+          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(src), "f"(b.x), "f"(b.y), "f"(b.z),
+                       "f"(b.w)
+                       : "memory");
+          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "f"(r.x), "f"(r.y), "f"(r.z),
+                       "f"(r.w)
+                       : "memory");
+        }
+        sm90::fence_proxy_async();
+        sm90::mbar_arrive(ready_bar + 8 * s);
+        if (++s == STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+    }
+  } else {
+    sm90::setmaxnreg_inc<S::kConsumerRegs>();
+    const int c = wg - 1;
+    const int t = threadIdx.x % 128;
+    const int warp = t / 32;
+    const int lane = t % 32;
+    float acc[1][S::kAccRegs];
+    float part[S::kAccRegs];
+    const unsigned row_off = c * 64 * 128;
+    // A's fragment of m64k8 block kk: rows r = 16 warp + lane/4 (+8), columns 8 kk + lane%4 (+4); in
+    // the swizzled tile, element (r, k) sits at r*128 + ((k/4) ^ (r%8))*16 + (k%4)*4.
+    unsigned abig[S::kKSteps][4], asml[S::kKSteps][4];
+    auto load_a = [&](int st) {
+      const int g = lane / 4;
+      const unsigned arow = a_tile(st) + row_off + (warp * 16 + g) * 128 + (lane % 4) * 4;
+#pragma unroll
+      for (int kk = 0; kk < S::kKSteps; ++kk) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const unsigned addr = arow + (q & 1) * 8 * 128 + (((2 * kk + (q >> 1)) ^ g) * 16);
+          float x;
+          asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(addr) : "memory");
+          const float bx = sm90::round_tf32(x);
+          abig[kk][q] = __float_as_uint(bx);
+          asml[kk][q] = __float_as_uint(sm90::round_tf32(x - bx));
+        }
+      }
+    };
+    int s = 0;
+    unsigned phase = 0;
+    for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
+      int entry, tm, tn;
+      locate(unit, entry, tm, tn);
+#pragma unroll
+      for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] = 0.f;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        sm90::mbar_wait(full_bar + 8 * s, phase);
+        sm90::mbar_wait(ready_bar + 8 * s, phase);
+        const unsigned long long dbb = sm90::smem_desc_sw128(b_big(s));
+        const unsigned long long dbs = sm90::smem_desc_sw128(b_small(s));
+        load_a(s);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < S::kKSteps; ++kk) {
+          MmaRegA::run(part, asml[kk], dbb + 2 * kk, kk > 0 ? 1 : 0);
+          MmaRegA::run(part, abig[kk], dbs + 2 * kk, 1);
+          MmaRegA::run(part, abig[kk], dbb + 2 * kk, 1);
+        }
+        sm90::wgmma_commit();
+        sm90::wgmma_wait<0>();
+        sm90::fence_registers(part);
+        // The wgmmas read A's registers asynchronously: keep them alive up to the wait.
+#pragma unroll
+        for (int kk = 0; kk < S::kKSteps; ++kk)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) asm volatile("" ::"r"(abig[kk][q]), "r"(asml[kk][q]));
+        if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * s);
+#pragma unroll
+        for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] += part[i];
+        if (++s == STAGES) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+      float* c_entry = C + static_cast<long long>(entry) * stride_c;
+      const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 7) == 0;
+      const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+      wgmma::store_tile<1, S::kAccRegs, BN>(acc, c_entry, ldc, M, N, tm * BM + c * 64 + warp * 16 + lane / 4,
+                                            tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta);
+    }
+  }
+#else
+  __trap();
+#endif
+}
+
+}  // namespace gemmtune
