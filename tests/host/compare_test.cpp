@@ -427,9 +427,9 @@ TEST_F(Compare, RefusedFilesGetOneLineNamingThemAndExitTwo) {
          doc["kind"] = "prediction";
          return doc.dump();
        }},
-      {"bad-config.json", "entries[1].best.config: kernel config",
-       [](nlohmann::json& doc) {
-         doc["entries"][1]["best"]["config"]["block_m"] = 3;
+      {"bad-config.json", "entries[2].best.config: kernel config",
+       [](nlohmann::json& doc) {  // entries[2] of the shipped file has a kernel (entries[1] is a fallback)
+         doc["entries"][2]["best"]["config"]["block_m"] = 3;
          return doc.dump();
        }},
       {"bad-device.json", "device: device profile 'fp32_tflops'",
