@@ -224,16 +224,8 @@ gemmtune_status_t gemmtune_choose_strided_batched(gemmtune_handle_t handle, gemm
                                                   long long stride_b, int ldc, long long stride_c, int batch_count,
                                                   gemmtune_config_source_t* source, char* config_name,
                                                   size_t config_name_capacity, char* reason, size_t reason_capacity) {
-  if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
-  try {
-    gemmtune::GemmProblem p;
-    p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
-    p.op_a = to_op(op_a), p.op_b = to_op(op_b);
-    p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
-    return report_choice(*handle, p, a, b, source, config_name, config_name_capacity, reason, reason_capacity);
-  } catch (...) {
-    return GEMMTUNE_OUT_OF_MEMORY;
-  }
+  return gemmtune_choose_gemm(handle, GEMMTUNE_FP32, op_a, op_b, m, n, k, a, lda, stride_a, b, ldb, stride_b, ldc,
+                              stride_c, batch_count, source, config_name, config_name_capacity, reason, reason_capacity);
 }
 
 gemmtune_status_t gemmtune_choose_gemm(gemmtune_handle_t handle, gemmtune_precision_t precision,
