@@ -53,6 +53,15 @@ gemmtune::Op to_op(gemmtune_operation_t op) {
   return static_cast<gemmtune::Op>(op);
 }
 
+// The C struct as the library's problem (FP32; the caller sets another precision).
+gemmtune::GemmProblem problem_of(const gemmtune_sgemm_problem_t& q) {
+  gemmtune::GemmProblem p;
+  p.m = q.m, p.n = q.n, p.k = q.k, p.lda = q.lda, p.ldb = q.ldb, p.ldc = q.ldc;
+  p.op_a = to_op(static_cast<gemmtune_operation_t>(q.op_a)), p.op_b = to_op(static_cast<gemmtune_operation_t>(q.op_b));
+  p.batch = q.batch_count, p.stride_a = q.stride_a, p.stride_b = q.stride_b, p.stride_c = q.stride_c;
+  return p;
+}
+
 // Copies text into buffer, cut to capacity - 1 bytes and NUL-terminated.
 void copy_text(const std::string& text, char* buffer, size_t capacity) {
   if (!buffer || capacity == 0) return;
@@ -160,25 +169,16 @@ gemmtune_status_t gemmtune_set_sgemm_precision(gemmtune_handle_t handle, gemmtun
 gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle, const gemmtune_sgemm_problem_t* problem,
                                              const float* a, const float* b, float* c, cudaStream_t stream) {
   if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;
-  const gemmtune_sgemm_problem_t& q = *problem;
-  gemmtune::GemmProblem p;
-  p.m = q.m, p.n = q.n, p.k = q.k, p.lda = q.lda, p.ldb = q.ldb, p.ldc = q.ldc;
-  p.op_a = to_op(static_cast<gemmtune_operation_t>(q.op_a)), p.op_b = to_op(static_cast<gemmtune_operation_t>(q.op_b));
-  p.batch = q.batch_count, p.stride_a = q.stride_a, p.stride_b = q.stride_b, p.stride_c = q.stride_c;
-  return to_c(handle->handle.sgemm(p, q.alpha, a, b, q.beta, c, stream));
+  return to_c(handle->handle.sgemm(problem_of(*problem), problem->alpha, a, b, problem->beta, c, stream));
 }
 
 gemmtune_status_t gemmtune_run_gemm_problem(gemmtune_handle_t handle, gemmtune_precision_t precision,
                                             const gemmtune_sgemm_problem_t* problem, const void* a, const void* b,
                                             float* c, cudaStream_t stream) {
   if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;
-  const gemmtune_sgemm_problem_t& q = *problem;
-  gemmtune::GemmProblem p;
-  p.m = q.m, p.n = q.n, p.k = q.k, p.lda = q.lda, p.ldb = q.ldb, p.ldc = q.ldc;
-  p.op_a = to_op(static_cast<gemmtune_operation_t>(q.op_a)), p.op_b = to_op(static_cast<gemmtune_operation_t>(q.op_b));
-  p.batch = q.batch_count, p.stride_a = q.stride_a, p.stride_b = q.stride_b, p.stride_c = q.stride_c;
+  gemmtune::GemmProblem p = problem_of(*problem);
   p.precision = static_cast<gemmtune::Precision>(precision);  // gemm() refuses values out of range
-  return to_c(handle->handle.gemm(p, q.alpha, a, b, q.beta, c, stream));
+  return to_c(handle->handle.gemm(p, problem->alpha, a, b, problem->beta, c, stream));
 }
 
 gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,

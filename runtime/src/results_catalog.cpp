@@ -119,8 +119,6 @@ TunedShape parse_entry(const nlohmann::json& entry, const std::string& where, in
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(fmt::format("{} 'cublaslt': {}", where, e.what()));
       }
-      if (const auto measured_with = lt.find("version"); measured_with != lt.end() && measured_with->is_number_unsigned())
-        shape.cublaslt_version = measured_with->get<std::size_t>();
     }
     if (!shape.cublas_won && best == entry.end())
       throw std::invalid_argument(where + " names the kernel as winner but has no 'best'");

@@ -36,7 +36,6 @@ struct TunedShape {
   GemmShape problem;
   bool cublas_won = false;  // a cuBLAS call (its default one, or cuBLASLt's) beat every kernel in the final race
   std::optional<CublasLtAlgo> cublaslt;  // the cuBLASLt algorithm that won ("winner": "cublaslt")
-  std::size_t cublaslt_version = 0;      // the cuBLAS version it was measured with
   KernelConfig config;      // the template's best (what runs when the kernel won)
   double kernel_ratio = 0;  // the best kernel's ratio vs cuBLAS; 0 when the file does not say
   std::vector<RacedConfig> raced;  // the best and its alternatives (a portfolio cell: the whole menu)
