@@ -17,11 +17,10 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "core/atomic_file.hpp"
 #include "core/kernel_compiler.hpp"
 #include "core/kernel_config.hpp"
+#include "core/results_file.hpp"
 
 namespace {
 
@@ -39,16 +38,13 @@ void add_unique(std::vector<KernelConfig>& configs, const KernelConfig& c) {
   if (std::find(configs.begin(), configs.end(), b) == configs.end()) configs.push_back(b);
 }
 
+// Through core's results reader: a cuBLAS fallback entry names no config.
 std::vector<KernelConfig> configs_of_results(const std::string& path) {
   const auto text = gemmtune::read_whole_file(path);
   if (!text) throw std::runtime_error("cannot read " + path);
-  const auto doc = nlohmann::json::parse(*text);
   std::vector<KernelConfig> out;
-  for (const auto& entry : doc.at("entries")) {
-    add_unique(out, entry.at("best").at("config").get<KernelConfig>());
-    for (const auto& alt : entry.value("alternatives", nlohmann::json::array()))
-      add_unique(out, alt.at("config").get<KernelConfig>());
-  }
+  for (const gemmtune::TunedShape& shape : gemmtune::read_results_text(*text, path).shapes)
+    for (const gemmtune::RacedConfig& raced : shape.raced) add_unique(out, raced.config);
   return out;
 }
 
