@@ -245,3 +245,59 @@ def test_tf32_setting_is_read_through_either_api():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
     assert result.returncode == 0, result.stderr
+
+
+def test_16_bit_torch_calls_sum_in_fp32_and_restore_torchs_settings():
+    """A 16-bit product given to torch runs with torch's settings that sum below FP32 off (reduced-
+    precision split-K reductions, fp16 accumulation), each restored after the call, even one that
+    raises."""
+    from gemmtune import _torch_calls
+    matmul = torch.backends.cuda.matmul
+    seen = []
+
+    def product(*tensors):
+        seen.append((matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction))
+        if tensors:
+            raise RuntimeError("from the product")
+        return "done"
+
+    saved = (matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction)
+    try:
+        matmul.allow_bf16_reduced_precision_reduction = True
+        matmul.allow_fp16_reduced_precision_reduction = True
+        assert _torch_calls._torch_product(torch.bfloat16, product)() == "done"
+        with pytest.raises(RuntimeError, match="from the product"):
+            _torch_calls._torch_product(torch.float16, product)(torch.zeros(1))
+        assert seen == [(False, True), (True, False)]
+        assert matmul.allow_bf16_reduced_precision_reduction and matmul.allow_fp16_reduced_precision_reduction
+        matmul.allow_bf16_reduced_precision_reduction = False  # nothing to switch: the product as it is
+        assert _torch_calls._torch_product(torch.bfloat16, product)() == "done"
+        assert seen[-1] == (False, True) and not matmul.allow_bf16_reduced_precision_reduction
+    finally:
+        matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction = saved
+
+
+def test_linear_route_to_torch():
+    """Where the library gives a layer's product to cuBLAS: torch's linear with a 128x128 tile for
+    every SM or a short K, else its addmm over the expanded bias (cuBLAS may split K)."""
+    from gemmtune._torch_calls import SHORT_K, TORCH_ADDMM, TORCH_LINEAR, torch_linear_route
+    assert torch_linear_route(64, 64, 64, 132) == TORCH_LINEAR
+    assert torch_linear_route(64, 1024, 4096, 132) == TORCH_ADDMM
+    assert torch_linear_route(64, 4096, SHORT_K - 1, 132) == TORCH_LINEAR
+    assert torch_linear_route(64, 4096, SHORT_K, 132) == TORCH_ADDMM
+    assert torch_linear_route(4096, 4096, 1024, 132) == TORCH_LINEAR
+
+
+def test_linear_checks_name_the_argument_on_every_call():
+    """The layer runs torch's linear for CPU tensors (a drop-in); the functional path raises, naming
+    the argument, on every call: a cached plan of one never serves the other."""
+    from gemmtune import _torch_calls
+    ours = gemmtune.nn.Linear(8, 4)
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        for _ in range(2):
+            torch.testing.assert_close(ours(x), torch.nn.functional.linear(x, ours.weight, ours.bias))
+            with pytest.raises(ValueError, match="argument 'input' is on cpu"):
+                _torch_calls.linear(x, ours.weight, ours.bias)
+            with pytest.raises(TypeError, match="argument 'input' must be a torch.Tensor"):
+                _torch_calls.linear([[1.0]], ours.weight)
