@@ -8,15 +8,18 @@ this, so the op and the direct call can differ only in the dispatcher's cost.
 
 Where the library's choice is cuBLAS, torch's own call makes the same cuBLAS call at less cost (the
 choice is asked once per plan; reload() empties the plans):
-- 16-bit mm, bmm and addmm returning the operands' dtype: torch.mm, bmm, addmm write C in that dtype,
-  where the library writes an FP32 C and casts it (see _torch_product for the precision kept).
+- 16-bit mm, bmm and addmm returning the operands' dtype (cuBLAS or cuBLASLt chosen): torch.mm, bmm
+  and addmm write C in that dtype, where the library writes an FP32 C and casts it (H100, 2026-11-26:
+  +22% GPU time at 4096^3, 4.2x at 4096x4096x64, 21 us more host time at 64^3). The result is then
+  torch's, bit for bit, under torch's settings, as torch.mm's precision rules are followed for TF32:
+  allow_bf16/fp16_reduced_precision_reduction (on by default) let cuBLAS reduce split-K partial sums
+  in the 16-bit type; at nine shapes from 64x64x4096 to 512x512x32768 it never did (bit-equal to the
+  results with the settings off, H200, 2026-11-26), and switching them off per call cost 1.3 to 1.9 us.
 - A linear layer: the library copies the bias into C (new_empty, then copy_ broadcasting it) and adds
-  the product (beta = 1). Given cuBLAS (a float32 product) or cuBLAS or cuBLASLt (a 16-bit one),
-  torch's linear runs it where the output has at least as many 128x128 tiles as the GPU has SMs or K
-  is short (cuBLASLt with the bias in its epilogue: 512x4096x1024:nt 95 us against 116 on the H100,
-  2026-11-26), else torch's addmm over the bias expanded to C's shape, which is the library's own
-  cuBLAS work at less host time (cuBLASLt's fused bias does not split K: 64x1024x4096:nt 55 us
-  against 27).
+  the product (beta = 1). Given cuBLAS (float32) or cuBLAS or cuBLASLt (16-bit), torch's linear runs
+  it (cuBLASLt with the bias in its epilogue: 512x4096x1024:nt 95 us against 116 on the H100), or
+  for float32 products with few output tiles and a long K torch's addmm over the bias expanded to C's
+  shape, which is the library's own cuBLAS work at less host time (SPLIT_K_FROM).
 Never while recording (the library must count the call) nor where torch would compute in another
 precision (TF32 for float32 against our fp32, or 3xtf32 asked for).
 """
@@ -24,7 +27,6 @@ precision (TF32 for float32 against our fp32, or 3xtf32 asked for).
 from __future__ import annotations
 
 import os
-import threading
 from typing import NamedTuple
 
 import torch
@@ -113,7 +115,7 @@ class _Plan(NamedTuple):
     precision: int  # gemmtune_precision_t
     cast: object  # the result's dtype where it is not the library's FP32 C, else None
     device: int
-    torch_call: object  # runs the call in torch (see _torch_product), else None: the library runs it
+    torch_call: object  # torch's own call for the product (see the docstring), else None: the library's
 
 
 def _precision_of(name, dtype, precision, out_dtype, tf32):
@@ -134,9 +136,8 @@ def _plan(planner, name, a, b, alpha=1.0, beta=0.0, precision=None, out_dtype=No
     arguments: a plan found means the checks passed, so a repeated call pays one key and one lookup.
     torch_function(*tensors): the torch call that may run a 16-bit product the library gives cuBLAS."""
     try:
-        key = (planner, a.shape, a.stride(), a.dtype, a.is_cuda, a.get_device(), b.shape, b.stride(), b.dtype,
-               b.is_cuda, b.get_device(),
-               None if c is None else (c.shape, c.dtype, c.get_device()), alpha, beta, precision, out_dtype,
+        key = (planner, a.shape, a.stride(), a.dtype, a.device, b.shape, b.stride(), b.dtype, b.device,
+               None if c is None else (c.shape, c.dtype, c.device), alpha, beta, precision, out_dtype,
                _tf32_allowed())
     except AttributeError:  # not tensors: the checks say which argument
         _check_pair(name, a, b)
@@ -155,7 +156,7 @@ def _plan(planner, name, a, b, alpha=1.0, beta=0.0, precision=None, out_dtype=No
         if (torch_function is not None and cast is dtype and not os.environ.get("GEMMTUNE_RECORD")
                 and (c is None or _adds_in_torch(c, dtype, device, args))
                 and _library_implementation(args, value, None, None, device) in ("cublas", "cublaslt")):
-            torch_call = _torch_product(dtype, torch_function)
+            torch_call = torch_function
         entry = _Plan(args, L.sgemm_problem(args, alpha, beta), value, cast, device, torch_call)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
@@ -172,66 +173,6 @@ def _adds_in_torch(c, dtype, device, args) -> bool:
         return torch.broadcast_shapes(c.shape, (args.m, args.n)) == (args.m, args.n)
     except RuntimeError:
         return False
-
-
-# A 16-bit product whose choice is cuBLAS (or cuBLASLt) runs in torch's own matmul: the same cuBLAS
-# work, but C written in the operands' dtype, where the library writes an FP32 C and casts it (H100,
-# 2026-11-26: +22% GPU time at 4096^3, 4.2x at 4096x4096x64, 21 us more host time at 64^3). The
-# package promises FP32 sums for 16-bit operands, as the library's kernels and its cuBLAS call compute
-# them, within the K-scaled bound. torch by default lets cuBLAS reduce split-K partial sums in the
-# 16-bit output type (allow_bf16_reduced_precision_reduction, allow_fp16_reduced_precision_reduction),
-# and may accumulate in fp16 (allow_fp16_accumulation): the torch call runs with those settings off,
-# restored after it, under a lock so that threads cannot restore each other's value. The setting is
-# read by torch at the call, so a CUDA graph captured here holds the FP32-summing cuBLAS call too.
-def _settings_summing_below_fp32(dtype):
-    """[(allowed, set, get)] of torch's cuBLAS settings that let a product of dtype sum in less than
-    FP32: allowed() -> bool; get() -> a bool or (bool, split-K bool) by torch version, set(*value)."""
-    C = torch._C
-    names = {torch.bfloat16: ("bf16_reduced_precision_reduction",),
-             torch.float16: ("fp16_reduced_precision_reduction", "fp16_accumulation")}[dtype]
-    settings = []
-    for name in names:
-        get, set_ = getattr(C, f"_get_cublas_allow_{name}", None), getattr(C, f"_set_cublas_allow_{name}", None)
-        if get is not None and set_ is not None:
-            allowed = (lambda get=get: get()[0]) if type(get()) is tuple else get
-            settings.append((allowed, set_, get))
-    return settings
-
-
-_settings_lock = threading.Lock()
-
-
-def _with_settings_off(settings, function, tensors):
-    with _settings_lock:
-        saved = [get() for _, _, get in settings]
-        for _, set_, _ in settings:
-            set_(False)
-        try:
-            return function(*tensors)
-        finally:
-            for (_, set_, _), value in zip(settings, saved):
-                set_(*value) if type(value) is tuple else set_(value)
-
-
-def _torch_product(dtype, function):
-    """function(*tensors) with torch's settings that sum below FP32 (above) off for the call."""
-    settings = _settings_summing_below_fp32(dtype)
-    if len(settings) == 1:  # bfloat16: one setting to read per call
-        allowed = settings[0][0]
-
-        def call(*tensors):
-            if allowed():
-                return _with_settings_off(settings, function, tensors)
-            return function(*tensors)
-    else:
-        checks = [allowed for allowed, _, _ in settings]
-
-        def call(*tensors):
-            for allowed in checks:
-                if allowed():
-                    return _with_settings_off(settings, function, tensors)
-            return function(*tensors)
-    return call
 
 
 def _run(plan, a, b, c, device, name):
@@ -355,9 +296,12 @@ def addmm(c, a, b, beta=1.0, alpha=1.0, precision=None, out_dtype=None, name="ge
 
 TORCH_LINEAR, TORCH_ADDMM = 1, 2  # _LinearPlan.torch_route: how torch runs a product given to cuBLAS
 TORCH_OTHER = 3  # not ours (a CPU tensor, another dtype): torch's linear, for nn.Linear as a drop-in
-# Below this K a short K loop leaves split-K nothing to gain: torch's linear (cuBLASLt, the bias in
-# its epilogue, never split K) costs less host time than its addmm over the expanded bias.
-SHORT_K = 256
+# From this K on, a float32 layer with few output tiles gains from cuBLAS splitting K, which torch's
+# linear (cuBLASLt, the bias in its epilogue) never does: 64x1024xK:nt with bias, H200, 2026-11-26,
+# torch's linear against its addmm over the expanded bias, in us: K = 256 7.1 against 9.3, K = 512
+# 20.3 against 12.6. For bfloat16 its linear was faster at every K to 2048 (5.4 against 7.2), and at
+# 4096x4096x1024 (52.7 against 87.0).
+SPLIT_K_FROM = 512
 
 
 class _LinearPlan(NamedTuple):
@@ -376,11 +320,12 @@ _handles.choice_caches += [_plans, _linear_plans]
 _sm_counts: dict = {}
 
 
-def torch_linear_route(m, n, k, sm_count) -> int:
-    """How torch runs a product the library gives cuBLAS: its linear where the output has a tile of
-    128x128 for every SM or K is short, else its addmm over the expanded bias (cuBLAS may split K)."""
+def torch_linear_route(m, n, k, sm_count, sixteen_bit) -> int:
+    """How torch runs a layer's product that the library gives cuBLAS: its linear, but for float32
+    products with fewer 128x128 output tiles than the GPU has SMs and a long K, its addmm over the
+    expanded bias (cuBLAS may split K)."""
     tiles = -(-m // 128) * -(-n // 128)
-    return TORCH_LINEAR if tiles >= sm_count or k < SHORT_K else TORCH_ADDMM
+    return TORCH_LINEAR if sixteen_bit or tiles >= sm_count or k < SPLIT_K_FROM else TORCH_ADDMM
 
 
 def _linear_in_torch(rows, weight, bias):
@@ -409,10 +354,9 @@ def _linear_plan(name, rows, weight, bias, device, pa, pw, precision, tf32):
         if runs == "cublas" or (sixteen_bit and runs == "cublaslt"):
             if device not in _sm_counts:
                 _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
-            route = TORCH_LINEAR if bias is None else torch_linear_route(args.m, args.n, args.k, _sm_counts[device])
+            route = (TORCH_LINEAR if bias is None
+                     else torch_linear_route(args.m, args.n, args.k, _sm_counts[device], sixteen_bit))
             call = _linear_in_torch if route == TORCH_LINEAR else _addmm_in_torch
-            if sixteen_bit:
-                call = _torch_product(dtype, call)
     return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, call, bias_row, value,
                        cast, device)
 
@@ -435,10 +379,9 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
         dims = x.dim()
         rows = x if dims == 2 else x.reshape(-1, x.shape[-1]) if dims > 2 else None
         pa, pw = (x if rows is None else rows).data_ptr(), weight.data_ptr()
-        key = (None if rows is None else (rows.shape, rows.stride()), x.dtype, x.is_cuda, x.get_device(),
-               weight.shape, weight.stride(), weight.dtype, weight.is_cuda, weight.get_device(),
-               None if bias is None else (bias.shape, bias.dtype, bias.is_cuda, bias.get_device()), (pa | pw) & 15,
-               precision, _tf32_allowed(), others_in_torch)
+        key = (None if rows is None else (rows.shape, rows.stride()), x.dtype, x.device, weight.shape,
+               weight.stride(), weight.dtype, weight.device, None if bias is None else (bias.shape, bias.dtype,
+               bias.device), (pa | pw) & 15, precision, _tf32_allowed(), others_in_torch)
     except AttributeError:  # not tensors: the checks say which argument
         for argument, t in (("input", x), ("weight", weight), ("bias", bias)):
             if t is not None:

@@ -247,45 +247,16 @@ def test_tf32_setting_is_read_through_either_api():
     assert result.returncode == 0, result.stderr
 
 
-def test_16_bit_torch_calls_sum_in_fp32_and_restore_torchs_settings():
-    """A 16-bit product given to torch runs with torch's settings that sum below FP32 off (reduced-
-    precision split-K reductions, fp16 accumulation), each restored after the call, even one that
-    raises."""
-    from gemmtune import _torch_calls
-    matmul = torch.backends.cuda.matmul
-    seen = []
-
-    def product(*tensors):
-        seen.append((matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction))
-        if tensors:
-            raise RuntimeError("from the product")
-        return "done"
-
-    saved = (matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction)
-    try:
-        matmul.allow_bf16_reduced_precision_reduction = True
-        matmul.allow_fp16_reduced_precision_reduction = True
-        assert _torch_calls._torch_product(torch.bfloat16, product)() == "done"
-        with pytest.raises(RuntimeError, match="from the product"):
-            _torch_calls._torch_product(torch.float16, product)(torch.zeros(1))
-        assert seen == [(False, True), (True, False)]
-        assert matmul.allow_bf16_reduced_precision_reduction and matmul.allow_fp16_reduced_precision_reduction
-        matmul.allow_bf16_reduced_precision_reduction = False  # nothing to switch: the product as it is
-        assert _torch_calls._torch_product(torch.bfloat16, product)() == "done"
-        assert seen[-1] == (False, True) and not matmul.allow_bf16_reduced_precision_reduction
-    finally:
-        matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction = saved
-
-
 def test_linear_route_to_torch():
-    """Where the library gives a layer's product to cuBLAS: torch's linear with a 128x128 tile for
-    every SM or a short K, else its addmm over the expanded bias (cuBLAS may split K)."""
-    from gemmtune._torch_calls import SHORT_K, TORCH_ADDMM, TORCH_LINEAR, torch_linear_route
-    assert torch_linear_route(64, 64, 64, 132) == TORCH_LINEAR
-    assert torch_linear_route(64, 1024, 4096, 132) == TORCH_ADDMM
-    assert torch_linear_route(64, 4096, SHORT_K - 1, 132) == TORCH_LINEAR
-    assert torch_linear_route(64, 4096, SHORT_K, 132) == TORCH_ADDMM
-    assert torch_linear_route(4096, 4096, 1024, 132) == TORCH_LINEAR
+    """Where the library gives a layer's product to cuBLAS: torch's linear for 16-bit tensors, with a
+    128x128 tile for every SM, or a short K, else its addmm over the expanded bias (cuBLAS may split K)."""
+    from gemmtune._torch_calls import SPLIT_K_FROM, TORCH_ADDMM, TORCH_LINEAR, torch_linear_route
+    assert torch_linear_route(64, 64, 64, 132, False) == TORCH_LINEAR
+    assert torch_linear_route(64, 1024, 4096, 132, False) == TORCH_ADDMM
+    assert torch_linear_route(64, 1024, 4096, 132, True) == TORCH_LINEAR  # 16-bit: always its linear
+    assert torch_linear_route(64, 4096, SPLIT_K_FROM - 1, 132, False) == TORCH_LINEAR
+    assert torch_linear_route(64, 4096, SPLIT_K_FROM, 132, False) == TORCH_ADDMM
+    assert torch_linear_route(4096, 4096, 1024, 132, False) == TORCH_LINEAR
 
 
 def test_linear_checks_name_the_argument_on_every_call():
