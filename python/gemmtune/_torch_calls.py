@@ -308,7 +308,6 @@ class _LinearPlan(NamedTuple):
     args: GemmArguments
     problem: L.SgemmProblem
     torch_route: int  # 0 (the library), TORCH_LINEAR, TORCH_ADDMM (see the docstring) or TORCH_OTHER
-    torch_call: object  # (rows, weight, bias) -> output, for the torch routes
     bias_row: bool  # the bias is one row of n
     precision: int  # gemmtune_precision_t
     cast: object  # the result's dtype where it is not the library's FP32 C, else None
@@ -328,37 +327,32 @@ def torch_linear_route(m, n, k, sm_count, sixteen_bit) -> int:
     return TORCH_LINEAR if sixteen_bit or tiles >= sm_count or k < SPLIT_K_FROM else TORCH_ADDMM
 
 
-def _linear_in_torch(rows, weight, bias):
-    return _torch_linear(rows, weight, bias)
-
-
 def _addmm_in_torch(rows, weight, bias):
     return _torch_addmm(bias.expand(rows.shape[0], weight.shape[0]), rows, weight.t())
 
 
-def _linear_plan(name, rows, weight, bias, device, pa, pw, precision, tf32):
+def _linear_plan(name, rows, weight, bias, device, precision, tf32):
     """The plan for rows @ weight.T (+ bias); ValueError where the strides cannot be expressed."""
     args = plan_mm(name, rows.shape, rows.stride(), (weight.shape[1], weight.shape[0]),
                    (weight.stride(1), weight.stride(0)))
     dtype = rows.dtype
     value, cast = _precision_of(name, dtype, precision, None, tf32)
     bias_row = bias is not None and bias.dim() == 1 and bias.shape[0] == args.n
-    route, call = 0, None
+    route = 0
     same_as_torch = value == _precision.torch_precision(_precision.dtype_name(dtype), tf32)
     sixteen_bit = cast is not None
     if (same_as_torch and (bias_row or (sixteen_bit and bias is None)) and (bias is None or bias.dtype is dtype)
             and args.m and args.n and args.k and not os.environ.get("GEMMTUNE_RECORD")):
         # The library's cuBLASLt winner beats torch's call for float32; for 16-bit tensors the
         # library's FP32 C and its cast cost more than any algorithm gains.
-        runs = _library_implementation(args, value, pa, pw, device)
+        runs = _library_implementation(args, value, None, None, device)  # as aligned (see there)
         if runs == "cublas" or (sixteen_bit and runs == "cublaslt"):
             if device not in _sm_counts:
                 _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
             route = (TORCH_LINEAR if bias is None
                      else torch_linear_route(args.m, args.n, args.k, _sm_counts[device], sixteen_bit))
-            call = _linear_in_torch if route == TORCH_LINEAR else _addmm_in_torch
-    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, call, bias_row, value,
-                       cast, device)
+    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, bias_row, value, cast,
+                       device)
 
 
 def _runs_here(x, weight, bias) -> bool:
@@ -372,16 +366,13 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
     (out_features, in_features) and runs as op T, no copy. The result has x's dtype (a 16-bit one is
     the FP32 C cast once). others_in_torch: tensors gemmtune does not take (on the CPU, of another
     dtype) run torch's linear (nn.Linear's drop-in path) instead of raising. The plan (checks, stride
-    mapping, precision, route) is cached per shapes, strides, dtypes, devices and alignment, so a
-    repeated call costs one key and one lookup, then torch's call or the output's allocation (the
-    bias copied in), the library call and, for 16-bit tensors, the cast."""
+    mapping, precision, route) is cached per shapes, strides, dtypes and devices, so a repeated call
+    costs one key and one lookup, then torch's call or the output's allocation (the bias copied in),
+    the library call and, for 16-bit tensors, the cast."""
     try:
-        dims = x.dim()
-        rows = x if dims == 2 else x.reshape(-1, x.shape[-1]) if dims > 2 else None
-        pa, pw = (x if rows is None else rows).data_ptr(), weight.data_ptr()
-        key = (None if rows is None else (rows.shape, rows.stride()), x.dtype, x.device, weight.shape,
-               weight.stride(), weight.dtype, weight.device, None if bias is None else (bias.shape, bias.dtype,
-               bias.device), (pa | pw) & 15, precision, _tf32_allowed(), others_in_torch)
+        key = (x.shape, x.stride(), x.dtype, x.device, weight.shape, weight.stride(), weight.dtype, weight.device,
+               None if bias is None else (bias.shape, bias.dtype, bias.device), precision, _tf32_allowed(),
+               others_in_torch)
     except AttributeError:  # not tensors: the checks say which argument
         for argument, t in (("input", x), ("weight", weight), ("bias", bias)):
             if t is not None:
@@ -389,16 +380,20 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
         raise
     plan = _linear_plans.get(key)
     if plan is None:
-        plan = _new_linear_plan(key, x, rows, weight, bias, name, precision, others_in_torch, pa, pw)
+        plan = _new_linear_plan(key, x, weight, bias, name, precision, others_in_torch)
         if plan is None:  # strides the C API cannot express: a drop-in for torch's linear copies them
-            out = linear(rows.contiguous(), weight.contiguous(), bias, name, precision, others_in_torch)
-            return out if dims == 2 else out.view(*x.shape[:-1], weight.shape[0])
+            out = linear(x.reshape(-1, x.shape[-1]).contiguous(), weight.contiguous(), bias, name, precision,
+                         others_in_torch)
+            return out.view(*x.shape[:-1], weight.shape[0])
     route = plan.torch_route
-    if route == TORCH_OTHER:
+    in_torch = route and torch_linear_for_cublas and not _handles.recording
+    if route == TORCH_OTHER or (in_torch and route == TORCH_LINEAR):
         return _torch_linear(x, weight, bias)
+    dims = x.dim()
+    rows = x if dims == 2 else x.reshape(-1, x.shape[-1])
     args = plan.args
-    if route and torch_linear_for_cublas and not _handles.recording:
-        out = plan.torch_call(rows, weight, bias)
+    if in_torch:
+        out = _addmm_in_torch(rows, weight, bias)
     else:
         out = rows.new_empty((args.m, args.n), dtype=_float32)
         if plan.bias_row:
@@ -408,16 +403,17 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
         elif args.k == 0:
             out.zero_()
         if args.m and args.n and args.k:
-            _run_pointers(plan.precision, plan.problem, pa, pw, out.data_ptr(), plan.device, name)
+            _run_pointers(plan.precision, plan.problem, rows.data_ptr(), weight.data_ptr(), out.data_ptr(),
+                          plan.device, name)
         if plan.cast is not None:
             out = out.to(plan.cast)
     return out if dims == 2 else out.view(*x.shape[:-1], args.n)
 
 
-def _new_linear_plan(key, x, rows, weight, bias, name, precision, others_in_torch, pa, pw):
+def _new_linear_plan(key, x, weight, bias, name, precision, others_in_torch):
     """Checks the call and caches its plan; None where rows or weight must be copied first."""
     if others_in_torch and not _runs_here(x, weight, bias):
-        plan = _LinearPlan(None, None, TORCH_OTHER, None, False, 0, None, -1)
+        plan = _LinearPlan(None, None, TORCH_OTHER, False, 0, None, -1)
     else:
         check_tensor(name, "input", x)
         check_tensor(name, "weight", weight)
@@ -427,7 +423,7 @@ def _new_linear_plan(key, x, rows, weight, bias, name, precision, others_in_torc
                                                ("bias", None if bias is None else bias.dtype)))
         if weight.dim() != 2:
             raise ValueError(f"{name}: argument 'weight' must be 2-D, got shape {tuple(weight.shape)}")
-        if rows is None or x.shape[-1] != weight.shape[1]:
+        if x.dim() < 2 or x.shape[-1] != weight.shape[1]:
             raise ValueError(f"{name}: argument 'input' of shape {tuple(x.shape)} does not end in "
                              f"in_features = {weight.shape[1]} (argument 'weight' is {tuple(weight.shape)})")
         device = x.get_device()
@@ -436,8 +432,9 @@ def _new_linear_plan(key, x, rows, weight, bias, name, precision, others_in_torc
                              f"different devices")
         if bias is not None and bias.get_device() != device:
             raise ValueError(f"{name}: argument 'bias' ({bias.device}) is not on {x.device}")
+        rows = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
         try:
-            plan = _linear_plan(name, rows, weight, bias, device, pa, pw, precision,
+            plan = _linear_plan(name, rows, weight, bias, device, precision,
                                 key[-2] and x.dtype is _float32 and precision is None)
         except ValueError:
             if rows.is_contiguous() and weight.is_contiguous():
