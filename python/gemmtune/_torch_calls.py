@@ -79,9 +79,13 @@ def through_op(*tensors) -> bool:
     autograd records it. Otherwise the direct call skips the dispatcher."""
     if _is_compiling():
         return True
-    grad = _grad_enabled()
-    for t in tensors:
-        if t is not None and (type(t) not in _plain or (grad and t.requires_grad)):
+    if _grad_enabled():
+        for t in tensors:
+            if t is not None and (type(t) not in _plain or t.requires_grad):
+                return True
+        return False
+    for t in tensors:  # inference (no_grad): the types alone
+        if t is not None and type(t) not in _plain:
             return True
     return False
 
