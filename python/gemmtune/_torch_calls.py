@@ -318,7 +318,7 @@ class _LinearPlan(NamedTuple):
     device: int
 
 
-_linear_plans: dict = {}  # (shapes, strides, dtypes, devices, bias, alignment, precision, ...) -> _LinearPlan
+_linear_plans: dict = {}  # (shapes, strides, dtypes, devices, bias, precision, TF32, ...) -> _LinearPlan
 _handles.choice_caches += [_plans, _linear_plans]
 _sm_counts: dict = {}
 
