@@ -98,7 +98,10 @@ int main(int argc, char** argv) {
         const Job& job = todo[i];
         const auto file = std::filesystem::path(out_dir) / job.arch / (job.config.name() + ".ptx");
         try {
-          std::ofstream(file, std::ios::binary) << compiler.ptx(job.config, job.arch);
+          // The wgmma family has only the whole-vector binary (tensor maps need aligned rows).
+          const auto path = job.config.family == gemmtune::KernelFamily::wgmma ? gemmtune::KernelPath::whole_vectors
+                                                                              : gemmtune::KernelPath::general;
+          std::ofstream(file, std::ios::binary) << compiler.ptx(job.config, job.arch, path);
         } catch (const std::exception& e) {
           const std::lock_guard<std::mutex> lock(print);
           std::fprintf(stderr, "%s %s: %s\n", job.arch.c_str(), job.config.name().c_str(), e.what());
