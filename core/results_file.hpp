@@ -4,7 +4,7 @@
 // files are input from other machines and other people: every field used is checked here, once,
 // with a message naming the exact spot ("'entries[2].best.config': kernel config 'block_m' ..."),
 // and every kernel config through KernelConfig's own validation, so nothing but a config the
-// template accepts can reach the compiler. The writer is tuner/record/results_store.
+// template accepts can reach the compiler. The writer is core/results_store.
 #pragma once
 
 #include <cstddef>

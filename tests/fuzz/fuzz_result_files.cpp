@@ -1,5 +1,5 @@
 // libFuzzer target for the files `gemm-tune compare` and `merge` read from other machines: results,
-// plans, cross measurements and peers (tuner/record/result_files.hpp), told apart by their schema.
+// plans, cross measurements and peers (core/result_documents.hpp), told apart by their schema.
 // The input is written as a file and loaded as those commands load it: it must be read or refused
 // with std::invalid_argument (one line naming the file); anything else is a bug.
 #include <spdlog/spdlog.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "record/result_files.hpp"
+#include "core/result_documents.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "record/tuning_log.hpp"
+#include "core/tuning_log.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 
 #include "../temp_dir_test.hpp"
 #include "core/kernel_compiler.hpp"
-#include "record/tuning_log.hpp"
+#include "core/tuning_log.hpp"
 #include "search/device_catalog.hpp"
 #include "search/search_space.hpp"
 #include "search/seed_configs.hpp"

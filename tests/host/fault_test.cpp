@@ -22,8 +22,8 @@
 #include "../temp_dir_test.hpp"
 #include "core/atomic_file.hpp"
 #include "core/kernel_compiler.hpp"
-#include "record/results_store.hpp"
-#include "record/tuning_log.hpp"
+#include "core/results_store.hpp"
+#include "core/tuning_log.hpp"
 #include "core/stable_hash.hpp"
 
 namespace gemmtune {

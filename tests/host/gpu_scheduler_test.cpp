@@ -18,7 +18,7 @@
 
 #include "../temp_dir_test.hpp"
 #include "core/atomic_file.hpp"
-#include "record/results_store.hpp"
+#include "core/results_store.hpp"
 
 namespace gemmtune {
 namespace {

@@ -16,7 +16,7 @@
 #include "../command_output.hpp"
 #include "../temp_dir_test.hpp"
 #include "../test_paths.hpp"
-#include "record/result_files.hpp"
+#include "core/result_documents.hpp"
 #include "record/results_merge.hpp"
 #include "search/shard.hpp"
 

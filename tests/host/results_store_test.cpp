@@ -1,6 +1,6 @@
 // Results merging and the tuning log: merge replaces per problem, keeps others, never loses an
 // unreadable file, and the log survives a torn last line and refuses another device's log.
-#include "record/results_store.hpp"
+#include "core/results_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "../temp_dir_test.hpp"
 #include "core/atomic_file.hpp"
 #include "core/file_formats.hpp"
-#include "record/tuning_log.hpp"
+#include "core/tuning_log.hpp"
 
 namespace gemmtune {
 namespace {

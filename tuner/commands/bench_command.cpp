@@ -22,7 +22,7 @@
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "record/baseline_entry.hpp"
-#include "record/results_store.hpp"
+#include "core/results_store.hpp"
 #include "core/timestamp.hpp"
 
 namespace gemmtune {

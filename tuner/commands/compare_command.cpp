@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "core/atomic_file.hpp"
-#include "record/result_files.hpp"
+#include "core/result_documents.hpp"
 #include "report/compare_report.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"

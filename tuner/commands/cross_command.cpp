@@ -21,7 +21,7 @@
 #include "core/results_file.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
-#include "record/results_store.hpp"
+#include "core/results_store.hpp"
 #include "core/timestamp.hpp"
 #include "core/version.hpp"
 

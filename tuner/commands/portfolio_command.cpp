@@ -23,11 +23,11 @@
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "core/results_file.hpp"
-#include "record/results_store.hpp"
+#include "core/results_store.hpp"
 #include "core/timestamp.hpp"
 #include "report/progress_bar.hpp"
 #include "core/version.hpp"
-#include "measure/candidate_status.hpp"
+#include "core/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {

@@ -21,7 +21,7 @@
 #include "core/device_profile.hpp"
 #include "core/kernel_compiler.hpp"
 #include "core/problem.hpp"
-#include "record/tuning_log.hpp"
+#include "core/tuning_log.hpp"
 #include "search/search_space.hpp"
 
 namespace gemmtune {

@@ -18,7 +18,7 @@
 #include "core/embedded_files.hpp"
 #include "measure/statistics.hpp"
 #include "record/baseline_entry.hpp"
-#include "record/results_store.hpp"
+#include "core/results_store.hpp"
 #include "core/timestamp.hpp"
 #include "search/launch_variants.hpp"
 #include "search/occupancy.hpp"
@@ -28,7 +28,7 @@
 #include "search/strategies/search_strategy.hpp"
 #include "core/stable_hash.hpp"
 #include "core/version.hpp"
-#include "measure/candidate_status.hpp"
+#include "core/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {

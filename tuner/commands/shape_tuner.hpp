@@ -26,7 +26,7 @@
 #include "core/kernel_compiler.hpp"
 #include "core/kernel_config.hpp"
 #include "measure/gpu_session.hpp"
-#include "record/tuning_log.hpp"
+#include "core/tuning_log.hpp"
 #include "report/progress_board.hpp"
 #include "core/problem.hpp"
 #include "search/search_space.hpp"

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "measure/statistics.hpp"
-#include "measure/candidate_status.hpp"
+#include "core/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {

@@ -16,7 +16,7 @@
 #include "core/device_profile.hpp"
 #include "core/gemm_launch.hpp"
 #include "core/kernel_compiler.hpp"
-#include "measure/candidate_status.hpp"
+#include "core/candidate_status.hpp"
 #include "measure/gpu_bench.hpp"
 
 namespace gemmtune {

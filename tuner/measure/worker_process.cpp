@@ -1,7 +1,7 @@
 // fork/exec of /proc/self/exe with two pipes. The child's stderr is inherited so its log lines
 // reach the user; only stdout carries the protocol.
 #include "measure/worker_process.hpp"
-#include "measure/candidate_status.hpp"
+#include "core/candidate_status.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-// Each input is validated by record/result_files (the same checks as compare), then merged from its
+// Each input is validated by core/result_documents (the same checks as compare), then merged from its
 // raw JSON, so fields the validator does not know (search statistics, alternatives) travel intact.
 #include "record/results_merge.hpp"
 
@@ -11,8 +11,8 @@
 #include <tuple>
 #include <variant>
 
-#include "record/result_files.hpp"
-#include "record/results_store.hpp"
+#include "core/result_documents.hpp"
+#include "core/results_store.hpp"
 #include "core/file_formats.hpp"
 #include "core/timestamp.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "record/result_files.hpp"
+#include "core/result_documents.hpp"
 
 namespace gemmtune {
 

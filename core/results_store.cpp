@@ -1,6 +1,6 @@
 // Every update is a read-modify-write under the results file's lock (file_lock.hpp), so tuners
 // running at once, on one machine or on a cluster's shared storage, lose nothing.
-#include "record/results_store.hpp"
+#include "core/results_store.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>

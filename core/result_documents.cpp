@@ -1,7 +1,7 @@
 // Validation of plan, cross and peers files, and of results files through core's reader. Each reader
 // walks the JSON through Field (core/json_field.hpp), which names the exact spot of any complaint;
 // the whole-file error adds the file name in front.
-#include "record/result_files.hpp"
+#include "core/result_documents.hpp"
 
 #include <fmt/format.h>
 

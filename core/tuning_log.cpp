@@ -1,5 +1,5 @@
 // TuningLog: reading tolerates a torn last line; writing is one fwrite + fflush + fsync per record.
-#include "record/tuning_log.hpp"
+#include "core/tuning_log.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "core/timestamp.hpp"
-#include "measure/candidate_status.hpp"
+#include "core/candidate_status.hpp"
 
 namespace gemmtune {
 namespace {
