@@ -116,17 +116,23 @@ __global__ void __launch_bounds__(32 * WN * WK)
   auto load_b = [&](unsigned (&bw)[BW], int q, bool valid) {
     const int k = KS * q;
     if (PATH == 1) {
-      constexpr int LOADS = OP_B ? TN : KS * TN / VEC;
-#pragma unroll
-      for (int v = 0; v < LOADS; ++v) {
-        unsigned* w = bw + 4 * v;  // a 16-byte load is 4 words
-        const long long off = OP_B ? static_cast<long long>(b_col[v]) * ldb + k
-                                   : static_cast<long long>(k + v / (TN / VEC)) * ldb + b_col[VEC * (v % (TN / VEC))];
+      // One 16-byte load fills 4 words: a column's KS elements (OP_B = 1), or row kk's run jv.
+      auto load = [&](unsigned* w, const T* p) {
         if (valid) {
-          ld_bits<16, true>(B + off, w);
+          ld_bits<16, true>(p, w);
         } else {
           w[0] = w[1] = w[2] = w[3] = 0u;
         }
+      };
+      if (OP_B) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) load(bw + 4 * j, B + static_cast<long long>(b_col[j]) * ldb + k);
+      } else {
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+          for (int jv = 0; jv < TN / VEC; ++jv)
+            load(bw + 4 * (kk * (TN / VEC) + jv), B + static_cast<long long>(k + kk) * ldb + b_col[VEC * jv]);
       }
     } else {
 #pragma unroll
