@@ -1,5 +1,12 @@
-// The name of every file format gemm-tune writes, each defined once: the tuner writes them, and the
-// tuner, the runtime and `compare` read them, each refusing a file whose "schema" it does not know.
+// The name of every file format gemm-tune writes, each defined once, and where each format's one
+// reader and one writer live (each reader refuses a file whose "schema" it does not know):
+//   results, portfolio  read: core/results_file (the runtime and every tuner command);
+//                       written: tuner/record/results_store (merge: tuner/record/results_merge)
+//   record              read and written: core/record_file (the runtime writes, the tuner reads)
+//   plan, cross, peers  read: tuner/record/result_files (compare, merge); written: commands/planner,
+//                       commands/cross_command, scripts/peers/ (Python)
+//   bench, compare      written only: commands/bench_command, report/json_report
+//   tuning log          read and written: tuner/record/tuning_log (results/logs/<gpu>.jsonl)
 // The formats themselves are documented in README.md (results) and beside their readers and writers.
 #pragma once
 

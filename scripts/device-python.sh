@@ -45,6 +45,13 @@ except Exception as e:
 print("host", {k: round(v, 2) for k, v in r.get("host_us_per_call_64cube", {}).items()}, "over", round(r.get("gemmtune_mm_over_torch_mm_us", 0), 2))
 print("linear64 host", {k: round(v, 2) for k, v in r.get("host_us_per_call_linear_64", {}).items()}, r.get("explain_linear_64"))
 print("linear64 pieces", {k: round(v, 2) for k, v in r.get("host_us_linear_64_pieces", {}).items()})
+print("linear64 bf16 host", {k: round(v, 2) for k, v in r.get("host_us_per_call_linear_64_bf16", {}).items()})
+red = r.get("reductions", {})
+if red:
+    print("reductions: worst error/bound", {k: round(max(v[k] for v in red.values()), 3) for k in
+          ("torch.mm, reduced-precision reduction allowed", "torch.mm, not allowed", "gemmtune.mm")},
+          "torch's two always bit-equal", all(v["torch's two bit-equal"] for v in red.values()))
+print("linear by K", {k: {n: round(x, 1) for n, x in v.items()} for k, v in r.get("linear_by_k", {}).items()})
 for sec in ("mlp_inference", "mlp_inference_after_tuning"):
     for label, v in r.get(sec, {}).items():
         print(sec, label, "ms torch", round(v["ms_torch"], 4), "gemmtune", round(v["ms_gemmtune"], 4), "graph", round(v["graph_ms_torch"], 4), v["graph_ms_gemmtune"] and round(v["graph_ms_gemmtune"], 4), "maxerr/bound", round(v["error_over_bound_gemmtune"], 8), "torch", round(v["error_over_bound_torch"], 8))

@@ -58,18 +58,26 @@ def interleaved(contenders, measure, rounds):
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
+SUM_UNIT = {torch.float32: 2.0**-24, torch.bfloat16: 2.0**-23, torch.float16: 2.0**-23}  # as tests/python
+OUT_UNIT = {torch.float32: 0.0, torch.bfloat16: 2.0**-8, torch.float16: 2.0**-11}
+
+
 def k_scaled_error(out, x, model_layers):
-    """max |out - ref| / (4 * K * eps * |.| products), in float64, layer by layer: <= 1 passes."""
+    """max |out - ref| / bound, ref the model in float64 from the same input and weights: <= 1 passes.
+    The bound sums each Linear's K-scaled one, (2K + 4) u + r (u: 2^-24 for FP32 sums, 2^-23 for the
+    tensor cores' 16-bit products; r: one rounding of the layer's output to a 16-bit dtype, 0 for
+    float32), times the |.|-products |x| |W1|^T ... carried through the layers (ReLU keeps them)."""
     h = x.double()
     scale = x.double().abs()
+    coefficient = 0.0
     for layer in model_layers:
         if isinstance(layer, torch.nn.Linear):
             w, b = layer.weight.double(), layer.bias.double()
             h, scale = h @ w.t() + b, scale @ w.abs().t() + b.abs()
-            k = w.shape[1]
+            coefficient += (2 * w.shape[1] + 4) * SUM_UNIT[out.dtype] + OUT_UNIT[out.dtype]
         else:
             h, scale = layer(h), layer(scale)
-    bound = 4 * k * 2.0**-24 * scale + 1e-30
+    bound = coefficient * scale + 1e-30
     return float(((out.double() - h).abs() / bound).max())
 
 
@@ -207,6 +215,11 @@ def measure_precisions(rounds):
             fn()
         with torch.no_grad():
             report["host_us_64cube"].update(interleaved(fns, host_us_per_call, rounds))
+            # The same with torch's reduced-precision reductions off: gemmtune's torch call then
+            # switches nothing (see _torch_calls._torch_product).
+            with reduced_precision_reductions(False):
+                report["host_us_64cube"].update({f"{label}, reduced-precision reduction off": us for label, us in
+                                                 interleaved(fns, host_us_per_call, rounds).items()})
     for m, n, k in ((64, 64, 64), (1024, 1024, 1024), (4096, 4096, 4096), (64, 4096, 4096), (4096, 4096, 64)):
         shape = f"{m}x{n}x{k}"
         fns, configs = {}, {}
@@ -241,6 +254,77 @@ def measure_precisions(rounds):
             replays, lambda r: gpu_ms(r, iterations=iterations) * 1000 / CALLS_PER_GRAPH, rounds)
         report["config"][shape] = configs
         print(shape, {k: round(v, 1) for k, v in report["gpu_us"][shape].items()}, configs, flush=True)
+    return report
+
+
+class reduced_precision_reductions:  # noqa: N801 - a context manager
+    """torch's allow_{bf16,fp16}_reduced_precision_reduction set to allowed inside the block."""
+
+    def __init__(self, allowed):
+        self.allowed = allowed
+
+    def __enter__(self):
+        matmul = torch.backends.cuda.matmul
+        self.saved = (matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction)
+        matmul.allow_bf16_reduced_precision_reduction = self.allowed
+        matmul.allow_fp16_reduced_precision_reduction = self.allowed
+
+    def __exit__(self, *exc):
+        matmul = torch.backends.cuda.matmul
+        matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction = self.saved
+
+
+REDUCTION_SHAPES = ((64, 64, 4096), (64, 64, 16384), (128, 128, 8192), (16, 1024, 16384), (64, 1024, 4096),
+                    (64, 4096, 4096), (1024, 1024, 1024), (4096, 4096, 64), (512, 512, 32768))
+
+
+def measure_reductions():
+    """torch.mm of 16-bit operands with its reduced-precision reductions allowed (torch's default) and
+    not, and gemmtune.mm: each result's error over the package's K-scaled bound (tests/python's
+    precision_error: (2K + 4) 2^-23 |A||B| + the result's rounding), and whether torch's two agree
+    bit for bit (where not, cuBLAS reduced split-K partial sums in the 16-bit type)."""
+    report = {}
+    for m, n, k in REDUCTION_SHAPES:
+        g = torch.Generator(device="cuda").manual_seed(m + n + k)
+        a32 = torch.randn(m, k, device="cuda", generator=g)
+        b32 = torch.randn(k, n, device="cuda", generator=g)
+        for dtype in (torch.bfloat16, torch.float16):
+            a, b = a32.to(dtype), b32.to(dtype)
+            ref = a.double() @ b.double()
+            bound = (2 * k + 4) * 2.0**-23 * (a.double().abs() @ b.double().abs()) + OUT_UNIT[dtype] * ref.abs()
+            errors = {}
+            with reduced_precision_reductions(True):
+                allowed = torch.mm(a, b)
+                ours = gemmtune.mm(a, b)
+            with reduced_precision_reductions(False):
+                disallowed = torch.mm(a, b)
+            for label, c in (("torch.mm, reduced-precision reduction allowed", allowed),
+                             ("torch.mm, not allowed", disallowed), ("gemmtune.mm", ours)):
+                errors[label] = float(((c.double() - ref).abs() / (bound + 1e-30)).max())
+            errors["torch's two bit-equal"] = bool(torch.equal(allowed, disallowed))
+            errors["gemmtune.mm bit-equal to torch's, not allowed"] = bool(torch.equal(ours, disallowed))
+            errors["runs"] = gemmtune.explain(a, b).config
+            report[f"{m}x{n}x{k} {str(dtype)[6:]}"] = errors
+            print("reductions", m, n, k, dtype, errors, flush=True)
+    return report
+
+
+def measure_linear_k(rounds):
+    """GPU time of torch's linear (cuBLASLt, bias in the epilogue) against its addmm over the bias
+    expanded to C's shape (cuBLAS, which may split K) at 64 rows and 1024 outputs, by K: where
+    gemmtune.nn.Linear's route to torch switches (_torch_calls.SHORT_K)."""
+    report = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        for k in (64, 128, 256, 512, 1024, 2048):
+            x = torch.randn(64, k, device="cuda").to(dtype)
+            w = torch.randn(1024, k, device="cuda").to(dtype)
+            bias = torch.randn(1024, device="cuda").to(dtype)
+            replays = {"linear": captured(lambda x=x, w=w, bias=bias: torch.nn.functional.linear(x, w, bias)),
+                       "addmm_expanded_bias": captured(lambda x=x, w=w, bias=bias: torch.addmm(
+                           bias.expand(64, 1024), x, w.t()))}
+            report[f"64x1024x{k} {str(dtype)[6:]}"] = interleaved(
+                replays, lambda r: gpu_ms(r, iterations=5) * 1000 / CALLS_PER_GRAPH, rounds)
+    print("linear by K", {k: {n: round(v, 1) for n, v in d.items()} for k, d in report.items()}, flush=True)
     return report
 
 
@@ -295,8 +379,16 @@ def main():
             "new_empty+copy_(bias)": lambda: a.new_empty((64, 64)).copy_(b64),
             "gemmtune.mm(x, w.t())": lambda: gemmtune.mm(a, w64.t()),
             "module call, no work": lambda: identity(a)}, host_us_per_call, opts.rounds)
+        small_t16 = torch.nn.Linear(64, 64).cuda().bfloat16()
+        small_g16 = gemmtune.nn.Linear.from_linear(small_t16)
+        a16 = a.bfloat16()
+        report["host_us_per_call_linear_64_bf16"] = interleaved(
+            {"torch.nn.Linear": lambda: small_t16(a16), "gemmtune.nn.Linear": lambda: small_g16(a16)},
+            host_us_per_call, opts.rounds)
     report["explain_64cube"] = gemmtune.explain(a, b)._asdict()
     report["precisions"] = measure_precisions(max(opts.rounds // 2, 3))
+    report["reductions"] = measure_reductions()
+    report["linear_by_k"] = measure_linear_k(max(opts.rounds // 3, 3))
     if opts.precisions_only:
         print(json.dumps(report, indent=1))
         if opts.json:
@@ -305,14 +397,16 @@ def main():
         return
 
     models = {}
-    for rows, width, hidden in ((64, 1024, 4096), (512, 1024, 4096), (4096, 1024, 4096)):
-        torch.manual_seed(0)
-        theirs = torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
-                                     torch.nn.Linear(hidden, width)).cuda()
-        ours = gemmtune.nn.replace_linear(torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
-                                                              torch.nn.Linear(hidden, width)).cuda())
-        ours.load_state_dict(theirs.state_dict())
-        models[f"{rows}x{width}->{hidden}->{width}"] = (theirs, ours, torch.randn(rows, width, device="cuda"))
+    for dtype in (torch.float32, torch.bfloat16):
+        for rows, width, hidden in ((64, 1024, 4096), (512, 1024, 4096), (4096, 1024, 4096)):
+            torch.manual_seed(0)
+            theirs = torch.nn.Sequential(torch.nn.Linear(width, hidden), torch.nn.ReLU(),
+                                         torch.nn.Linear(hidden, width)).cuda().to(dtype)
+            ours = gemmtune.nn.replace_linear(torch.nn.Sequential(
+                torch.nn.Linear(width, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, width)).cuda().to(dtype))
+            ours.load_state_dict(theirs.state_dict())
+            label = f"{rows}x{width}->{hidden}->{width}" + ("" if dtype is torch.float32 else " bf16")
+            models[label] = (theirs, ours, torch.randn(rows, width, device="cuda").to(dtype))
     def save():  # after each section, so a run cut short still leaves what it measured
         if opts.json:
             with open(opts.json, "w") as f:

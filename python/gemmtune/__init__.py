@@ -41,12 +41,12 @@ if importlib.util.find_spec("torch") is not None:
     from . import nn  # noqa: F401
 
     _through_op = _torch_calls.through_op
+    _Tensor = _torch.Tensor
 else:  # pragma: no cover - exercised by the CPU tier without torch
     _torch = None
 
-
-def _is_torch(x) -> bool:
-    return _torch is not None and isinstance(x, _torch.Tensor)
+    class _Tensor:  # nothing is one
+        pass
 
 
 def _check_torch(name, **tensors):
@@ -60,7 +60,7 @@ def mm(a, b, *, precision=None, out_dtype=None):
     fresh contiguous result on the current stream. precision: None (as torch.mm computes: fp32, or
     tf32 where torch allows TF32), "fp32", "tf32" or "3xtf32" for float32 operands, "bf16" or "fp16"
     for 16-bit ones. out_dtype: None (the operands' dtype) or torch.float32 (the library's FP32 C)."""
-    if _is_torch(a):
+    if isinstance(a, _Tensor):
         if _through_op(a, b):
             _check_torch("gemmtune.mm", a=a, b=b)
             return _torch.ops.gemmtune.mm(a, b, precision=precision, out_dtype=out_dtype)
@@ -72,7 +72,7 @@ def mm(a, b, *, precision=None, out_dtype=None):
 def bmm(a, b, *, precision=None, out_dtype=None):
     """Batched a @ b for 3-D arrays (batch, m, k) @ (batch, k, n); a batch stride of 0 (an expanded
     operand) shares one matrix, with no copy. precision and out_dtype as for mm."""
-    if _is_torch(a):
+    if isinstance(a, _Tensor):
         if _through_op(a, b):
             _check_torch("gemmtune.bmm", a=a, b=b)
             return _torch.ops.gemmtune.bmm(a, b, precision=precision, out_dtype=out_dtype)
@@ -84,7 +84,7 @@ def bmm(a, b, *, precision=None, out_dtype=None):
 def addmm(c, a, b, *, beta=1.0, alpha=1.0, precision=None, out_dtype=None):
     """beta * c + alpha * (a @ b) as torch.addmm: c broadcasts to the product's shape and is added
     in FP32 (it may be float32 or the operands' dtype). precision and out_dtype as for mm."""
-    if _is_torch(a):
+    if isinstance(a, _Tensor):
         if _through_op(c, a, b):
             _check_torch("gemmtune.addmm", c=c, a=a, b=b)
             return _torch.ops.gemmtune.addmm(c, a, b, float(beta), float(alpha), precision=precision,

@@ -19,7 +19,8 @@ _lock = threading.Lock()
 _handles: dict = {}  # device index -> handle address (int)
 _status: dict = {}  # device index -> (status name, message)
 _results_path = None  # None: $GEMMTUNE_RESULTS or the installed results
-generation = 0  # counts reload()s: what callers cached about the old handles' choices is stale
+# Caches of what the old handles chose (the Python side's per-shape plans): reload() empties them.
+choice_caches: list = []
 recording = 0  # gemmtune.record blocks open: every call must reach the library to be counted
 
 
@@ -67,13 +68,14 @@ def reload(results=None) -> None:
     """Drops every handle (each waits for the work it queued) so the next call loads results afresh:
     from `results` (a results file or directory) if given, else $GEMMTUNE_RESULTS or the installed
     ones. CUDA graphs captured before hold kernels of the old handles: capture them again."""
-    global _results_path, generation
+    global _results_path
     with _lock:
         old = list(_handles.values())
         _handles.clear()
         _status.clear()
         _results_path = os.fspath(results) if results is not None else None
-        generation += 1
+        for cache in choice_caches:
+            cache.clear()
     for handle in old:
         L.lib().gemmtune_destroy(handle)
 

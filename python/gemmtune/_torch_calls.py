@@ -1,22 +1,27 @@
 """The eager CUDA path for torch tensors: checks, the stride mapping and the precision (_precision:
 float32 as fp32, tf32 where torch would use TF32, or as asked; bfloat16 and float16 as bf16 and fp16),
-cached per shape, strides and dtype; a fresh contiguous FP32 output, one gemmtune_run_gemm_problem on
-the current stream, and for 16-bit operands a cast of that FP32 C to their dtype (as torch.mm returns
-it) unless out_dtype=torch.float32 keeps it. The registered op's CUDA kernel (_torch_ops) and
-gemmtune.mm outside autograd and compilation both run this, so the op and the direct call can differ
-only in the dispatcher's cost.
+cached per shapes, strides, dtypes and devices (a cached plan is a passed check); a fresh contiguous
+FP32 output, one gemmtune_run_gemm_problem on the current stream, and for 16-bit operands a cast of
+that FP32 C to their dtype (as torch.mm returns it) unless out_dtype=torch.float32 keeps it. The
+registered op's CUDA kernel (_torch_ops) and gemmtune.mm outside autograd and compilation both run
+this, so the op and the direct call can differ only in the dispatcher's cost.
 
-A linear layer's bias is copied into C (new_empty, then copy_ broadcasting the bias: 14 us of host on
-the H100 machine against 27 for bias.repeat) and the library adds the product (beta = 1). Where the
-library gives that product to cuBLAS, torch calls cuBLAS instead, at less host time (H100,
-2026-11-26): with at least as many 128x128 output tiles as the GPU has SMs, torch's own linear
-(cuBLASLt with the bias in its epilogue: 512x4096x1024:nt 95 us against 116, 4096x4096x1024:nt 698
-against 766); with fewer, torch's addmm over the bias expanded to C's shape, which is the library's
-own cuBLAS work (the bias copied into C, then cublasSgemm with beta 1: 25 and 26 us at 64 rows, as in
-the library) at 37 us of host a layer against 62 (cuBLASLt's fused bias does not split K there:
-64x1024x4096:nt 55 us against 27). Never while recording (the library must count the call) nor where
-torch would compute in another precision (TF32 for float32 against our fp32, or 3xtf32 asked for).
-For 16-bit operands torch's call also spares the cast of the library's FP32 C.
+Where the library's choice is cuBLAS, torch's own call makes the same cuBLAS call at less cost (the
+choice is asked once per plan; reload() empties the plans):
+- 16-bit mm, bmm and addmm returning the operands' dtype (cuBLAS or cuBLASLt chosen): torch.mm, bmm
+  and addmm write C in that dtype, where the library writes an FP32 C and casts it (H100, 2026-11-26:
+  +22% GPU time at 4096^3, 4.2x at 4096x4096x64, 21 us more host time at 64^3). The result is then
+  torch's, bit for bit, under torch's settings, as torch.mm's precision rules are followed for TF32:
+  allow_bf16/fp16_reduced_precision_reduction (on by default) let cuBLAS reduce split-K partial sums
+  in the 16-bit type; at nine shapes from 64x64x4096 to 512x512x32768 it never did (bit-equal to the
+  results with the settings off, H200, 2026-11-26), and switching them off per call cost 1.3 to 1.9 us.
+- A linear layer: the library copies the bias into C (new_empty, then copy_ broadcasting it) and adds
+  the product (beta = 1). Given cuBLAS (float32) or cuBLAS or cuBLASLt (16-bit), torch's linear runs
+  it (cuBLASLt with the bias in its epilogue: 512x4096x1024:nt 95 us against 116 on the H100), or
+  for float32 products with few output tiles and a long K torch's addmm over the bias expanded to C's
+  shape, which is the library's own cuBLAS work at less host time (SPLIT_K_FROM).
+Never while recording (the library must count the call) nor where torch would compute in another
+precision (TF32 for float32 against our fp32, or 3xtf32 asked for).
 """
 
 from __future__ import annotations
@@ -45,6 +50,14 @@ except AttributeError:  # pragma: no cover - older or other builds
 _multi_device = None
 _torch_linear = torch._C._nn.linear  # torch.nn.functional.linear
 _torch_addmm = torch.addmm
+_torch_mm = torch.mm
+_torch_bmm = torch.bmm
+
+
+def _torch_addmm_scaled(c, a, b, beta, alpha):
+    return _torch_addmm(c, a, b, beta=beta, alpha=alpha)
+
+
 torch_linear_for_cublas = True  # False: every product runs in the library (benchmarks compare both)
 _legacy_tf32_allowed = torch._C._get_cublas_allow_tf32
 
@@ -66,9 +79,13 @@ def through_op(*tensors) -> bool:
     autograd records it. Otherwise the direct call skips the dispatcher."""
     if _is_compiling():
         return True
-    grad = _grad_enabled()
-    for t in tensors:
-        if t is not None and (type(t) not in _plain or (grad and t.requires_grad)):
+    if _grad_enabled():
+        for t in tensors:
+            if t is not None and (type(t) not in _plain or t.requires_grad):
+                return True
+        return False
+    for t in tensors:  # inference (no_grad): the types alone
+        if t is not None and type(t) not in _plain:
             return True
     return False
 
@@ -101,6 +118,8 @@ class _Plan(NamedTuple):
     problem: L.SgemmProblem
     precision: int  # gemmtune_precision_t
     cast: object  # the result's dtype where it is not the library's FP32 C, else None
+    device: int
+    torch_call: object  # torch's own call for the product (see the docstring), else None: the library's
 
 
 def _precision_of(name, dtype, precision, out_dtype, tf32):
@@ -116,20 +135,48 @@ def _tf32_for(dtype, precision) -> bool:
     return dtype is _float32 and precision is None and _tf32_allowed()
 
 
-def _plan(planner, name, a, b, alpha=1.0, beta=0.0, precision=None, out_dtype=None):
-    """The _Plan for these operands' shapes, strides and dtype, cached."""
-    dtype = a.dtype
-    tf32 = _tf32_for(dtype, precision)
-    key = (planner, a.shape, a.stride(), b.shape, b.stride(), alpha, beta, dtype, precision, out_dtype, tf32)
+def _plan(planner, name, a, b, alpha=1.0, beta=0.0, precision=None, out_dtype=None, c=None, torch_function=None):
+    """The _Plan for these operands (and addmm's c), cached per shapes, strides, dtypes, devices and
+    arguments: a plan found means the checks passed, so a repeated call pays one key and one lookup.
+    torch_function(*tensors): the torch call that may run a 16-bit product the library gives cuBLAS."""
+    try:
+        key = (planner, a.shape, a.stride(), a.dtype, a.device, b.shape, b.stride(), b.dtype, b.device,
+               None if c is None else (c.shape, c.dtype, c.device), alpha, beta, precision, out_dtype,
+               _tf32_allowed())
+    except AttributeError:  # not tensors: the checks say which argument
+        _check_pair(name, a, b)
+        if c is not None:
+            check_tensor(name, "c", c)
+        raise
     entry = _plans.get(key)
     if entry is None:
+        device = _check_pair(name, a, b)
+        dtype = a.dtype
         args = planner(name, a.shape, a.stride(), b.shape, b.stride())
-        value, cast = _precision_of(name, dtype, precision, out_dtype, tf32)
-        entry = _Plan(args, L.sgemm_problem(args, alpha, beta), value, cast)
+        value, cast = _precision_of(name, dtype, precision, out_dtype, key[-1] and dtype is _float32 and
+                                    precision is None)
+        torch_call = None
+        # The result in the operands' 16-bit dtype (cast is dtype), the library's choice cuBLAS: torch.
+        if (torch_function is not None and cast is dtype and not os.environ.get("GEMMTUNE_RECORD")
+                and (c is None or _adds_in_torch(c, dtype, device, args))
+                and _library_implementation(args, value, None, None, device) in ("cublas", "cublaslt")):
+            torch_call = torch_function
+        entry = _Plan(args, L.sgemm_problem(args, alpha, beta), value, cast, device, torch_call)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = entry
     return entry
+
+
+def _adds_in_torch(c, dtype, device, args) -> bool:
+    """Whether torch.addmm takes addmm's c as the library would: same dtype and device, broadcasting
+    to C's shape (anything else runs in the library, which adds a float32 c or raises)."""
+    if c.dtype is not dtype or c.get_device() != device:
+        return False
+    try:
+        return torch.broadcast_shapes(c.shape, (args.m, args.n)) == (args.m, args.n)
+    except RuntimeError:
+        return False
 
 
 def _run(plan, a, b, c, device, name):
@@ -162,17 +209,19 @@ def _run_problem(*args):
     return _run_problem(*args)
 
 
-def _library_runs_cublas(args, precision, pa, pb, device) -> bool:
-    """Whether the library's choice for this product (pointers pa and pb for their alignment) is cuBLAS."""
+def _library_implementation(args, precision, pa, pb, device) -> str:
+    """What the library runs for this product ("cublas", "cublaslt" or a kernel's name; "" where it
+    refuses the problem); pa and pb: the operands' addresses, for their alignment (None: aligned as
+    from cudaMalloc; less aligned rows only ever make cuBLAS likelier)."""
     if torch.cuda.device_count() > 1 and torch.cuda.current_device() != device:
         with torch.cuda.device(device):
-            return _library_runs_cublas(args, precision, pa, pb, device)
+            return _library_implementation(args, precision, pa, pb, device)
     handle = _handles.get(device, lambda: torch.cuda.device(device))
     config = L.text_buffer(256)
     status = L.lib().gemmtune_choose_gemm(
         handle, precision, args.op_a, args.op_b, args.m, args.n, args.k, pa, args.lda, args.stride_a, pb, args.ldb,
         args.stride_b, args.n, args.m * args.n, args.batch, None, config, len(config), None, 0)
-    return status == L.SUCCESS and config.value == b"cublas"
+    return config.value.decode() if status == L.SUCCESS else ""
 
 
 def _finish(c, plan):
@@ -180,28 +229,30 @@ def _finish(c, plan):
 
 
 def mm(a, b, precision=None, out_dtype=None, name="gemmtune.mm"):
-    device = _check_pair(name, a, b)
-    plan = _plan(plan_mm, name, a, b, 1.0, 0.0, precision, out_dtype)
+    plan = _plan(plan_mm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_mm)
+    if plan.torch_call is not None and not _handles.recording:
+        return plan.torch_call(a, b)
     args = plan.args
     c = a.new_empty((args.m, args.n), dtype=_float32)
     if args.m and args.n:
         if args.k == 0:
             c.zero_()
         else:
-            _run(plan, a, b, c, device, name)
+            _run(plan, a, b, c, plan.device, name)
     return _finish(c, plan)
 
 
 def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm"):
-    device = _check_pair(name, a, b)
-    plan = _plan(plan_bmm, name, a, b, 1.0, 0.0, precision, out_dtype)
+    plan = _plan(plan_bmm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_bmm)
+    if plan.torch_call is not None and not _handles.recording:
+        return plan.torch_call(a, b)
     args = plan.args
     c = a.new_empty((args.batch, args.m, args.n), dtype=_float32)
     if args.m and args.n and args.batch:
         if args.k == 0:
             c.zero_()
         else:
-            _run(plan, a, b, c, device, name)
+            _run(plan, a, b, c, plan.device, name)
     return _finish(c, plan)
 
 
@@ -228,9 +279,10 @@ def _broadcast_into(name, c, shape, out, checked=False, dtype=_float32):
 def addmm(c, a, b, beta=1.0, alpha=1.0, precision=None, out_dtype=None, name="gemmtune.addmm"):
     """beta * c + alpha * (a @ b), c broadcast to the product's shape (a bias row, a scalar). c is
     added in FP32 (the library's C) and may be float32 or the operands' dtype."""
-    device = _check_pair(name, a, b)
     beta, alpha = float(beta), float(alpha)
-    plan = _plan(plan_mm, name, a, b, alpha, beta, precision, out_dtype)
+    plan = _plan(plan_mm, name, a, b, alpha, beta, precision, out_dtype, c, _torch_addmm_scaled)
+    if plan.torch_call is not None and not _handles.recording:
+        return plan.torch_call(c, a, b, beta, alpha)
     args = plan.args
     shape = (args.m, args.n)
     out = a.new_empty(shape, dtype=_float32)
@@ -242,96 +294,110 @@ def addmm(c, a, b, beta=1.0, alpha=1.0, precision=None, out_dtype=None, name="ge
         return _finish(out, plan)
     if args.k == 0 or alpha == 0.0:
         return _finish(out.mul_(beta) if beta != 0.0 else out.zero_(), plan)
-    _run(plan, a, b, out, device, name)
+    _run(plan, a, b, out, plan.device, name)
     return _finish(out, plan)
 
 
 TORCH_LINEAR, TORCH_ADDMM = 1, 2  # _LinearPlan.torch_route: how torch runs a product given to cuBLAS
+TORCH_OTHER = 3  # not ours (a CPU tensor, another dtype): torch's linear, for nn.Linear as a drop-in
+# From this K on, a float32 layer with few output tiles gains from cuBLAS splitting K, which torch's
+# linear (cuBLASLt, the bias in its epilogue) never does: 64x1024xK:nt with bias, H200, 2026-11-26,
+# torch's linear against its addmm over the expanded bias, in us: K = 256 7.1 against 9.3, K = 512
+# 20.3 against 12.6. For bfloat16 its linear was faster at every K to 2048 (5.4 against 7.2), and at
+# 4096x4096x1024 (52.7 against 87.0).
+SPLIT_K_FROM = 512
 
 
 class _LinearPlan(NamedTuple):
     args: GemmArguments
     problem: L.SgemmProblem
-    torch_route: int  # 0 (the library), TORCH_LINEAR or TORCH_ADDMM (see the docstring)
+    torch_route: int  # 0 (the library), TORCH_LINEAR, TORCH_ADDMM (see the docstring) or TORCH_OTHER
     bias_row: bool  # the bias is one row of n
     precision: int  # gemmtune_precision_t
     cast: object  # the result's dtype where it is not the library's FP32 C, else None
+    device: int
 
 
-_linear_plans: dict = {}  # (shapes, strides, bias shape, alignment, devices, generation, dtype, precision) -> plan
+_linear_plans: dict = {}  # (shapes, strides, dtypes, devices, bias, precision, TF32, ...) -> _LinearPlan
+_handles.choice_caches += [_plans, _linear_plans]
 _sm_counts: dict = {}
 
 
-def _linear_plan(name, rows, weight, bias, device, pa, pw, precision, tf32):
+def torch_linear_route(m, n, k, sm_count, sixteen_bit) -> int:
+    """How torch runs a layer's product that the library gives cuBLAS: its linear, but for float32
+    products with fewer 128x128 output tiles than the GPU has SMs and a long K, its addmm over the
+    expanded bias (cuBLAS may split K)."""
+    tiles = -(-m // 128) * -(-n // 128)
+    return TORCH_LINEAR if sixteen_bit or tiles >= sm_count or k < SPLIT_K_FROM else TORCH_ADDMM
+
+
+def _addmm_in_torch(rows, weight, bias):
+    return _torch_addmm(bias.expand(rows.shape[0], weight.shape[0]), rows, weight.t())
+
+
+def _linear_plan(name, rows, weight, bias, device, precision, tf32):
     """The plan for rows @ weight.T (+ bias); ValueError where the strides cannot be expressed."""
     args = plan_mm(name, rows.shape, rows.stride(), (weight.shape[1], weight.shape[0]),
                    (weight.stride(1), weight.stride(0)))
-    value, cast = _precision_of(name, rows.dtype, precision, None, tf32)
+    dtype = rows.dtype
+    value, cast = _precision_of(name, dtype, precision, None, tf32)
     bias_row = bias is not None and bias.dim() == 1 and bias.shape[0] == args.n
     route = 0
-    same_as_torch = value == _precision.torch_precision(_precision.dtype_name(rows.dtype), tf32)
-    if (bias_row and same_as_torch and bias.dtype is rows.dtype and args.m and args.n and args.k
-            and not os.environ.get("GEMMTUNE_RECORD") and _library_runs_cublas(args, value, pa, pw, device)):
-        if device not in _sm_counts:
-            _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
-        tiles = -(-args.m // 128) * -(-args.n // 128)
-        route = TORCH_LINEAR if tiles >= _sm_counts[device] else TORCH_ADDMM
-    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, bias_row, value, cast)
+    same_as_torch = value == _precision.torch_precision(_precision.dtype_name(dtype), tf32)
+    sixteen_bit = cast is not None
+    if (same_as_torch and (bias_row or (sixteen_bit and bias is None)) and (bias is None or bias.dtype is dtype)
+            and args.m and args.n and args.k and not os.environ.get("GEMMTUNE_RECORD")):
+        # The library's cuBLASLt winner beats torch's call for float32; for 16-bit tensors the
+        # library's FP32 C and its cast cost more than any algorithm gains.
+        runs = _library_implementation(args, value, None, None, device)  # as aligned (see there)
+        if runs == "cublas" or (sixteen_bit and runs == "cublaslt"):
+            if device not in _sm_counts:
+                _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
+            route = (TORCH_LINEAR if bias is None
+                     else torch_linear_route(args.m, args.n, args.k, _sm_counts[device], sixteen_bit))
+    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, bias_row, value, cast,
+                       device)
 
 
-def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", checked=False, precision=None):
+def _runs_here(x, weight, bias) -> bool:
+    dtype = x.dtype
+    return (x.is_cuda and dtype in _dtypes and weight.is_cuda and weight.dtype is dtype
+            and (bias is None or (bias.is_cuda and bias.dtype is dtype)))
+
+
+def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision=None, others_in_torch=False):
     """x @ weight.T + bias over x's last dimension, as torch.nn.functional.linear: weight is
     (out_features, in_features) and runs as op T, no copy. The result has x's dtype (a 16-bit one is
-    the FP32 C cast once). checked: the caller has made sure all three are CUDA tensors of one
-    supported dtype (nn.Linear's path). The plan (checks, stride mapping, precision, route) is cached
-    per shapes, strides, alignment and dtype, so a call repeated costs a dictionary lookup, the
-    output's allocation (the bias copied in), the library call and, for 16-bit tensors, the cast."""
-    if not checked:
-        check_tensor(name, "input", x)
-        check_tensor(name, "weight", weight)
-        if bias is not None:
-            check_tensor(name, "bias", bias)
-        _precision.check_operand_dtypes(name, (("input", x.dtype), ("weight", weight.dtype),
-                                               ("bias", None if bias is None else bias.dtype)))
-    dims = x.dim()
-    rows = x if dims == 2 else x.reshape(-1, x.shape[-1]) if dims > 2 else None
-    device = x.get_device()
-    pa, pw = (x if rows is None else rows).data_ptr(), weight.data_ptr()
-    dtype = x.dtype
-    tf32 = _tf32_for(dtype, precision)
-    key = (None if rows is None else (rows.shape, rows.stride()), weight.shape, weight.stride(),
-           None if bias is None else bias.shape, (pa | pw) & 15, device, weight.get_device(), _handles.generation,
-           dtype, precision, tf32)
+    the FP32 C cast once). others_in_torch: tensors gemmtune does not take (on the CPU, of another
+    dtype) run torch's linear (nn.Linear's drop-in path) instead of raising. The plan (checks, stride
+    mapping, precision, route) is cached per shapes, strides, dtypes and devices, so a repeated call
+    costs one key and one lookup, then torch's call or the output's allocation (the bias copied in),
+    the library call and, for 16-bit tensors, the cast."""
+    try:
+        key = (x.shape, x.stride(), x.dtype, x.device, weight.shape, weight.stride(), weight.dtype, weight.device,
+               None if bias is None else (bias.shape, bias.dtype, bias.device), precision, _tf32_allowed(),
+               others_in_torch)
+    except AttributeError:  # not tensors: the checks say which argument
+        for argument, t in (("input", x), ("weight", weight), ("bias", bias)):
+            if t is not None:
+                check_tensor(name, argument, t)
+        raise
     plan = _linear_plans.get(key)
     if plan is None:
-        if weight.dim() != 2:
-            raise ValueError(f"{name}: argument 'weight' must be 2-D, got shape {tuple(weight.shape)}")
-        if rows is None or x.shape[-1] != weight.shape[1]:
-            raise ValueError(f"{name}: argument 'input' of shape {tuple(x.shape)} does not end in "
-                             f"in_features = {weight.shape[1]} (argument 'weight' is {tuple(weight.shape)})")
-        if weight.get_device() != device:
-            raise ValueError(f"{name}: arguments 'input' ({x.device}) and 'weight' ({weight.device}) are on "
-                             f"different devices")
-        try:
-            plan = _linear_plan(name, rows, weight, bias, device, pa, pw, precision, tf32)
-        except ValueError:
-            if rows.is_contiguous() and weight.is_contiguous():
-                raise
-            # A drop-in for torch's linear takes any strides: what cannot be expressed is copied.
-            out = linear(rows.contiguous(), weight.contiguous(), bias, name, checked=True, precision=precision)
-            return out if dims == 2 else out.view(*x.shape[:-1], weight.shape[0])
-        if len(_linear_plans) >= _MAX_PLANS:
-            _linear_plans.clear()
-        _linear_plans[key] = plan
-    args = plan.args
-    if bias is not None and bias.get_device() != device:
-        raise ValueError(f"{name}: argument 'bias' ({bias.device}) is not on {x.device}")
+        plan = _new_linear_plan(key, x, weight, bias, name, precision, others_in_torch)
+        if plan is None:  # strides the C API cannot express: a drop-in for torch's linear copies them
+            out = linear(x.reshape(-1, x.shape[-1]).contiguous(), weight.contiguous(), bias, name, precision,
+                         others_in_torch)
+            return out.view(*x.shape[:-1], weight.shape[0])
     route = plan.torch_route
-    if route and torch_linear_for_cublas and not _handles.recording:
-        if route == TORCH_LINEAR:
-            out = _torch_linear(rows, weight, bias)
-        else:
-            out = _torch_addmm(bias.expand(args.m, args.n), rows, weight.t())
+    in_torch = route and torch_linear_for_cublas and not _handles.recording
+    if route == TORCH_OTHER or (in_torch and route == TORCH_LINEAR):
+        return _torch_linear(x, weight, bias)
+    dims = x.dim()
+    rows = x if dims == 2 else x.reshape(-1, x.shape[-1])
+    args = plan.args
+    if in_torch:
+        out = _addmm_in_torch(rows, weight, bias)
     else:
         out = rows.new_empty((args.m, args.n), dtype=_float32)
         if plan.bias_row:
@@ -341,7 +407,44 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", checked=F
         elif args.k == 0:
             out.zero_()
         if args.m and args.n and args.k:
-            _run_pointers(plan.precision, plan.problem, pa, pw, out.data_ptr(), device, name)
+            _run_pointers(plan.precision, plan.problem, rows.data_ptr(), weight.data_ptr(), out.data_ptr(),
+                          plan.device, name)
         if plan.cast is not None:
             out = out.to(plan.cast)
     return out if dims == 2 else out.view(*x.shape[:-1], args.n)
+
+
+def _new_linear_plan(key, x, weight, bias, name, precision, others_in_torch):
+    """Checks the call and caches its plan; None where rows or weight must be copied first."""
+    if others_in_torch and not _runs_here(x, weight, bias):
+        plan = _LinearPlan(None, None, TORCH_OTHER, False, 0, None, -1)
+    else:
+        check_tensor(name, "input", x)
+        check_tensor(name, "weight", weight)
+        if bias is not None:
+            check_tensor(name, "bias", bias)
+        _precision.check_operand_dtypes(name, (("input", x.dtype), ("weight", weight.dtype),
+                                               ("bias", None if bias is None else bias.dtype)))
+        if weight.dim() != 2:
+            raise ValueError(f"{name}: argument 'weight' must be 2-D, got shape {tuple(weight.shape)}")
+        if x.dim() < 2 or x.shape[-1] != weight.shape[1]:
+            raise ValueError(f"{name}: argument 'input' of shape {tuple(x.shape)} does not end in "
+                             f"in_features = {weight.shape[1]} (argument 'weight' is {tuple(weight.shape)})")
+        device = x.get_device()
+        if weight.get_device() != device:
+            raise ValueError(f"{name}: arguments 'input' ({x.device}) and 'weight' ({weight.device}) are on "
+                             f"different devices")
+        if bias is not None and bias.get_device() != device:
+            raise ValueError(f"{name}: argument 'bias' ({bias.device}) is not on {x.device}")
+        rows = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+        try:
+            plan = _linear_plan(name, rows, weight, bias, device, precision,
+                                key[-2] and x.dtype is _float32 and precision is None)
+        except ValueError:
+            if rows.is_contiguous() and weight.is_contiguous():
+                raise
+            return None
+    if len(_linear_plans) >= _MAX_PLANS:
+        _linear_plans.clear()
+    _linear_plans[key] = plan
+    return plan

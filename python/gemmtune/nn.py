@@ -15,10 +15,12 @@ import torch
 
 from . import _torch_calls
 
-_dtypes = (torch.float32, torch.bfloat16, torch.float16)
 _through_op = _torch_calls.through_op
 _linear = _torch_calls.linear
-_autocast_on = torch.is_autocast_enabled
+_runs_here = _torch_calls._runs_here
+# Without an argument, CUDA's autocast state: half the host time of is_autocast_enabled("cuda"),
+# which parses the device name on every call.
+_cuda_autocast_on = torch.is_autocast_enabled
 
 
 def _autocast(input, weight, bias):
@@ -27,10 +29,16 @@ def _autocast(input, weight, bias):
     return input.to(dtype), weight.to(dtype), None if bias is None else bias.to(dtype)
 
 
-def _runs_here(input, weight, bias) -> bool:
-    dtype = input.dtype
-    return (input.is_cuda and dtype in _dtypes and weight.is_cuda and weight.dtype is dtype
-            and (bias is None or (bias.is_cuda and bias.dtype is dtype)))
+def _forward(input, weight, bias, name, precision):
+    """The layer: at small shapes its host time is its time, so the direct path checks nothing that
+    the cached plan of _torch_calls.linear already covers (dtypes and devices are in its key)."""
+    if _cuda_autocast_on() and input.is_cuda:
+        input, weight, bias = _autocast(input, weight, bias)
+    if _through_op(input, weight, bias):
+        if _runs_here(input, weight, bias):
+            return torch.ops.gemmtune.linear(input, weight, bias, precision=precision)
+        return torch.nn.functional.linear(input, weight, bias)
+    return _linear(input, weight, bias, name, precision, True)
 
 
 class functional:  # noqa: N801 - mirrors torch.nn.functional
@@ -38,13 +46,7 @@ class functional:  # noqa: N801 - mirrors torch.nn.functional
     def linear(input, weight, bias=None, *, precision: Optional[str] = None):
         """torch.nn.functional.linear through gemmtune for CUDA tensors of one supported dtype,
         torch's otherwise."""
-        if input.is_cuda and _autocast_on("cuda"):
-            input, weight, bias = _autocast(input, weight, bias)
-        if not _runs_here(input, weight, bias):
-            return torch.nn.functional.linear(input, weight, bias)
-        if _through_op(input, weight, bias):
-            return torch.ops.gemmtune.linear(input, weight, bias, precision=precision)
-        return _linear(input, weight, bias, checked=True, precision=precision)
+        return _forward(input, weight, bias, "gemmtune.nn.functional.linear", precision)
 
 
 class Linear(torch.nn.Linear):
@@ -58,17 +60,7 @@ class Linear(torch.nn.Linear):
         self.precision = precision
 
     def forward(self, input):
-        # functional.linear inlined: at small shapes the host time of a layer is the layer's time.
-        weight, bias = self.weight, self.bias
-        if input.is_cuda and _autocast_on("cuda"):
-            input, weight, bias = _autocast(input, weight, bias)
-        dtype = input.dtype
-        if not (input.is_cuda and dtype in _dtypes and weight.is_cuda and weight.dtype is dtype
-                and (bias is None or (bias.is_cuda and bias.dtype is dtype))):
-            return torch.nn.functional.linear(input, weight, bias)
-        if _through_op(input, weight, bias):
-            return torch.ops.gemmtune.linear(input, weight, bias, precision=self.precision)
-        return _linear(input, weight, bias, "gemmtune.nn.Linear", True, self.precision)
+        return _forward(input, self.weight, self.bias, "gemmtune.nn.Linear", self.precision)
 
     def extra_repr(self) -> str:
         text = super().extra_repr()

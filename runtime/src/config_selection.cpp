@@ -48,8 +48,8 @@ enum class Standing { own, same_architecture };
 
 bool has_standing(const TunedResults& file, const DeviceProfile& device, Standing standing) {
   return standing == Standing::own
-             ? file.device_slug == device.slug
-             : file.device_slug != device.slug && file.compute_capability == device.compute_capability;
+             ? file.device.slug == device.slug
+             : file.device.slug != device.slug && file.device.compute_capability == device.compute_capability;
 }
 
 std::string shape_text(const TunedShape& tuned) {
@@ -61,7 +61,7 @@ std::string shape_text(const TunedShape& tuned) {
 }
 
 std::string where(const TunedResults& file) {
-  return fmt::format("{} ({})", file.device_slug, file.origin);
+  return fmt::format("{} ({})", file.device.slug, file.origin);
 }
 
 // What rows less aligned than a kernel's vector loads may cost it: its edge path loads narrower

@@ -164,12 +164,12 @@ void Handle::Impl::open(const std::string& results_path) {
   if (device.compute_capability < kMinComputeCapability)
     note(Status::unsupported_device, fmt::format("{} is sm_{}; the kernels need sm_{} or newer", slug_,
                                                  device.compute_capability, kMinComputeCapability));
-  if (catalog_.single_file && catalog_.files.size() == 1 && catalog_.files.front().device_slug != slug_) {
+  if (catalog_.single_file && catalog_.files.size() == 1 && catalog_.files.front().device.slug != slug_) {
     const TunedResults& file = catalog_.files.front();
-    const bool same_arch = file.compute_capability == device.compute_capability;
+    const bool same_arch = file.device.compute_capability == device.compute_capability;
     const std::string line =
-        fmt::format("{}: results for {} (sm_{}), this GPU is {} (sm_{}): {}", file.origin, file.device_slug,
-                    file.compute_capability, slug_, device.compute_capability,
+        fmt::format("{}: results for {} (sm_{}), this GPU is {} (sm_{}): {}", file.origin, file.device.slug,
+                    file.device.compute_capability, slug_, device.compute_capability,
                     same_arch ? "used only where nothing tuned on this model applies" : "not used");
     runtime_logger().warn("results {}", line);
     note(Status::results_for_other_device, line);
@@ -189,7 +189,7 @@ void Handle::Impl::open(const std::string& results_path) {
 
   std::size_t own_shapes = 0;
   for (const TunedResults& file : catalog_.files)
-    if (file.device_slug == slug_) own_shapes += file.shapes.size();
+    if (file.device.slug == slug_) own_shapes += file.shapes.size();
   runtime_logger().info("{} (sm_{}): {} tuned shapes of its own in {} results files from {}", slug_,
                         device.compute_capability, own_shapes, catalog_.files.size(),
                         path.empty() ? std::string("nowhere") : printable(path.string()));

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "../temp_dir_test.hpp"
 #include "core/kernel_compiler.hpp"
 #include "record/tuning_log.hpp"
@@ -39,8 +41,17 @@ std::string seed_error(const std::string& path) {
   return "no error";
 }
 
+// A whole device block, as results files carry one; slug and the numbers that rank relatives set.
+std::string device_json(const std::string& slug, int compute_capability, int sm_count, double memory_gbps) {
+  DeviceProfile device = load_device_profile("h100");
+  device.slug = slug, device.compute_capability = compute_capability, device.sm_count = sm_count;
+  device.memory_gbps = memory_gbps;
+  return nlohmann::json(device).dump();
+}
+
 std::string results_with_entry(const std::string& entry) {
-  return R"({"schema": "gemmtune.results/1", "kind": "measured", "entries": [)" + entry + "]}";
+  return R"({"schema": "gemmtune.results/1", "kind": "measured", "device": )" + device_json("h100", 90, 132, 3350) +
+         R"(, "entries": [)" + entry + "]}";
 }
 
 const char* kValidConfig =
@@ -77,9 +88,8 @@ TEST(SeedIndex, LaunchTimeParametersAdaptToTheProblem) {
 
 TEST_F(SeedFrom, RelativesAreRankedByArchitecture) {
   const auto results = [](const std::string& slug, int cc, int sms, double gbps, const char* kind) {
-    return R"({"schema": "gemmtune.results/2", "kind": ")" + std::string(kind) + R"(", "device": {"slug": ")" + slug +
-           R"(", "compute_capability": )" + std::to_string(cc) + R"(, "sm_count": )" + std::to_string(sms) +
-           R"(, "memory_gbps": )" + std::to_string(gbps) + R"(}, "entries": []})";
+    return R"({"schema": "gemmtune.results/2", "kind": ")" + std::string(kind) + R"(", "device": )" +
+           device_json(slug, cc, sms, gbps) + R"(, "entries": []})";
   };
   write("a100.json", results("a100", 80, 108, 1555, "measured"));
   write("h100.json", results("h100", 90, 132, 3350, "measured"));
@@ -128,7 +138,7 @@ TEST_F(SeedFrom, MistypedDimensionsAreRefused) {
                                        R"(, "n": 512, "k": 512, "best": {"config": )" + kValidConfig + "}}"));
     const std::string error = seed_error(path);
     EXPECT_NE(error.find("--seed-from " + path), std::string::npos) << m << ": " << error;
-    EXPECT_NE(error.find("'m'"), std::string::npos) << m << ": " << error;
+    EXPECT_NE(error.find("'entries[0].m'"), std::string::npos) << m << ": " << error;
   }
 }
 

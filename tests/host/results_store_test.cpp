@@ -134,6 +134,26 @@ TEST_F(TuningLogTest, ResumesAndSkipsTornLines) {
   EXPECT_EQ(other_template.find(s, "cfg1"), nullptr);
 }
 
+// Each family's records count only for its own template: a changed wgmma template (once logged
+// under sgemm's hash) invalidates wgmma measurements and nothing else.
+TEST_F(TuningLogTest, EachFamilyKeysOnItsOwnTemplate) {
+  const auto path = dir_ / "log.jsonl";
+  const GemmShape s{4096, 4096, 4096, Layout::nt, 1, Precision::bf16};
+  const std::vector<std::string> names = {"sgemm_cfg", "skinny_cfg", "mma_cfg", "wgmma_cfg"};
+  {
+    TuningLog log(path, "gpu-a", "s1", "k1", "m1", "w1");
+    for (const auto& name : names) log.append(s, {{"name", name}, {"status", "ok"}, {"median_ms", 0.5}});
+  }
+  const TuningLog same(path, "gpu-a", "s1", "k1", "m1", "w1");
+  for (const auto& name : names) EXPECT_NE(same.find(s, name), nullptr) << name;
+  const TuningLog wgmma_changed(path, "gpu-a", "s1", "k1", "m1", "w2");
+  EXPECT_EQ(wgmma_changed.find(s, "wgmma_cfg"), nullptr);
+  for (const auto& name : {"sgemm_cfg", "skinny_cfg", "mma_cfg"}) EXPECT_NE(wgmma_changed.find(s, name), nullptr) << name;
+  const TuningLog sgemm_changed(path, "gpu-a", "s2", "k1", "m1", "w1");
+  EXPECT_EQ(sgemm_changed.find(s, "sgemm_cfg"), nullptr);
+  EXPECT_NE(sgemm_changed.find(s, "wgmma_cfg"), nullptr);
+}
+
 TEST_F(TuningLogTest, RefusesAnotherDevicesLog) {
   const auto path = dir_ / "log.jsonl";
   { TuningLog log(path, "gpu-a", "t1"); }

@@ -17,11 +17,10 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "core/atomic_file.hpp"
 #include "core/kernel_compiler.hpp"
 #include "core/kernel_config.hpp"
+#include "core/results_file.hpp"
 
 namespace {
 
@@ -39,16 +38,13 @@ void add_unique(std::vector<KernelConfig>& configs, const KernelConfig& c) {
   if (std::find(configs.begin(), configs.end(), b) == configs.end()) configs.push_back(b);
 }
 
+// Through core's results reader: a cuBLAS fallback entry names no config.
 std::vector<KernelConfig> configs_of_results(const std::string& path) {
   const auto text = gemmtune::read_whole_file(path);
   if (!text) throw std::runtime_error("cannot read " + path);
-  const auto doc = nlohmann::json::parse(*text);
   std::vector<KernelConfig> out;
-  for (const auto& entry : doc.at("entries")) {
-    add_unique(out, entry.at("best").at("config").get<KernelConfig>());
-    for (const auto& alt : entry.value("alternatives", nlohmann::json::array()))
-      add_unique(out, alt.at("config").get<KernelConfig>());
-  }
+  for (const gemmtune::TunedShape& shape : gemmtune::read_results_text(*text, path).shapes)
+    for (const gemmtune::RacedConfig& raced : shape.raced) add_unique(out, raced.config);
   return out;
 }
 
@@ -102,7 +98,10 @@ int main(int argc, char** argv) {
         const Job& job = todo[i];
         const auto file = std::filesystem::path(out_dir) / job.arch / (job.config.name() + ".ptx");
         try {
-          std::ofstream(file, std::ios::binary) << compiler.ptx(job.config, job.arch);
+          // The wgmma family has only the whole-vector binary (tensor maps need aligned rows).
+          const auto path = job.config.family == gemmtune::KernelFamily::wgmma ? gemmtune::KernelPath::whole_vectors
+                                                                              : gemmtune::KernelPath::general;
+          std::ofstream(file, std::ios::binary) << compiler.ptx(job.config, job.arch, path);
         } catch (const std::exception& e) {
           const std::lock_guard<std::mutex> lock(print);
           std::fprintf(stderr, "%s %s: %s\n", job.arch.c_str(), job.config.name().c_str(), e.what());

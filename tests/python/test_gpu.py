@@ -209,7 +209,8 @@ def test_record_tune_reload(tmp_path):
         gemmtune.mm(a, b)
         gemmtune.mm(a, b)
     assert '"m":96,"n":112,"k":80' in record.read_text().replace(" ", "")
-    results = gemmtune.tune(sizes_from=record, results_dir=tmp_path / "results", budget=12, time_budget=60)
+    # A small budget: four candidates, compiled on a cold cache, in well under a minute.
+    results = gemmtune.tune(sizes_from=record, results_dir=tmp_path / "results", budget=4, time_budget=20)
     try:
         e = gemmtune.explain(a, b)
         assert e.source == "exact_shape", e
@@ -554,3 +555,51 @@ def test_precision_errors_name_the_argument():
         torch.ops.gemmtune.linear(a.bfloat16(), a.half(), None)
     with pytest.raises(ValueError, match="argument 'precision' is 'fp8'"):
         gemmtune.mm(a, a, precision="fp8")
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_16_bit_products_given_to_cublas_run_in_torch(tmp_path, dtype):
+    """A 16-bit mm, bmm or addmm whose choice is cuBLAS runs torch's own call: bit for bit torch's,
+    within the bound; while recording it reaches the library, which counts it; reload() forgets it."""
+    from gemmtune import _torch_calls
+    a, b = rand(64, 64, seed=50).to(dtype), rand(64, 4096, seed=51).to(dtype)
+    if gemmtune.explain(a, b).implementation == "tuned_kernel":
+        pytest.skip("a tuned kernel runs this product on this GPU")
+    c = gemmtune.mm(a, b)
+    assert any(p.torch_call for p in _torch_calls._plans.values())
+    assert torch.equal(c, torch.mm(a, b))
+    assert precision_error(c, a, b, 64, "bf16" if dtype is torch.bfloat16 else "fp16") <= 1
+    if gemmtune.explain(a[None], b[None]).implementation != "tuned_kernel":
+        assert torch.equal(gemmtune.bmm(a[None], b[None]), torch.bmm(a[None], b[None]))
+    bias = rand(4096, seed=52).to(dtype)
+    assert torch.equal(gemmtune.addmm(bias, a, b, beta=0.5), torch.addmm(bias, a, b, beta=0.5))
+    record = tmp_path / "calls.jsonl"
+    with gemmtune.record(record):
+        gemmtune.mm(a, b)
+    assert '"m":64,"n":4096,"k":64' in record.read_text().replace(" ", "")
+    gemmtune.reload()
+    assert not _torch_calls._plans  # what the old handles chose is forgotten
+
+
+def test_linear_given_to_cublas_runs_torchs_call():
+    """A layer whose product the library gives cuBLAS: float32, torch's linear at a short K and its
+    addmm over the expanded bias at 64 rows and K = 4096 (split K pays); bfloat16, torch's linear.
+    Each equal to that call."""
+    from gemmtune import _torch_calls
+    torch.manual_seed(0)
+    for rows, features, k, dtype, route in ((64, 64, 64, torch.float32, _torch_calls.TORCH_LINEAR),
+                                            (64, 1024, 4096, torch.float32, _torch_calls.TORCH_ADDMM),
+                                            (64, 1024, 4096, torch.bfloat16, _torch_calls.TORCH_LINEAR)):
+        ours = gemmtune.nn.Linear(k, features).cuda().to(dtype)
+        x = rand(rows, k, seed=53).to(dtype)
+        if gemmtune.explain(x, ours.weight.t()).implementation != "cublas":
+            continue
+        with torch.no_grad():
+            got = ours(x)
+            want = (torch.nn.functional.linear(x, ours.weight, ours.bias) if route == _torch_calls.TORCH_LINEAR
+                    else torch.addmm(ours.bias.expand(rows, features), x, ours.weight.t()))
+        assert torch.equal(got, want)
+        plans = [p for p in _torch_calls._linear_plans.values()
+                 if p.args and p.args.k == k and p.args.n == features and p.cast is (None if dtype is torch.float32
+                                                                                      else dtype)]
+        assert plans and plans[-1].torch_route == route

@@ -245,3 +245,30 @@ def test_tf32_setting_is_read_through_either_api():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
     assert result.returncode == 0, result.stderr
+
+
+def test_linear_route_to_torch():
+    """Where the library gives a layer's product to cuBLAS: torch's linear for 16-bit tensors, with a
+    128x128 tile for every SM, or a short K, else its addmm over the expanded bias (cuBLAS may split K)."""
+    from gemmtune._torch_calls import SPLIT_K_FROM, TORCH_ADDMM, TORCH_LINEAR, torch_linear_route
+    assert torch_linear_route(64, 64, 64, 132, False) == TORCH_LINEAR
+    assert torch_linear_route(64, 1024, 4096, 132, False) == TORCH_ADDMM
+    assert torch_linear_route(64, 1024, 4096, 132, True) == TORCH_LINEAR  # 16-bit: always its linear
+    assert torch_linear_route(64, 4096, SPLIT_K_FROM - 1, 132, False) == TORCH_LINEAR
+    assert torch_linear_route(64, 4096, SPLIT_K_FROM, 132, False) == TORCH_ADDMM
+    assert torch_linear_route(4096, 4096, 1024, 132, False) == TORCH_LINEAR
+
+
+def test_linear_checks_name_the_argument_on_every_call():
+    """The layer runs torch's linear for CPU tensors (a drop-in); the functional path raises, naming
+    the argument, on every call: a cached plan of one never serves the other."""
+    from gemmtune import _torch_calls
+    ours = gemmtune.nn.Linear(8, 4)
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        for _ in range(2):
+            torch.testing.assert_close(ours(x), torch.nn.functional.linear(x, ours.weight, ours.bias))
+            with pytest.raises(ValueError, match="argument 'input' is on cpu"):
+                _torch_calls.linear(x, ours.weight, ours.bias)
+            with pytest.raises(TypeError, match="argument 'input' must be a torch.Tensor"):
+                _torch_calls.linear([[1.0]], ours.weight)

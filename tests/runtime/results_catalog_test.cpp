@@ -48,8 +48,8 @@ TEST(ResultsCatalog, ShippedH100ResultsLoad) {
   ASSERT_TRUE(catalog.issues.empty()) << catalog.issues.front().message;
   ASSERT_EQ(catalog.files.size(), 1u);
   EXPECT_TRUE(catalog.single_file);
-  EXPECT_EQ(catalog.files[0].device_slug, "nvidia-h100-80gb-hbm3");
-  EXPECT_EQ(catalog.files[0].compute_capability, 90);
+  EXPECT_EQ(catalog.files[0].device.slug, "nvidia-h100-80gb-hbm3");
+  EXPECT_EQ(catalog.files[0].device.compute_capability, 90);
   // The shapes and winners recorded in the file, whatever the latest tuning run found.
   const auto doc = nlohmann::json::parse(std::ifstream(source_results() / "nvidia-h100-80gb-hbm3.json"));
   ASSERT_EQ(catalog.files[0].shapes.size(), doc["entries"].size());
@@ -164,17 +164,17 @@ std::vector<BadDocument> bad_documents() {
       {"nan_literal", replace_once(with([](auto& d) { d["entries"][0]["m"] = 7; }), "\"m\":7", "\"m\":NaN"),
        "not valid JSON"},
       {"invalid_utf8", valid_document().dump().insert(1, "\"\xff\xfe\":1,"), "not valid JSON"},
-      {"array", "[]", "not a JSON object"},
+      {"array", "[]", "must be a JSON object"},
       {"no_schema", with([](auto& d) { d.erase("schema"); }), "lacks 'schema'"},
-      {"schema_number", with([](auto& d) { d["schema"] = 1; }), "not a string"},
-      {"other_schema", with([](auto& d) { d["schema"] = "gemmtune.results/4"; }), "has schema"},
+      {"schema_number", with([](auto& d) { d["schema"] = 1; }), "'schema' must be a non-empty string"},
+      {"other_schema", with([](auto& d) { d["schema"] = "gemmtune.results/4"; }), "'schema' is 'gemmtune.results/4'"},
       {"v2_without_winner", with([](auto& d) { d["schema"] = "gemmtune.results/2"; }), "lacks 'winner'"},
       {"v3_without_precision", with([](auto& d) { d["schema"] = "gemmtune.results/3"; }), "lacks 'precision'"},
       {"v2_other_winner", with([](auto& d) {
          d["schema"] = "gemmtune.results/2";
          d["entries"][0]["winner"] = "triton";
        }),
-       "'winner' is 'triton'"},
+       "'entries[0].winner' is 'triton'"},
       {"v3_cublaslt_without_algo", with([](auto& d) {
          d = document_v3(h100(), {cublaslt_entry(64, 4096, 4096, config(64, 64, 16, 4, 4, 4), nullptr)});
          d["entries"][0]["cublaslt"].erase("algo");
@@ -204,35 +204,35 @@ std::vector<BadDocument> bad_documents() {
          d["entries"][0]["winner"] = "kernel";
          d["entries"][0].erase("best");
        }),
-       "has no 'best'"},
+       "'entries[0]' lacks 'best'"},
       {"v2_batch_zero", with([](auto& d) {
          d["schema"] = "gemmtune.results/2";
          d["entries"][0]["winner"] = "cublas";
          d["entries"][0]["batch"] = 0;
        }),
-       "'batch'"},
-      {"other_layout", with([](auto& d) { d["entries"][0]["layout"] = "column-major"; }), "'layout'"},
+       "'entries[0].batch'"},
+      {"other_layout", with([](auto& d) { d["entries"][0]["layout"] = "column-major"; }), "'entries[0].layout'"},
       {"portfolio_in_v1", with([](auto& d) { d["kind"] = "portfolio"; }), "measured"},
       {"bad_alternative", with([](auto& d) { d["entries"][0]["alternatives"] = {{{"config", {{"block_m", 3}}}}}; }),
-       "alternative 0"},
+       "entries[0].alternatives[0]"},
       {"ratio_negative", with([](auto& d) { d["entries"][0]["ratio_vs_cublas"] = -1; }), "ratio_vs_cublas"},
       {"prediction", with([](auto& d) { d["kind"] = "prediction"; }), "measured"},
       {"no_device", with([](auto& d) { d.erase("device"); }), "lacks 'device'"},
       {"device_cc_string", with([](auto& d) { d["device"]["compute_capability"] = "90"; }),
        "compute_capability"},
       {"device_sm_huge", with([](auto& d) { d["device"]["sm_count"] = 1e300; }), "sm_count"},
-      {"entries_object", with([](auto& d) { d["entries"] = nlohmann::json::object(); }), "not an array"},
-      {"entry_number", with([](auto& d) { d["entries"][0] = 5; }), "entry 0"},
-      {"m_string", with([](auto& d) { d["entries"][0]["m"] = "512"; }), "'m'"},
-      {"m_zero", with([](auto& d) { d["entries"][0]["m"] = 0; }), "'m'"},
-      {"m_negative", with([](auto& d) { d["entries"][0]["n"] = -512; }), "'n'"},
-      {"m_float", with([](auto& d) { d["entries"][0]["k"] = 512.5; }), "'k'"},
-      {"m_1e30", with([](auto& d) { d["entries"][0]["m"] = 1e30; }), "'m'"},
-      {"m_2_pow_40", with([](auto& d) { d["entries"][0]["m"] = 1LL << 40; }), "'m'"},
+      {"entries_object", with([](auto& d) { d["entries"] = nlohmann::json::object(); }), "'entries' must be an array"},
+      {"entry_number", with([](auto& d) { d["entries"][0] = 5; }), "'entries[0]' must be an object"},
+      {"m_string", with([](auto& d) { d["entries"][0]["m"] = "512"; }), "'entries[0].m'"},
+      {"m_zero", with([](auto& d) { d["entries"][0]["m"] = 0; }), "'entries[0].m'"},
+      {"m_negative", with([](auto& d) { d["entries"][0]["n"] = -512; }), "'entries[0].n'"},
+      {"m_float", with([](auto& d) { d["entries"][0]["k"] = 512.5; }), "'entries[0].k'"},
+      {"m_1e30", with([](auto& d) { d["entries"][0]["m"] = 1e30; }), "'entries[0].m'"},
+      {"m_2_pow_40", with([](auto& d) { d["entries"][0]["m"] = 1LL << 40; }), "'entries[0].m'"},
       {"m_beyond_uint64",
        replace_once(with([](auto& d) { d["entries"][0]["m"] = 7; }), "\"m\":7",
                     "\"m\":99999999999999999999999"),
-       "'m'"},
+       "'entries[0].m'"},
       {"no_best", with([](auto& d) { d["entries"][1].erase("best"); }), "lacks 'best'"},
       {"no_config", with([](auto& d) { d["entries"][1]["best"].erase("config"); }), "lacks 'config'"},
       {"config_array", with([](auto& d) { d["entries"][1]["best"]["config"] = nlohmann::json::array(); }),

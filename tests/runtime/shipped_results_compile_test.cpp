@@ -28,7 +28,7 @@ TEST(ShippedResults, EveryConfigCompilesForItsGpu) {
   std::set<std::pair<std::string, std::string>> compiled;  // (config name, architecture)
   std::size_t problems = 0;
   for (const TunedResults& file : catalog.files) {
-    const std::string arch = "sm_" + std::to_string(file.compute_capability);
+    const std::string arch = "sm_" + std::to_string(file.device.compute_capability);
     for (const TunedShape& shape : file.shapes) {
       ++problems;
       std::vector<KernelConfig> configs{shape.config};

@@ -18,6 +18,7 @@
 #include "core/device_profile.hpp"
 #include "core/file_formats.hpp"
 #include "core/kernel_compiler.hpp"
+#include "core/results_file.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "record/baseline_entry.hpp"
@@ -40,17 +41,17 @@ std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path
   std::map<GemmShape, TunedWinner> winners;
   const auto text = read_whole_file(path);
   if (!text) return winners;
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !is_results_schema(doc.value("schema", "")))
-    throw std::invalid_argument(fmt::format("{} is not a readable results file", path.string()));
-  for (nlohmann::json e : doc.at("entries")) {
-    upgrade_results_entry(e);
-    const std::string winner = e.value("winner", "kernel");
-    const bool cublas_won = is_cublas_winner(winner), cublaslt_won = winner == "cublaslt";
-    if (e.contains("best"))
-      winners[shape_from_json(e)] = {e.at("best").at("config").get<KernelConfig>(), cublas_won, cublaslt_won, ""};
-    else if (cublas_won)
-      winners[shape_from_json(e)] = {std::nullopt, true, cublaslt_won, e.value("reason", "no kernel recorded")};
+  TunedResults results;
+  try {
+    results = read_results_text(*text, path.string());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{} is not a readable results file: {}", path.string(), e.what()));
+  }
+  for (const TunedShape& s : results.shapes) {
+    if (s.has_kernel())
+      winners[s.problem] = {s.config, s.cublas_won, s.winner == "cublaslt", ""};
+    else if (s.cublas_won)
+      winners[s.problem] = {std::nullopt, true, s.winner == "cublaslt", s.reason.empty() ? "no kernel recorded" : s.reason};
   }
   return winners;
 }

@@ -18,6 +18,7 @@
 #include "core/device_profile.hpp"
 #include "core/file_formats.hpp"
 #include "core/kernel_compiler.hpp"
+#include "core/results_file.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "record/results_store.hpp"
@@ -27,15 +28,14 @@
 namespace gemmtune {
 namespace {
 
-nlohmann::json load_results_file(const std::string& path) {
+TunedResults load_results_file(const std::string& path) {
   const auto text = read_whole_file(path);
   if (!text) throw std::invalid_argument(fmt::format("cannot read '{}'", path));
-  auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !is_results_schema(doc.value("schema", "")) ||
-      !doc.contains("entries") || !doc["entries"].is_array() || !doc.contains("device") ||
-      !doc["device"].is_object())
-    throw std::invalid_argument(fmt::format("'{}' is not a {} file", path, kResultsSchema));
-  return doc;
+  try {
+    return read_results_text(*text, path);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("'{}' is not a {} file: {}", path, kResultsSchema, e.what()));
+  }
 }
 
 // Why this device cannot run config at all, or empty.
@@ -66,29 +66,25 @@ int run_cross(const CrossOptions& options) {
     throw std::invalid_argument(
         fmt::format("{} has no results in {}: tune it first (gemm-tune --gpu {} --sizes ...)", device.name,
                     own_path.string(), options.gpu));
-  const nlohmann::json own = load_results_file(own_path.string());
+  const TunedResults own = load_results_file(own_path.string());
 
   // Problems this GPU has tuned, and which foreign winners to race there.
   std::map<GemmShape, std::pair<KernelConfig, std::vector<Pending>>> work;
-  for (const auto& e : own["entries"]) {
-    if (!e.contains("best")) continue;  // a cuBLAS fallback: no kernel to race against
-    const GemmShape s = shape_from_json(e);
-    work[s].first = e.at("best").at("config").get<KernelConfig>();
-  }
+  for (const TunedShape& s : own.shapes)
+    if (s.has_kernel()) work[s.problem].first = s.config;  // a cuBLAS fallback has no kernel to race against
   nlohmann::json entries = nlohmann::json::array();
   std::size_t untuned = 0;
   for (const auto& path : options.from) {
-    const nlohmann::json other = load_results_file(path);
+    const TunedResults other = load_results_file(path);
     // Another file of this GPU model (a fresh run's, say) races too, named by its path; this GPU's
     // own results file is what they race against.
     std::error_code same_error;
     if (std::filesystem::equivalent(path, own_path, same_error)) continue;
-    const std::string slug = other["device"].value("slug", path);
-    const std::string from = slug == device.slug ? path : slug;
-    for (const auto& e : other["entries"]) {
-      if (!e.contains("best")) continue;  // a cuBLAS fallback: no kernel to run here
-      const GemmShape s = shape_from_json(e);
-      const KernelConfig config = e.at("best").at("config").get<KernelConfig>();
+    const std::string from = other.device.slug == device.slug ? path : other.device.slug;
+    for (const TunedShape& tuned : other.shapes) {
+      if (!tuned.has_kernel()) continue;  // a cuBLAS fallback: no kernel to run here
+      const GemmShape& s = tuned.problem;
+      const KernelConfig& config = tuned.config;
       if (!work.count(s)) {
         ++untuned;
         continue;

@@ -22,6 +22,7 @@
 #include "core/kernel_config.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
+#include "core/results_file.hpp"
 #include "record/results_store.hpp"
 #include "core/timestamp.hpp"
 #include "report/progress_bar.hpp"
@@ -39,19 +40,15 @@ constexpr double kRaceWithin = 1.25;
 std::vector<KernelConfig> winners_in(const std::filesystem::path& path) {
   const auto text = read_whole_file(path);
   if (!text) throw std::invalid_argument(fmt::format("cannot read '{}'", path.string()));
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("entries") || !doc["entries"].is_array())
-    throw std::invalid_argument(fmt::format("'{}' is not a results file", path.string()));
-  std::vector<KernelConfig> configs;
-  for (const auto& e : doc["entries"]) {
-    if (!e.is_object() || !e.contains("best") || !e["best"].contains("config")) continue;
-    if (e.value("layout", "nn") != "nn" || e.value("batch", 1) != 1) continue;
-    try {
-      configs.push_back(e["best"]["config"].get<KernelConfig>());
-    } catch (const std::exception& error) {
-      throw std::invalid_argument(fmt::format("'{}': {}", path.string(), error.what()));
-    }
+  TunedResults results;
+  try {
+    results = read_results_text(*text, path.string());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("'{}' is not a results file: {}", path.string(), e.what()));
   }
+  std::vector<KernelConfig> configs;
+  for (const TunedShape& s : results.shapes)
+    if (s.has_kernel() && s.problem.layout == Layout::nn && s.problem.batch == 1) configs.push_back(s.config);
   return configs;
 }
 
@@ -67,11 +64,12 @@ std::vector<GemmShape> measured_points(const std::filesystem::path& path, const 
   std::vector<GemmShape> points;
   const auto text = read_whole_file(path);
   if (!text) return points;
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("entries")) return points;
-  for (const auto& e : doc["entries"])
-    if (e.is_object() && e.contains("search") && e["search"].value("menu", "") == menu)
-      points.push_back({e.value("m", 0), e.value("n", 0), e.value("k", 0), Layout::nn, 1});
+  try {
+    for (const TunedShape& s : read_results_text(*text, path.string()).shapes)
+      if (s.search_menu == menu) points.push_back(s.problem);
+  } catch (const std::invalid_argument&) {
+    // An unreadable grid resumes nothing; its writer keeps it beside the new one (results_store).
+  }
   return points;
 }
 

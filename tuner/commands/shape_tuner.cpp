@@ -175,7 +175,8 @@ TuningLog& TuningRun::log_of(const DeviceProfile& device) {
     log = std::make_unique<TuningLog>(
         std::filesystem::path(options.results_dir) / "logs" / (device.slug + ".jsonl"), device.slug,
         stable_hash_hex(template_source), stable_hash_hex(embedded_file("kernel_templates/skinny.cuh")),
-        stable_hash_hex(embedded_file("kernel_templates/mma.cuh")));
+        stable_hash_hex(embedded_file("kernel_templates/mma.cuh")),
+        stable_hash_hex(embedded_file("kernel_templates/wgmma.cuh")));
   return *log;
 }
 

@@ -1,6 +1,6 @@
-// Validation of results, plan, cross and peers files. Each reader walks the JSON through Field, which
-// carries the path to the value ("entries[2].best.tflops") so that any complaint names the exact
-// spot; the whole-file error adds the file name in front.
+// Validation of plan, cross and peers files, and of results files through core's reader. Each reader
+// walks the JSON through Field (core/json_field.hpp), which names the exact spot of any complaint;
+// the whole-file error adds the file name in front.
 #include "record/result_files.hpp"
 
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/file_formats.hpp"
-#include "record/results_store.hpp"
+#include "core/json_field.hpp"
 
 namespace gemmtune {
 namespace {
@@ -20,69 +20,7 @@ namespace {
 // Far above any real file (the H100 results with five problems are 30 KB); refusing larger ones
 // keeps a wrong path (a log, a disk image) from being read into memory.
 constexpr std::uintmax_t kMaxFileBytes = 64u << 20;
-constexpr std::size_t kMaxTextLength = 256;
 constexpr double kMaxTflops = 1e6;
-
-class Field {
- public:
-  Field(const nlohmann::json& value, std::string where) : value_(value), where_(std::move(where)) {}
-
-  bool has(const char* key) const { return value_.is_object() && value_.contains(key); }
-
-  Field operator[](const char* key) const {
-    if (!value_.is_object()) fail("must be an object");
-    const auto it = value_.find(key);
-    if (it == value_.end()) throw std::invalid_argument(fmt::format("{} lacks '{}'", describe(), key));
-    return Field(*it, where_.empty() ? key : where_ + "." + key);
-  }
-
-  std::vector<Field> elements() const {
-    if (!value_.is_array()) fail("must be an array");
-    std::vector<Field> out;
-    for (std::size_t i = 0; i < value_.size(); ++i)
-      out.emplace_back(value_[i], fmt::format("{}[{}]", where_, i));
-    return out;
-  }
-
-  std::string text() const {
-    if (!value_.is_string() || value_.get_ref<const std::string&>().empty() ||
-        value_.get_ref<const std::string&>().size() > kMaxTextLength)
-      fail(fmt::format("must be a non-empty string of at most {} characters", kMaxTextLength));
-    return value_.get<std::string>();
-  }
-
-  double number(double lo, double hi) const {
-    if (!value_.is_number() || value_.get<double>() < lo || value_.get<double>() > hi)
-      fail(fmt::format("must be a number in {}..{}", lo, hi));
-    return value_.get<double>();
-  }
-
-  int integer(int lo, int hi) const {
-    if (!value_.is_number_integer() || value_.get<long long>() < lo || value_.get<long long>() > hi)
-      fail(fmt::format("must be an integer in {}..{}", lo, hi));
-    return value_.get<int>();
-  }
-
-  // Conversions that validate themselves (device profiles, kernel configs) get the location added.
-  template <typename T>
-  T as() const {
-    try {
-      return value_.get<T>();
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("{}: {}", where_, e.what()));
-    }
-  }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::invalid_argument(fmt::format("{} {}", describe(), what));
-  }
-
- private:
-  std::string describe() const { return where_.empty() ? "the top level" : "'" + where_ + "'"; }
-
-  const nlohmann::json& value_;
-  std::string where_;
-};
 
 GemmShape read_shape(const Field& entry) {
   GemmShape shape{entry["m"].integer(1, kMaxDimension), entry["n"].integer(1, kMaxDimension),
@@ -110,25 +48,11 @@ void require_kind(const Field& top, const char* schema, const char* kind) {
   if (top["kind"].text() != kind) top["kind"].fail(fmt::format("must be \"{}\" in a {} file", kind, schema));
 }
 
-MeasuredResults read_results(const Field& top, const std::filesystem::path& path) {
-  require_kind(top, kResultsSchema, "measured");
-  MeasuredResults out{path, top["device"].as<DeviceProfile>(), top["updated"].text(), {}};
-  std::set<GemmShape> seen;
-  for (const Field& entry : top["entries"].elements()) {
-    if (!entry.has("best") && is_cublas_winner(entry["winner"].text())) continue;  // a fallback: no kernel to compare
-    const Field best = entry["best"];
-    MeasuredWinner w{read_shape(entry),
-                     best["name"].text(),
-                     best["config"].as<KernelConfig>(),
-                     best["tflops"].number(0, kMaxTflops),
-                     entry["cublas"]["tflops"].number(0, kMaxTflops),
-                     entry["ratio_vs_cublas"].number(0, kMaxTflops)};
-    w.cublas_won = top["schema"].text() == kResultsSchemaV1 ? w.ratio_vs_cublas < 1.0
-                                                            : is_cublas_winner(entry["winner"].text());
-    if (!seen.insert(w.shape).second) entry.fail(fmt::format("repeats problem {}", w.shape.label()));
-    out.winners.push_back(std::move(w));
-  }
-  return out;
+// compare shows tuned winners only: a portfolio grid is refused as before core read it too.
+TunedResults read_measured(const Field& top, const std::filesystem::path& path) {
+  TunedResults results = read_results(top.json(), path.string());
+  if (results.portfolio) require_kind(top, kResultsSchema, "measured");
+  return results;
 }
 
 PlanPredictions read_plan(const Field& top, const std::filesystem::path& path) {
@@ -207,7 +131,7 @@ ResultFile read_document(const nlohmann::json& document, const std::filesystem::
   const Field top(document, "");
   if (!document.is_object()) top.fail("must be a JSON object");
   const std::string schema = top["schema"].text();
-  if (is_results_schema(schema)) return read_results(top, path);
+  if (is_results_schema(schema)) return read_measured(top, path);
   if (schema == kPlanSchema) return read_plan(top, path);
   if (schema == kCrossSchema) return read_cross(top, path);
   if (schema == kPeersSchema) return read_peers(top, path);

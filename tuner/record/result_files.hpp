@@ -1,5 +1,5 @@
-// The four kinds of file `gemm-tune compare` reads, as typed structs: results caches
-// (gemmtune.results/3, /2 or /1, measured), plans (gemmtune.plan/1, predictions), cross measurements
+// The four kinds of file `gemm-tune compare` and `merge` read, as typed structs: results caches
+// (gemmtune.results/3, /2 or /1, measured; read by core's one results reader), plans (gemmtune.plan/1, predictions), cross measurements
 // (gemmtune.cross/1, one GPU's winners run on another GPU) and peers (gemmtune.peers/1, another
 // implementation such as Triton raced against cuBLAS by scripts/peers/). The files come from other machines
 // and other people, so every field used is checked here, once, and the rest of the compare code works with
@@ -16,28 +16,9 @@
 #include "core/device_profile.hpp"
 #include "core/kernel_config.hpp"
 #include "core/problem.hpp"
+#include "core/results_file.hpp"
 
 namespace gemmtune {
-
-// The tuned winner of one problem in a results file: numbers from the final race against cuBLAS.
-struct MeasuredWinner {
-  GemmShape shape;
-  std::string name;
-  KernelConfig config;
-  double tflops = 0;
-  double cublas_tflops = 0;
-  double ratio_vs_cublas = 0;  // cuBLAS median / best median, same race
-  bool cublas_won = false;     // the runtime runs cuBLAS here (schema 1: the ratio was below 1)
-  // What an application gets through the runtime: the kernel's ratio, or 1 where cuBLAS runs.
-  double delivered_ratio() const { return cublas_won ? 1.0 : ratio_vs_cublas; }
-};
-
-struct MeasuredResults {
-  std::filesystem::path path;
-  DeviceProfile device;
-  std::string updated;  // when the file was last written, as the file says
-  std::vector<MeasuredWinner> winners;
-};
 
 // The first-ranked candidate of one problem in a plan: a static-model estimate, nothing was run.
 struct PredictedWinner {
@@ -96,7 +77,7 @@ struct PeerMeasurements {
   std::vector<PeerRun> runs;
 };
 
-using ResultFile = std::variant<MeasuredResults, PlanPredictions, CrossMeasurements, PeerMeasurements>;
+using ResultFile = std::variant<TunedResults, PlanPredictions, CrossMeasurements, PeerMeasurements>;
 
 // Reads and validates a file of any of the four schemas, chosen by its "schema" field. Throws
 // std::invalid_argument with one line naming the file and the first problem found: unreadable,

@@ -29,7 +29,7 @@ struct Input {
 Input load(const std::filesystem::path& path) {
   LoadedResultFile loaded = load_result_document(path, "merge");
   Input in{path.string(), std::move(loaded.document), "", ""};
-  if (const auto* results = std::get_if<MeasuredResults>(&loaded.content)) {
+  if (const auto* results = std::get_if<TunedResults>(&loaded.content)) {
     in.kind = "results";
     in.gpu = results->device.slug;
   } else if (const auto* plan = std::get_if<PlanPredictions>(&loaded.content)) {

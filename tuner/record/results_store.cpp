@@ -12,6 +12,7 @@
 #include "core/file_formats.hpp"
 #include "core/file_lock.hpp"
 #include "core/kernel_compiler.hpp"
+#include "core/results_file.hpp"
 #include "core/timestamp.hpp"
 #include "core/version.hpp"
 
@@ -25,21 +26,6 @@ bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vecto
 }
 
 }  // namespace
-
-void upgrade_results_entry(nlohmann::json& entry) {
-  if (!entry.is_object()) return;
-  if (!entry.contains("winner")) {  // schema 1
-    if (entry.value("layout", "") == "row-major") entry["layout"] = "nn";
-    if (!entry.contains("batch")) entry["batch"] = 1;
-    const auto ratio = entry.find("ratio_vs_cublas");
-    entry["winner"] = ratio != entry.end() && ratio->is_number() && ratio->get<double>() < 1.0 ? "cublas" : "kernel";
-  }
-  if (!entry.contains("precision")) {  // schemas 1 and 2: "dtype" "f32", FP32 only
-    const auto dtype = entry.find("dtype");
-    entry["precision"] = dtype == entry.end() || *dtype == "f32" ? nlohmann::json("fp32") : *dtype;
-    entry.erase("dtype");
-  }
-}
 
 void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries,
                    MergeRule rule) {

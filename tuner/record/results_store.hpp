@@ -1,11 +1,11 @@
-// The results cache a tuning run produces: results/<gpu-slug>.json, schema gemmtune.results/3
-// (documented in README.md; kind "measured", or "portfolio" for results/portfolio-<gpu-slug>.json).
-// Entries are keyed by problem (m, n, k, precision, layout, batch) and say which implementation won
-// the final race ("winner": "kernel", "cublas" or "cublaslt", record/baseline_entry.hpp); a new entry
-// replaces the old one for the same problem and leaves the others alone. Schema 1 and 2 files are
-// upgraded when next written. Updates hold an exclusive
-// lock on <file>.lock and replace the file atomically, so concurrent tuners lose nothing and a
-// reader never sees a torn file.
+// The one writer of results files: results/<gpu-slug>.json, schema gemmtune.results/3 (documented
+// in README.md and read by core/results_file.hpp; kind "measured", or "portfolio" for
+// results/portfolio-<gpu-slug>.json). Entries are keyed by problem (m, n, k, precision, layout,
+// batch) and say which implementation won the final race ("winner": "kernel", "cublas" or
+// "cublaslt", record/baseline_entry.hpp); a new entry replaces the old one for the same problem and
+// leaves the others alone. Schema 1 and 2 files are upgraded when next written. Updates hold an
+// exclusive lock on <file>.lock and replace the file atomically, so concurrent tuners lose nothing
+// and a reader never sees a torn file.
 #pragma once
 
 #include <filesystem>
@@ -15,10 +15,6 @@
 
 namespace gemmtune {
 
-
-// A schema 1 entry in schema 2's terms: layout "row-major" is "nn", batch 1, and the winner is what
-// its recorded race says (cuBLAS where the kernel's ratio is below 1).
-void upgrade_results_entry(nlohmann::json& entry);
 
 // What a new entry does to the file's entry for the same problem: replace it (a new measurement),
 // or leave it where it names a kernel (a cuBLAS fallback, which measured nothing against an earlier

@@ -48,14 +48,17 @@ std::string TuningLog::key(const GemmShape& s, const std::string& name) {
 
 const std::string& TuningLog::template_hash_of(const std::string& config_name) const {
   if (config_name.rfind("skinny_", 0) == 0) return skinny_template_hash_;
+  if (config_name.rfind("wgmma_", 0) == 0) return wgmma_template_hash_;
   return config_name.rfind("mma_", 0) == 0 ? mma_template_hash_ : template_hash_;
 }
 
 TuningLog::TuningLog(const std::filesystem::path& path, const std::string& device_slug, std::string template_hash,
-                     std::string skinny_template_hash, std::string mma_template_hash)
+                     std::string skinny_template_hash, std::string mma_template_hash,
+                     std::string wgmma_template_hash)
     : template_hash_(std::move(template_hash)),
       skinny_template_hash_(std::move(skinny_template_hash)),
-      mma_template_hash_(std::move(mma_template_hash)) {
+      mma_template_hash_(std::move(mma_template_hash)),
+      wgmma_template_hash_(std::move(wgmma_template_hash)) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   bool has_header = false;

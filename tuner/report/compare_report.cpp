@@ -157,19 +157,22 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
   std::vector<const PeerMeasurements*> peers;           // added once every results column is known
   std::map<std::string, std::string> name_of_measured;  // slug -> device name, from results files
   for (const ResultFile& file : files) {
-    if (const auto* results = std::get_if<MeasuredResults>(&file)) {
-      out.sources.push_back(results->path.string());
+    if (const auto* results = std::get_if<TunedResults>(&file)) {
+      out.sources.push_back(results->origin);
       name_of_measured[results->device.slug] = results->device.name;
       std::map<GemmShape, ComparedWinner> winners;
-      for (const MeasuredWinner& w : results->winners)
-        winners[w.shape] = {w.name,
-                            w.config,
-                            w.tflops,
-                            percent_of_peak(w.tflops, results->device),
-                            w.cublas_tflops,
-                            w.ratio_vs_cublas,
-                            w.delivered_ratio()};
-      add_column(out.measured, describe(results->device, results->path, results->updated), winners);
+      for (const TunedShape& s : results->shapes) {
+        if (!s.has_kernel()) continue;  // a cuBLAS fallback: no kernel to compare
+        const RacedConfig& best = s.raced.front();
+        winners[s.problem] = {best.name,
+                              s.config,
+                              best.tflops,
+                              percent_of_peak(best.tflops, results->device),
+                              s.cublas_tflops,
+                              s.kernel_ratio,
+                              s.cublas_won ? 1.0 : s.kernel_ratio};  // what the runtime delivers
+      }
+      add_column(out.measured, describe(results->device, results->origin, results->updated), winners);
     } else if (const auto* plan = std::get_if<PlanPredictions>(&file)) {
       out.sources.push_back(plan->path.string());
       std::map<GemmShape, ComparedWinner> winners;

@@ -1,4 +1,4 @@
-// Reading seeds from results files (schema gemmtune.results/3, /2 or /1).
+// Seeds from results files (schema gemmtune.results/3, /2 or /1, read by core/results_file.hpp).
 #include "search/seed_configs.hpp"
 
 #include <fmt/format.h>
@@ -11,27 +11,30 @@
 
 #include "core/atomic_file.hpp"
 #include "core/file_formats.hpp"
+#include "core/results_file.hpp"
 
 namespace gemmtune {
 namespace {
 
-// An entry's dimension, checked before conversion: a huge float would otherwise reach an undefined
-// float-to-int conversion (seen while writing fuzz_seed_configs). 0 or less: not a usable shape.
-long long dimension(const nlohmann::json& entry, const char* key) {
-  const auto& value = entry.at(key);
-  if (!value.is_number_integer())
-    throw std::invalid_argument(fmt::format("entry '{}' is not an integer", key));
-  return value.get<long long>();
+// Squared log2 distance over m, n, k and the batch; another layout counts as a factor of 2 away.
+double log_distance(const GemmShape& a, const GemmShape& b) {
+  const auto term = [](double x, double y) { return std::pow(std::log2(x) - std::log2(y), 2); };
+  return term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k) + term(a.batch, b.batch) + (a.layout == b.layout ? 0.0 : 1.0);
 }
 
-// Squared log2 distance over m, n, k and the batch; another layout counts as a factor of 2 away.
-double log_distance(const nlohmann::json& entry, const GemmShape& s) {
-  const auto term = [](double a, double b) { return std::pow(std::log2(a) - std::log2(b), 2); };
-  const double batch = entry.contains("batch") ? double(dimension(entry, "batch")) : 1.0;
-  const bool same_layout = entry.value("layout", std::string("nn")) == layout_name(s.layout) ||
-                           (s.layout == Layout::nn && entry.value("layout", std::string()) == "row-major");
-  return term(double(dimension(entry, "m")), s.m) + term(double(dimension(entry, "n")), s.n) +
-         term(double(dimension(entry, "k")), s.k) + term(std::max(batch, 1.0), s.batch) + (same_layout ? 0.0 : 1.0);
+// A results file, read by core's reader; refused as a whole with the reason.
+TunedResults read_results_file(const std::string& path) {
+  const auto text = read_whole_file(path);
+  if (!text) throw std::invalid_argument(fmt::format("cannot read --seed-from file '{}'", path));
+  try {
+    const auto doc = nlohmann::json::parse(*text);
+    if (!doc.is_object() || !is_results_schema(doc.value("schema", "")))
+      throw std::invalid_argument(
+          fmt::format("not a {} (or {}, {}) file", kResultsSchema, kResultsSchemaV2, kResultsSchemaV1));
+    return read_results(doc, path);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format("--seed-from {}: {}", path, e.what()));
+  }
 }
 
 }  // namespace
@@ -39,34 +42,21 @@ double log_distance(const nlohmann::json& entry, const GemmShape& s) {
 std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, const GemmShape& shape) {
   std::vector<KernelConfig> seeds;
   for (const auto& path : files) {
-    const auto text = read_whole_file(path);
-    if (!text) throw std::invalid_argument(fmt::format("cannot read --seed-from file '{}'", path));
-    try {
-      const auto doc = nlohmann::json::parse(*text);
-      if (!is_results_schema(doc.value("schema", "")))
-        throw std::invalid_argument(
-            fmt::format("not a {} (or {}, {}) file", kResultsSchema, kResultsSchemaV2, kResultsSchemaV1));
-      const nlohmann::json* nearest = nullptr;
-      double best_distance = std::numeric_limits<double>::infinity();
-      for (const auto& entry : doc.at("entries")) {
-        if (dimension(entry, "m") <= 0 || dimension(entry, "n") <= 0 || dimension(entry, "k") <= 0) continue;
-        if (!entry.contains("best")) continue;  // a cuBLAS fallback: no kernel to start from
-        // Another precision's kernels are another family's (schemas before 3: fp32 only).
-        if (entry.value("precision", std::string("fp32")) != precision_name(shape.precision)) continue;
-        const double d = log_distance(entry, shape);
-        if (d < best_distance) best_distance = d, nearest = &entry;
-      }
-      if (!nearest) continue;
-      // Tiles carry over between layouts as seeds: compiled for this problem's.
-      const auto add = [&](const nlohmann::json& config_json) {
-        KernelConfig config = config_json.get<KernelConfig>();
-        config.layout = shape.layout;
-        seeds.push_back(config);
-      };
-      add(nearest->at("best").at("config"));
-      for (const auto& alt : nearest->value("alternatives", nlohmann::json::array())) add(alt.at("config"));
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("--seed-from {}: {}", path, e.what()));
+    const TunedResults results = read_results_file(path);
+    const TunedShape* nearest = nullptr;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (const TunedShape& tuned : results.shapes) {
+      // A cuBLAS fallback has no kernel to start from; another precision's kernels are another family's.
+      if (!tuned.has_kernel() || tuned.problem.precision != shape.precision) continue;
+      const double d = log_distance(tuned.problem, shape);
+      if (d < best_distance) best_distance = d, nearest = &tuned;
+    }
+    if (!nearest) continue;
+    // Tiles carry over between layouts as seeds: compiled for this problem's.
+    for (const RacedConfig& raced : nearest->raced) {
+      KernelConfig config = raced.config;
+      config.layout = shape.layout;
+      seeds.push_back(config);
     }
   }
   return seeds;
@@ -96,17 +86,18 @@ std::vector<std::string> similar_gpu_results(const std::filesystem::path& dir, c
     if (file.path().extension() != ".json" || file.path().stem() == device.slug) continue;
     const auto text = read_whole_file(file.path().string());
     if (!text) continue;
-    const auto doc = nlohmann::json::parse(*text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !is_results_schema(doc.value("schema", "")) ||
-        doc.value("kind", "") != "measured" || !doc.contains("device") || !doc["device"].is_object())
-      continue;
-    const auto& other = doc["device"];
-    if (other.value("slug", "") == device.slug) continue;
+    TunedResults other;
+    try {
+      other = read_results_text(*text, file.path().string());
+    } catch (const std::invalid_argument&) {
+      continue;  // a plan, a report, a broken file: not measured results of another GPU
+    }
+    if (other.portfolio || other.device.slug == device.slug) continue;
     const auto log_ratio = [](double a, double b) { return a > 0 && b > 0 ? std::fabs(std::log(a / b)) : 1.0; };
     // A compute capability apart outweighs any SM count or bandwidth: it changes the instruction set.
-    const double unlikeness = 10.0 * std::abs(other.value("compute_capability", 0) - device.compute_capability) +
-                              log_ratio(other.value("sm_count", 0), device.sm_count) +
-                              log_ratio(other.value("memory_gbps", 0.0), device.memory_gbps);
+    const double unlikeness = 10.0 * std::abs(other.device.compute_capability - device.compute_capability) +
+                              log_ratio(other.device.sm_count, device.sm_count) +
+                              log_ratio(other.device.memory_gbps, device.memory_gbps);
     ranked.emplace_back(unlikeness, file.path().string());
   }
   std::sort(ranked.begin(), ranked.end());
