@@ -95,9 +95,11 @@ std::size_t KernelConfig::shared_bytes() const {
 
 std::string KernelConfig::name() const {
   const std::string layout_suffix = layout == Layout::nn ? "" : std::string("_") + layout_name(layout);
-  if (family == KernelFamily::skinny_stream)
-    return fmt::format("skinny_s{}x{}_t{}_l{}_w{}x{}_u{}{}_k{}{}", block_m, block_n, thread_n, lanes_k, warps_n,
-                       k_groups, unroll, prefetch ? "p" : "", split_k, layout_suffix);
+  if (family == KernelFamily::skinny_stream)  // FP32's names from before the 16-bit operands stay
+    return fmt::format("skinny_{}s{}x{}_t{}_l{}_w{}x{}_u{}{}_k{}{}",
+                       precision == Precision::fp32 ? "" : fmt::format("{}_", precision_name(precision)), block_m,
+                       block_n, thread_n, lanes_k, warps_n, k_groups, unroll, prefetch ? "p" : "", split_k,
+                       layout_suffix);
   if (family == KernelFamily::skinny_tiled)
     return fmt::format("skinny_{}x{}x{}_t{}x{}_s{}_g{}_b{}_k{}{}", block_m, block_n, block_k, thread_m, thread_n,
                        stages, k_groups, min_blocks, split_k, layout_suffix);
@@ -121,9 +123,12 @@ std::string KernelConfig::name() const {
 
 std::string KernelConfig::name_expression(KernelPath path) const {
   const int op_a = int(op_a_transposed(layout)), op_b = int(op_b_transposed(layout));
-  if (family == KernelFamily::skinny_stream)
-    return fmt::format("gemmtune::skinny::stream<{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, thread_n,
-                       lanes_k, warps_n, k_groups, unroll, int(prefetch), int(path));
+  if (family == KernelFamily::skinny_stream) {
+    // The template's ELEM: 0 fp32, 1 bf16, 2 fp16.
+    const int elem = precision == Precision::bf16 ? 1 : precision == Precision::fp16 ? 2 : 0;
+    return fmt::format("gemmtune::skinny::stream<{},{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, thread_n,
+                       lanes_k, warps_n, k_groups, unroll, int(prefetch), int(path), elem);
+  }
   if (family == KernelFamily::skinny_tiled)
     return fmt::format("gemmtune::skinny::tiled<{},{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, block_n,
                        block_k, thread_m, thread_n, stages, k_groups, min_blocks, int(path));
@@ -196,7 +201,7 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"prefetch", c.prefetch, d.prefetch, stream},
       {"warp_m", c.warp_m, d.warp_m, mma},
       {"warp_n", c.warp_n, d.warp_n, mma},
-      {"precision", int(c.precision), int(d.precision), mma || wgmma},
+      {"precision", int(c.precision), int(d.precision), mma || wgmma || stream},
       {"round_split", c.round_split, d.round_split, mma && c.precision == Precision::tf32x3},
       {"consumers", c.consumers, d.consumers, wgmma},
       {"cluster", c.cluster, d.cluster, wgmma},
@@ -219,6 +224,14 @@ std::optional<std::string> skinny_config_error(const KernelConfig& c) {
     return fmt::format("thread_n {} is not a multiple of 4, which B's float4 rows need in layout {}", c.thread_n,
                        layout_name(c.layout));
   if (c.family == KernelFamily::skinny_stream) {
+    if (c.precision != Precision::fp32 && operand_bytes(c.precision) != 2)
+      return fmt::format("precision {} is not fp32, bf16 or fp16, the stream kernel's operands",
+                         precision_name(c.precision));
+    // B's rows along n are read in 16-byte vectors: 8 columns of 16-bit elements.
+    const int vector = 16 / operand_bytes(c.precision);
+    if (b_rows_along_n && c.thread_n % vector != 0)
+      return fmt::format("thread_n {} is not a multiple of {}, which B's 16-byte vectors of {} need in layout {}",
+                         c.thread_n, vector, precision_name(c.precision), layout_name(c.layout));
     if (!in(c.block_m, {1, 2, 4, 8})) return fmt::format("block_m {} not in 1..8 (power of 2)", c.block_m);
     if (!in(c.lanes_k, {1, 2, 4, 8, 16, 32})) return fmt::format("lanes_k {} does not divide 32", c.lanes_k);
     if (!in(c.warps_n, {1, 2, 4, 8})) return fmt::format("warps_n {} not in 1..8 (power of 2)", c.warps_n);
@@ -405,6 +418,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
                      {"split_k_atomic", c.split_k_atomic}, {"layout", layout_name(c.layout)}};
   if (is_skinny(c.family)) {  // sgemm entries keep the fields they always had
     j["family"] = family_name(c.family);
+    if (c.precision != Precision::fp32) j["precision"] = precision_name(c.precision);  // FP32's entries as before
     j["lanes_k"] = c.lanes_k;
     j["warps_n"] = c.warps_n;
     j["k_groups"] = c.k_groups;

@@ -51,8 +51,9 @@ inline bool is_skinny(KernelFamily family) {
 // One struct for every family: a family uses the fields its template takes (listed below) and
 // leaves the others at their defaults (config_error insists, so equal configs are equal fields).
 //   sgemm: every field above `lanes_k`;
-//   skinny_stream: block_m (BM, 1 to 8), block_n (the tile's columns, warps_n * 32 / lanes_k *
-//     thread_n), thread_n (TN), lanes_k, warps_n, k_groups (warps along k), unroll, prefetch;
+//   skinny_stream: precision (fp32, bf16 or fp16 operands; FP32 sums and C), block_m (BM, 1 to 8),
+//     block_n (the tile's columns, warps_n * 32 / lanes_k * thread_n), thread_n (TN), lanes_k,
+//     warps_n, k_groups (warps along k), unroll, prefetch;
 //   skinny_tiled: block_m (8 to 32), block_n, block_k, thread_m, thread_n, stages (cp.async),
 //     min_blocks, k_groups (thread groups along k);
 //   mma: precision, block_m, block_n, block_k, warp_m, warp_n, stages, min_blocks, swizzle,
@@ -60,7 +61,7 @@ inline bool is_skinny(KernelFamily family) {
 //   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
 //     stages, consumers, cluster, persistent, swizzle (no split-K);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
-// Every family but mma computes in fp32, the precision's default.
+// sgemm and skinny_tiled compute in fp32, the precision's default.
 struct KernelConfig {
   KernelFamily family = KernelFamily::sgemm;
   // Compile-time: each distinct combination is one NVRTC instantiation.
@@ -95,7 +96,7 @@ struct KernelConfig {
   int unroll = 2;         // stream: k-steps whose B loads are in flight together
   bool prefetch = false;  // stream: the next iteration's B loaded before this one's FMAs
   // The tensor-core kernels' own (kernel_templates/mma.cuh).
-  Precision precision = Precision::fp32;  // what A and B hold and how they are multiplied
+  Precision precision = Precision::fp32;  // what A and B hold and how they are multiplied (and skinny_stream's A and B)
   int warp_m = 64;                        // rows of C per warp
   int warp_n = 64;                        // columns of C per warp
   // 3xtf32: both parts of the split rounded (more accurate, slower) or the small one truncated by
@@ -118,7 +119,8 @@ struct KernelConfig {
   // skinny_s8x256_t4_l8_w2x4_u2p_k4_nt (stream: BM x BN, TN, lanes_k, warps n x k, unroll,
   // prefetch, split-K); skinny_32x128x16_t8x4_s3_g1_b4_k8 (tiled: tile, thread tile, stages,
   // k groups, min blocks, split-K); mma_bf16_128x128x32_w64x64_s4_b1_z8_k1 (precision, tile, warp
-  // tile, stages, min blocks, swizzle, split-K; 3xtf32 with round_split adds _r).
+  // tile, stages, min blocks, swizzle, split-K; 3xtf32 with round_split adds _r); a 16-bit stream
+  // kernel names its precision: skinny_bf16_s8x256_t4_l8_w2x4_u2p_k4_nt.
   std::string name() const;
   // NVRTC name expression of the template instantiation for that path (launch-time fields
   // excluded).

@@ -28,12 +28,15 @@ int aligned_width(Precision precision, int lda, int ldb, int ldc, const void* a,
 
 KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int aligned_width) {
   if (is_skinny(config.family)) {
-    // Every load a float4 (PATH 1 of kernel_templates/skinny.cuh): the operands aligned to 4 floats,
-    // K a multiple of 4, and so the rows B's vectors run along (N unless B is stored transposed)
-    // and, where the stream kernel reads a transposed A as vectors along m, M.
+    // Every load of B 16 bytes (PATH 1 of kernel_templates/skinny.cuh): the operands aligned to 16
+    // bytes, the rows B's vectors run along (N unless B is stored transposed) whole vectors, K a
+    // multiple of a step's k (4, or one vector of a transposed B's row: 4 floats or 8 halves), and
+    // where the stream kernel reads a transposed A in runs of 4 along m, M a multiple of 4.
+    const int vector = 16 / operand_bytes(config.precision);
+    const int step_k = op_b_transposed(config.layout) ? vector : 4;
     const bool a_along_m =
         config.family == KernelFamily::skinny_stream && op_a_transposed(config.layout) && config.block_m % 4 == 0;
-    const bool vectors = aligned_width >= 4 && k % 4 == 0 && (op_b_transposed(config.layout) || n % 4 == 0) &&
+    const bool vectors = aligned_width >= 4 && k % step_k == 0 && (op_b_transposed(config.layout) || n % vector == 0) &&
                          (!a_along_m || m % 4 == 0);
     return vectors ? KernelPath::whole_vectors : KernelPath::general;
   }

@@ -6,33 +6,72 @@
 namespace gemmtune {
 namespace skinny {
 
-// B is read exactly once: keep it out of L1 (no_allocate) so that A, which every warp re-reads,
-// stays there. (An L2 prefetch hint of 128 or 256 bytes measured the same on the H100.)
-__device__ __forceinline__ float4 ld_stream4(const float* p) {
-  float4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
-      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-      : "l"(p));
-  return v;
+// The operands' elements: ELEM 0 FP32, 1 bf16, 2 fp16 (the 16-bit ones held as their bits: NVRTC
+// compiles these templates without headers). The sums are FP32 whatever the operands.
+template <int ELEM>
+struct Element {
+  static_assert(ELEM >= 0 && ELEM <= 2, "ELEM: 0 fp32, 1 bf16, 2 fp16");
+  using T = unsigned short;
+};
+template <>
+struct Element<0> {
+  using T = float;
+};
+
+// Loads BYTES (16, 8, 4 or 2) as 32-bit words (2 bytes: the low half of w[0]). STREAM: B, read
+// exactly once, kept out of L1 (no_allocate) so that A, which every warp re-reads, stays there. (An
+// L2 prefetch hint of 128 or 256 bytes measured the same on the H100.)
+template <int BYTES, bool STREAM>
+__device__ __forceinline__ void ld_bits(const void* p, unsigned* w) {
+  static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4 || BYTES == 2, "BYTES: 16, 8, 4 or 2");
+  if constexpr (BYTES == 16 && STREAM) {
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p));
+  } else if constexpr (BYTES == 16) {
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p));
+  } else if constexpr (BYTES == 8 && STREAM) {
+    asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+  } else if constexpr (BYTES == 8) {
+    asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+  } else if constexpr (BYTES == 4 && STREAM) {
+    asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+  } else if constexpr (BYTES == 4) {
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+  } else {
+    unsigned short h;
+    if constexpr (STREAM)
+      asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    else
+      asm("ld.global.nc.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    w[0] = h;
+  }
 }
 
-__device__ __forceinline__ float ld_stream1(const float* p) {
-  float v;
-  asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
-  return v;
+// Element e of words holding packed elements, as FP32 (exact for every precision).
+template <int ELEM>
+__device__ __forceinline__ float element_to_float(const unsigned* w, int e) {
+  if constexpr (ELEM == 0) {
+    return __uint_as_float(w[e]);
+  } else {
+    const unsigned bits = e % 2 ? w[e / 2] >> 16 : w[e / 2] & 0xffffu;
+    if constexpr (ELEM == 1) {
+      return __uint_as_float(bits << 16);  // bf16 is FP32's upper half
+    } else {
+      float f;
+      asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(static_cast<unsigned short>(bits)));
+      return f;
+    }
+  }
 }
 
-// A: small and re-read by every warp of the block (and the lanes along n): cached in L1.
-__device__ __forceinline__ float4 ld_cached4(const float* p) {
-  float4 v;
-  asm("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
-  return v;
-}
-
-__device__ __forceinline__ float ld_cached1(const float* p) {
-  float v;
-  asm("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));
-  return v;
+// N elements at p (one load of N * sizeof(T) bytes, aligned to it) as FP32.
+template <int ELEM, int N, bool STREAM>
+__device__ __forceinline__ void load_floats(const typename Element<ELEM>::T* p, float (&out)[N]) {
+  constexpr int BYTES = N * static_cast<int>(sizeof(typename Element<ELEM>::T));
+  unsigned w[(BYTES + 3) / 4];
+  ld_bits<BYTES, STREAM>(p, w);
+#pragma unroll
+  for (int e = 0; e < N; ++e) out[e] = element_to_float<ELEM>(w, e);
 }
 
 // Partial sums written by other blocks of this launch: read from L2 (cg), never from a stale L1 line.

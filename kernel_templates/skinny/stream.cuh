@@ -3,12 +3,18 @@
 // the small A is read through L1 (every warp of a block shares it), and every thread keeps all BM
 // rows of C for its columns in registers, so each B value fetched feeds BM FMAs.
 //
+// ELEM: the operands' elements (0 FP32, 1 bf16, 2 fp16; C and the sums FP32). 16-bit B stays packed
+// in registers until its FMAs (converting at the load would double the registers a load in flight
+// holds), so a 16-byte load costs the same registers in every precision.
+//
 // Work decomposition (all compile-time but the split count):
-//   - a "quad" is 4 consecutive k. A thread's step multiplies a 4 x TN piece of op(B) (one quad by
-//     its TN columns) with the BM x 4 piece of op(A) into acc[BM][TN].
+//   - a "quad" is KS consecutive k: 4, or for OP_B = 1 one 16-byte vector of a B row (4 floats or 8
+//     halves). A thread's step multiplies a KS x TN piece of op(B) (one quad by its TN columns) with
+//     the BM x KS piece of op(A) into acc[BM][TN].
 //   - a warp is LK lanes along k (different quads) by LN = 32 / LK lanes along n. For OP_B = 1 the
 //     LK lanes of a column are adjacent lanes reading one row of B contiguously (LK * 16 bytes);
-//     for OP_B = 0 the LN lanes along n are adjacent and read LN * 16 contiguous bytes of a B row.
+//     for OP_B = 0 the LN lanes along n are adjacent and read LN * 16 contiguous bytes of a B row
+//     (a thread's TN columns are runs of one 16-byte vector, VEC elements).
 //   - a block is WN warps along n by WK warps along k; its tile is BM rows by BN = WN * LN * TN
 //     columns. Warp wk takes the block's k-steps wk, wk + WK, ... (interleaved, so the block walks
 //     through B as one front: DRAM pages stay open and the warps share A lines in L1).
@@ -28,17 +34,21 @@
 namespace gemmtune {
 namespace skinny {
 
-template <int OP_A, int OP_B, int BM, int TN, int LK, int WN, int WK, int U, int PF, int PATH>
+template <int OP_A, int OP_B, int BM, int TN, int LK, int WN, int WK, int U, int PF, int PATH, int ELEM>
 __global__ void __launch_bounds__(32 * WN * WK)
-    stream(int M, int N, int K, float alpha, const float* __restrict__ A, int lda, const float* __restrict__ B,
-           int ldb, float beta, float* __restrict__ C, int ldc, float* __restrict__ workspace, int splits,
-           long long stride_a, long long stride_b, long long stride_c) {
+    stream(int M, int N, int K, float alpha, const typename Element<ELEM>::T* __restrict__ A, int lda,
+           const typename Element<ELEM>::T* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+           float* __restrict__ workspace, int splits, long long stride_a, long long stride_b, long long stride_c) {
+  using T = typename Element<ELEM>::T;
+  constexpr int VEC = 16 / static_cast<int>(sizeof(T));  // elements in one 16-byte load
+  constexpr int KS = OP_B ? VEC : 4;                      // k per quad
+  constexpr int BW = KS * TN * static_cast<int>(sizeof(T)) / 4;  // 32-bit words of B per step
   constexpr int LN = 32 / LK;       // lanes along n
   constexpr int WC = LN * TN;       // columns per warp
   constexpr int BN = WN * WC;       // columns per block
   constexpr int THREADS = 32 * WN * WK;
   static_assert(LK == 1 || LK == 2 || LK == 4 || LK == 8 || LK == 16 || LK == 32, "LK: power of 2 <= 32");
-  static_assert(OP_B == 1 || TN % 4 == 0, "OP_B = 0 reads B rows as float4: TN a multiple of 4");
+  static_assert(OP_B == 1 || TN % VEC == 0, "OP_B = 0 reads B rows in 16-byte vectors: TN a multiple of VEC");
   static_assert(BM >= 1 && BM <= 32 && TN >= 1 && U >= 1, "tile");
   static_assert(WK == 1 || WK * BM * BN * 4 <= 48 * 1024, "cross-warp reduction buffer over 48 KB");
 
@@ -57,16 +67,16 @@ __global__ void __launch_bounds__(32 * WN * WK)
   const int lk = OP_B ? lane % LK : lane / LN;
   const int ln = OP_B ? lane / LK : lane % LN;
 
-  // Column of C for the thread's j-th accumulator, relative to n0. OP_B = 0: runs of 4 (one float4),
-  // the warp's lanes side by side, runs repeating every 4 * LN; OP_B = 1: one B row each, lanes
-  // interleaved.
+  // Column of C for the thread's j-th accumulator, relative to n0. OP_B = 0: runs of VEC (one
+  // vector), the warp's lanes side by side, runs repeating every VEC * LN; OP_B = 1: one B row each,
+  // lanes interleaved.
   auto col_of = [&](int j) {
-    return OP_B ? wn * WC + j * LN + ln : wn * WC + (j / 4) * 4 * LN + ln * 4 + (j % 4);
+    return OP_B ? wn * WC + j * LN + ln : wn * WC + (j / VEC) * VEC * LN + ln * VEC + (j % VEC);
   };
 
   // This split's quads [q0, q1). Rounded to whole warp-steps (LK quads) so that the splits of one
   // tile start on the same lane pattern.
-  const int K4 = (K + 3) / 4;
+  const int K4 = (K + KS - 1) / KS;
   const int qper = ((K4 + splits - 1) / splits + LK - 1) / LK * LK;
   const int q0 = min(K4, split * qper);
   const int q1 = min(K4, q0 + qper);
@@ -85,96 +95,117 @@ __global__ void __launch_bounds__(32 * WN * WK)
   int a_row[BM];
 #pragma unroll
   for (int i = 0; i < BM; ++i) a_row[i] = min(m0 + i, M - 1);
-  int b_col[TN];  // OP_B = 1: the B row of column j; OP_B = 0: the first column of j's float4
+  int b_col[TN];  // OP_B = 1: the B row of column j; OP_B = 0: the first column of j's vector
 #pragma unroll
   for (int j = 0; j < TN; ++j) {
     if (OP_B) {
       b_col[j] = min(n0 + col_of(j), N - 1);
     } else if (PATH == 1) {
-      b_col[j] = min(n0 + col_of(j & ~3), N - 4);  // N % 4 == 0 here: whole vectors
+      b_col[j] = min(n0 + col_of(j & ~(VEC - 1)), N - VEC);  // N % VEC == 0 here: whole vectors
     } else {
       b_col[j] = min(n0 + col_of(j), N - 1);
     }
   }
 
-  // B: streamed past L1.
-  auto ld_b4 = [](const float* p) { return ld_stream4(p); };
+  // One step's B, packed as loaded: element (kk, j) of the KS x TN piece is element b_at(kk, j) of
+  // the words (OP_B = 1: load j holds column j's KS elements; OP_B = 0: load (kk, j / VEC) holds row
+  // kk's run of VEC columns).
+  auto b_at = [](int kk, int j) { return OP_B ? j * KS + kk : kk * TN + j; };
 
-  // One step: quad q of this lane (k = 4q .. 4q + 3), valid or not (then zeros).
-  // bf[kk][j]: op(B)[4q + kk][column j]; af: op(A)[row i][4q + kk], loaded per row inside the FMAs.
-  auto load_b = [&](float (&bf)[4][TN], int q, bool valid) {
-    const int k = 4 * q;
+  // One step: quad q of this lane (k = KS q .. KS q + KS - 1), valid or not (then zeros).
+  auto load_b = [&](unsigned (&bw)[BW], int q, bool valid) {
+    const int k = KS * q;
     if (PATH == 1) {
+      // One 16-byte load fills 4 words: a column's KS elements (OP_B = 1), or row kk's run jv.
+      auto load = [&](unsigned* w, const T* p) {
+        if (valid) {
+          ld_bits<16, true>(p, w);
+        } else {
+          w[0] = w[1] = w[2] = w[3] = 0u;
+        }
+      };
       if (OP_B) {
 #pragma unroll
-        for (int j = 0; j < TN; ++j) {
-          float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-          if (valid) v = ld_b4(B + static_cast<long long>(b_col[j]) * ldb + k);
-          bf[0][j] = v.x, bf[1][j] = v.y, bf[2][j] = v.z, bf[3][j] = v.w;
-        }
+        for (int j = 0; j < TN; ++j) load(bw + 4 * j, B + static_cast<long long>(b_col[j]) * ldb + k);
       } else {
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
+        for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
-          for (int jv = 0; jv < TN / 4; ++jv) {
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (valid) v = ld_b4(B + static_cast<long long>(k + kk) * ldb + b_col[4 * jv]);
-            bf[kk][4 * jv] = v.x, bf[kk][4 * jv + 1] = v.y, bf[kk][4 * jv + 2] = v.z, bf[kk][4 * jv + 3] = v.w;
-          }
+          for (int jv = 0; jv < TN / VEC; ++jv)
+            load(bw + 4 * (kk * (TN / VEC) + jv), B + static_cast<long long>(k + kk) * ldb + b_col[VEC * jv]);
       }
     } else {
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk)
+      for (int w = 0; w < BW; ++w) bw[w] = 0u;
+#pragma unroll
+      for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-          const bool ok = valid && k + kk < K;
           const long long off = OP_B ? static_cast<long long>(b_col[j]) * ldb + k + kk
                                      : static_cast<long long>(k + kk) * ldb + b_col[j];
-          bf[kk][j] = ok ? ld_stream1(B + off) : 0.0f;
+          unsigned e = 0u;
+          if (valid && k + kk < K) ld_bits<static_cast<int>(sizeof(T)), true>(B + off, &e);
+          const int at = b_at(kk, j);
+          if constexpr (sizeof(T) == 4)
+            bw[at] = e;
+          else
+            bw[at / 2] |= e << (16 * (at % 2));
         }
     }
   };
 
-  // Multiplies one step: loads A row by row (L1 hits after the first warp) and does 4 * TN FMAs each.
-  auto fma_step = [&](const float (&bf)[4][TN], int q, bool valid) {
-    const int k = 4 * q;
-    float af[BM][4];
+  // Multiplies one step: loads A row by row (L1 hits after the first warp) and does KS * TN FMAs each.
+  auto fma_step = [&](const unsigned (&bw)[BW], int q, bool valid) {
+    const int k = KS * q;
+    float af[BM][KS];
     if (PATH == 1 && (OP_A == 0 || BM % 4 == 0)) {
       if (OP_A == 0) {
 #pragma unroll
         for (int i = 0; i < BM; ++i) {
-          float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-          if (valid) v = ld_cached4(A + static_cast<long long>(a_row[i]) * lda + k);
-          af[i][0] = v.x, af[i][1] = v.y, af[i][2] = v.z, af[i][3] = v.w;
+          float v[KS];
+          if (valid) {
+            load_floats<ELEM, KS, false>(A + static_cast<long long>(a_row[i]) * lda + k, v);
+          } else {
+#pragma unroll
+            for (int kk = 0; kk < KS; ++kk) v[kk] = 0.0f;
+          }
+#pragma unroll
+          for (int kk = 0; kk < KS; ++kk) af[i][kk] = v[kk];
         }
       } else {
-        // A stored k x m: float4 along m (M % 4 == 0 on this path), four k-rows.
+        // A stored k x m: runs of 4 along m (M % 4 == 0 on this path), KS k-rows.
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk)
+        for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
           for (int iv = 0; iv < BM / 4; ++iv) {
-            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (valid) v = ld_cached4(A + static_cast<long long>(k + kk) * lda + min(m0 + 4 * iv, M - 4));
-            af[4 * iv][kk] = v.x, af[4 * iv + 1][kk] = v.y, af[4 * iv + 2][kk] = v.z, af[4 * iv + 3][kk] = v.w;
+            float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            const long long off = static_cast<long long>(k + kk) * lda + min(m0 + 4 * iv, M - 4);
+            if (valid) load_floats<ELEM, 4, false>(A + off, v);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) af[4 * iv + e][kk] = v[e];
           }
       }
     } else {
 #pragma unroll
       for (int i = 0; i < BM; ++i)
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
+        for (int kk = 0; kk < KS; ++kk) {
           const bool ok = valid && (PATH == 1 || k + kk < K);
           const long long off = OP_A ? static_cast<long long>(k + kk) * lda + a_row[i]
                                      : static_cast<long long>(a_row[i]) * lda + k + kk;
-          af[i][kk] = ok ? ld_cached1(A + off) : 0.0f;
+          float v[1] = {0.0f};
+          if (ok) load_floats<ELEM, 1, false>(A + off, v);
+          af[i][kk] = v[0];
         }
     }
+    // Row by row, as for FP32 from the start (a 16-bit element's conversion is the same expression
+    // for every row: compiled once).
 #pragma unroll
     for (int i = 0; i < BM; ++i)
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk)
+      for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i][kk], bf[kk][j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i][kk], element_to_float<ELEM>(bw, b_at(kk, j)), acc[i][j]);
   };
 
   // Main loop: U steps per iteration, all their B loads issued before the first FMA, so each thread
@@ -186,12 +217,12 @@ __global__ void __launch_bounds__(32 * WN * WK)
   auto quad_of = [&](int tt) { return q0 + (wk + WK * tt) * LK + lk; };
   if (PF) {
     if (wk + WK * (U - 1) < full_steps) {
-      float bf[U][4][TN];
+      unsigned bf[U][BW];
 #pragma unroll
       for (int u = 0; u < U; ++u) load_b(bf[u], quad_of(u), true);
       while (true) {
         const bool next_full = wk + WK * (t + 2 * U - 1) < full_steps;
-        float bn[U][4][TN];
+        unsigned bn[U][BW];
         if (next_full) {
 #pragma unroll
           for (int u = 0; u < U; ++u) load_b(bn[u], quad_of(t + U + u), true);
@@ -203,14 +234,12 @@ __global__ void __launch_bounds__(32 * WN * WK)
 #pragma unroll
         for (int u = 0; u < U; ++u)
 #pragma unroll
-          for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-            for (int j = 0; j < TN; ++j) bf[u][kk][j] = bn[u][kk][j];
+          for (int w = 0; w < BW; ++w) bf[u][w] = bn[u][w];
       }
     }
   } else {
     for (; wk + WK * (t + U - 1) < full_steps; t += U) {
-      float bf[U][4][TN];
+      unsigned bf[U][BW];
 #pragma unroll
       for (int u = 0; u < U; ++u) load_b(bf[u], quad_of(t + u), true);
 #pragma unroll
@@ -218,7 +247,7 @@ __global__ void __launch_bounds__(32 * WN * WK)
     }
   }
   if (wk + WK * t < steps) {
-    float bf[U][4][TN];
+    unsigned bf[U][BW];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int q = quad_of(t + u);

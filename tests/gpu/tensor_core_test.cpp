@@ -5,11 +5,14 @@
 // 3xtf32 held to cuBLAS SGEMM's own normwise error through the tuner's check (GpuBench). The Hopper
 // family (kernel_templates/wgmma.cuh, compute capability 9.0 only) likewise in layout nt, with K not
 // a multiple of its k tile, K = 0, partial tiles, strided batches with and without a shared B,
-// clusters, and through GpuBench.
+// clusters, and through GpuBench. The stream kernel's 16-bit operands (kernel_templates/skinny/
+// stream.cuh, decode-sized calls) through the same check, as its row tiles, layouts, load paths,
+// split-K and batches come.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -116,6 +119,10 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
                                  a_count * bytes, cudaMemcpyHostToDevice));
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), bytes == 2 ? static_cast<const void*>(b_bits.data()) : b.data(),
                                  b_count * bytes, cudaMemcpyHostToDevice));
+  // The stream kernel's split-K meets in a workspace that is all zeros before and after a launch.
+  const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, batch);
+  DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
+  GEMMTUNE_CUDA_CHECK(cudaMemset(ws.get(), 0, ws_bytes));
   // Sums: FP32 additions for 3xtf32 (to nearest), the tensor core's truncating ones otherwise.
   const double u = p == Precision::tf32x3 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -23);
   for (const float beta : {-0.5f, 0.0f}) {
@@ -127,7 +134,7 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
     }
     const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
                              batch, stride_a, stride_b, stride_c};
-    ASSERT_EQ(kernel.launch(args, nullptr, nullptr), cudaSuccess);
+    ASSERT_EQ(kernel.launch(args, ws_bytes ? ws.get() : nullptr, nullptr), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<float> got(c_count);
     GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), c_count * 4, cudaMemcpyDeviceToHost));
@@ -297,6 +304,59 @@ TEST(Wgmma, PassesTheTunersCheck) {
       const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);
       const Verification v = bench.verify(kernel);
       EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
+    }
+}
+
+// The stream kernel with bf16 and fp16 operands: a row tile of each size the search gives m up to 8
+// (1, 4 with split-K in three uneven slices, 8 with warps along k), every layout, both load paths;
+// the rows it serves and more than one tile, odd n and k, padded leading dimensions, batches with
+// a shared B, NaN propagation and a wide dynamic range.
+KernelConfig stream16(Precision p, Layout layout, int rows, int thread_n, int lanes_k, int k_groups, int unroll,
+                      bool prefetch, int split_k) {
+  KernelConfig c;
+  c.family = KernelFamily::skinny_stream;
+  c.precision = p, c.layout = layout;
+  c.block_m = rows, c.thread_n = thread_n, c.lanes_k = lanes_k, c.warps_n = 2, c.k_groups = k_groups;
+  c.unroll = unroll, c.prefetch = prefetch, c.split_k = split_k;
+  c.block_n = c.warps_n * (32 / lanes_k) * thread_n;
+  return c;
+}
+
+TEST(SkinnyStream, SixteenBitOperandsForEveryRowTileLayoutAndBatch) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(13);
+  for (const Precision p : {Precision::bf16, Precision::fp16})
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+      const int narrow = op_b_transposed(layout) ? 4 : 8;  // B rows along n take whole 8-column vectors
+      for (const KernelConfig& c : {stream16(p, layout, 1, 8, 8, 1, 2, false, 1),
+                                    stream16(p, layout, 4, narrow, 4, 1, 2, true, 3),
+                                    stream16(p, layout, 8, 8, 2, 2, 4, false, 1)}) {
+        ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+        for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+          SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
+          const LoadedKernel kernel(compiler.compile(c, device.arch(), path), c);
+          const int rows = c.block_m;
+          for (const int m : {std::max(1, rows / 2 + 1), rows, rows + 3})
+            for (const Problem& s : {Problem{m, 1001, 777, 0, 0, 0}, Problem{m, 264, 520, 0, 8, 0},
+                                     Problem{m, 37, 4099, 3, 1, 2}, Problem{m, 72, 4096, 8, 8, 0}})
+              check(kernel, s, 1, false, Input::plain, rng);
+          check(kernel, Problem{rows, 304, 200, 0, 0, 0}, 3, true, Input::plain, rng);
+          check(kernel, Problem{rows, 97, 61, 1, 0, 0}, 2, false, Input::plain, rng);
+          check(kernel, Problem{rows, 40, 48, 0, 0, 0}, 1, false, Input::nan_in_a, rng);
+          check(kernel, Problem{rows + 1, 75, 136, 0, 0, 0}, 1, false, Input::wide_range, rng);
+        }
+      }
+    }
+  // Every m from 1 to 8 in nt (PyTorch's Linear) and nn on odd n and k, as the search's row tile.
+  for (const Layout layout : {Layout::nt, Layout::nn})
+    for (int m = 1; m <= 8; ++m) {
+      const int rows = m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
+      const KernelConfig c = stream16(Precision::bf16, layout, rows, 8, 4, 2, 2, m % 2 == 0, m % 3 == 0 ? 2 : 1);
+      SCOPED_TRACE(c.name());
+      const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::general), c);
+      check(kernel, Problem{m, 515, 333, 0, 0, 0}, 1, false, Input::plain, rng);
     }
 }
 

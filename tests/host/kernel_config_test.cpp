@@ -152,7 +152,7 @@ TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
   stream.block_n = 2 * (32 / 8) * 4;
   EXPECT_FALSE(config_error(stream).has_value()) << *config_error(stream);
   EXPECT_EQ(stream.name(), "skinny_s8x32_t4_l8_w2x4_u2p_k4_nt");
-  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,8,4,8,2,4,2,1,1>");
+  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,8,4,8,2,4,2,1,1,0>");
   EXPECT_EQ(stream.threads(), 256);
   EXPECT_EQ(stream.shared_bytes(), 4u * 8 * 32 * 4);  // the four warps' sums, static
   EXPECT_EQ(stream.dynamic_shared_bytes(), 0u);
@@ -191,6 +191,45 @@ TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
   nlohmann::json sgemm_with_skinny_field = default_config();
   sgemm_with_skinny_field["lanes_k"] = 4;
   EXPECT_THROW(sgemm_with_skinny_field.get<KernelConfig>(), std::invalid_argument);
+}
+
+// The stream kernel with 16-bit operands: the precision in its name, its expression's ELEM and its
+// JSON (FP32 entries carry none, as before); B's rows along n need whole 8-column vectors; no
+// 3xtf32 or tf32 operands, and the tiled kernel stays FP32.
+TEST(KernelConfig, SkinnyStreamTakesSixteenBitOperands) {
+  KernelConfig stream;
+  stream.family = KernelFamily::skinny_stream;
+  stream.precision = Precision::bf16;
+  stream.block_m = 4, stream.thread_n = 4, stream.lanes_k = 8, stream.warps_n = 2, stream.k_groups = 2;
+  stream.unroll = 2, stream.prefetch = true, stream.split_k = 2, stream.layout = Layout::nt;
+  stream.block_n = 2 * (32 / 8) * 4;
+  EXPECT_FALSE(config_error(stream).has_value()) << *config_error(stream);
+  EXPECT_EQ(stream.name(), "skinny_bf16_s4x32_t4_l8_w2x2_u2p_k2_nt");
+  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,1,1>");
+  const nlohmann::json j = stream;
+  EXPECT_EQ(j["precision"], "bf16");
+  EXPECT_EQ(j.get<KernelConfig>(), stream);
+  KernelConfig fp32 = stream;
+  fp32.precision = Precision::fp32;
+  EXPECT_FALSE(nlohmann::json(fp32).contains("precision"));
+  EXPECT_FALSE(stream.same_binary(fp32));
+  KernelConfig half = stream;
+  half.precision = Precision::fp16;
+  EXPECT_EQ(half.name_expression(KernelPath::general), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,0,2>");
+
+  KernelConfig bad = stream;
+  bad.layout = Layout::nn;  // B's rows along n: 16-byte vectors of 8 halves, thread_n 4 is half of one
+  EXPECT_NE(config_error(bad).value_or("").find("thread_n"), std::string::npos);
+  bad.thread_n = 8, bad.block_n = 2 * 4 * 8;
+  EXPECT_FALSE(config_error(bad).has_value()) << *config_error(bad);
+  bad = stream;
+  bad.precision = Precision::tf32;
+  EXPECT_NE(config_error(bad).value_or("").find("precision"), std::string::npos);
+  KernelConfig tiled;
+  tiled.family = KernelFamily::skinny_tiled;
+  tiled.block_m = 32, tiled.block_n = 128, tiled.block_k = 16, tiled.thread_m = 8, tiled.thread_n = 4;
+  tiled.precision = Precision::bf16;
+  EXPECT_NE(config_error(tiled).value_or("").find("precision"), std::string::npos);
 }
 
 KernelConfig wgmma(Precision precision, int bm, int bn, int consumers, int stages) {

@@ -182,7 +182,8 @@ TEST(SearchSpace, MissingAndMalformedFiles) {
 // #42's first report).
 TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
   const std::vector<SearchSpace> all = load_search_spaces({});
-  ASSERT_EQ(all.size(), 11u);  // sgemm, the two skinny families, mma and wgmma in four precisions each
+  // sgemm, the two skinny families, the stream kernel in bf16 and fp16, mma and wgmma in four precisions each
+  ASSERT_EQ(all.size(), 13u);
   const std::vector<SearchSpace> skinny(all.begin() + 1, all.begin() + 3);
   const DeviceProfile h100 = load_device_profile("h100");
   for (const Layout layout : {Layout::nn, Layout::nt})
@@ -206,6 +207,35 @@ TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
   EXPECT_TRUE(enumerate(all.front(), h100, &decode).candidates.empty());
   // Without a shape (plan's binaries), every row tile is there.
   EXPECT_GT(enumerate(all[1], h100, nullptr).candidates.size(), 0u);
+}
+
+// bf16 and fp16 decode problems: the stream kernel's 16-bit spaces give m from 1 to 8 the least row
+// tile that holds it, in every layout, with thread_n 8 where B's rows run along n; from 9 rows the
+// tensor-core tiles of 32 rows (mma; an A stored k-major needs 64 of its 16-bit rows) remain, and
+// nothing skinny.
+TEST(SearchSpace, SixteenBitDecodeProblemsGetTheStreamKernel) {
+  const std::vector<SearchSpace> all = load_search_spaces({});
+  const DeviceProfile h100 = load_device_profile("h100");
+  for (const Precision p : {Precision::bf16, Precision::fp16})
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
+      for (const int m : {1, 3, 8, 16, 32}) {
+        const GemmShape shape{m, 4096, 4096, layout, 1, p};
+        const Enumeration e = enumerate(all, h100, &shape);
+        std::set<int> stream_rows;
+        bool mma32 = false;
+        for (const KernelConfig& c : e.candidates) {
+          EXPECT_EQ(c.precision, p) << c.name();
+          if (c.family == KernelFamily::skinny_stream) {
+            stream_rows.insert(c.block_m);
+            if (!op_b_transposed(layout)) EXPECT_EQ(c.thread_n, 8) << c.name();
+          }
+          EXPECT_NE(c.family, KernelFamily::skinny_tiled) << c.name();
+          mma32 = mma32 || (c.family == KernelFamily::mma && c.block_m == 32);
+        }
+        const std::set<int> expected = m <= 8 ? std::set<int>{m == 1 ? 1 : m <= 4 ? 4 : 8} : std::set<int>{};
+        EXPECT_EQ(stream_rows, expected) << shape.label();
+        if (m >= 16 && !op_a_transposed(layout)) EXPECT_TRUE(mma32) << shape.label();
+      }
 }
 
 // The built-in wgmma spaces: candidates on the H100 (compute capability 9.0) for layout nt only;

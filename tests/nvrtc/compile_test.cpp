@@ -62,33 +62,34 @@ INSTANTIATE_TEST_SUITE_P(Architectures, CompilesFor,
 
 // The skinny families (kernel_templates/skinny.cuh) for decode-sized problems: a sample of what the
 // built-in spaces give m = 3 (general path) and m = 24 (whole vectors) in each layout, for every
-// architecture.
+// architecture; with bf16 and fp16 operands (the stream kernel alone), m = 3 and m = 8.
 TEST(Compile, SkinnyFamiliesOnEveryArchitecture) {
   const KernelCompiler compiler{""};
   const std::vector<SearchSpace> spaces = load_search_spaces({});
   for (const auto& [device, arch] : {std::pair{"t4", "sm_75"}, {"a100", "sm_80"}, {"h100", "sm_90"}})
-    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
-      for (const int m : {3, 24}) {
-        const GemmShape shape{m, 4096, 4096, layout, 1};
-        std::vector<KernelConfig> all = enumerate(spaces, load_device_profile(device), &shape).candidates;
-        all.erase(std::remove_if(all.begin(), all.end(), [](const KernelConfig& c) { return !is_skinny(c.family); }),
-                  all.end());
-        ASSERT_FALSE(all.empty()) << shape.label() << " on " << device;
-        std::mt19937 rng(m);
-        std::shuffle(all.begin(), all.end(), rng);
-        const KernelConfig& c = all.front();
-        const KernelPath path = m == 3 ? KernelPath::general : KernelPath::whole_vectors;
-        SCOPED_TRACE(testing::Message() << arch << " " << c.name() << " path " << int(path));
-        try {
-          const CompiledKernel k = compiler.compile(c, arch, path);
-          EXPECT_GT(k.cubin.size(), 1000u);
-          EXPECT_NE(k.symbol.find("skinny"), std::string::npos);
-          EXPECT_EQ(k.reduce, nullptr) << "the skinny kernels reduce split-K in their own launch";
-        } catch (const CompileError& e) {
-          FAIL() << e.what() << "\n" << e.log();
+    for (const Precision precision : {Precision::fp32, Precision::bf16, Precision::fp16})
+      for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
+        for (const int m : {3, precision == Precision::fp32 ? 24 : 8}) {
+          const GemmShape shape{m, 4096, 4096, layout, 1, precision};
+          std::vector<KernelConfig> all = enumerate(spaces, load_device_profile(device), &shape).candidates;
+          all.erase(std::remove_if(all.begin(), all.end(), [](const KernelConfig& c) { return !is_skinny(c.family); }),
+                    all.end());
+          ASSERT_FALSE(all.empty()) << shape.label() << " on " << device;
+          std::mt19937 rng(m + int(precision));
+          std::shuffle(all.begin(), all.end(), rng);
+          const KernelConfig& c = all.front();
+          const KernelPath path = m == 3 ? KernelPath::general : KernelPath::whole_vectors;
+          SCOPED_TRACE(testing::Message() << arch << " " << c.name() << " path " << int(path));
+          try {
+            const CompiledKernel k = compiler.compile(c, arch, path);
+            EXPECT_GT(k.cubin.size(), 1000u);
+            EXPECT_NE(k.symbol.find("skinny"), std::string::npos);
+            EXPECT_EQ(k.reduce, nullptr) << "the skinny kernels reduce split-K in their own launch";
+          } catch (const CompileError& e) {
+            FAIL() << e.what() << "\n" << e.log();
+          }
+          EXPECT_THROW(compiler.compile(c, arch, KernelPath::whole_tiles), std::invalid_argument);
         }
-        EXPECT_THROW(compiler.compile(c, arch, KernelPath::whole_tiles), std::invalid_argument);
-      }
 }
 
 // The tensor-core family: one candidate of every precision and layout compiles for sm_80 and sm_90

@@ -207,8 +207,14 @@ std::vector<int> tile_shape_of(const std::vector<int>& values) {
 }
 
 int estimated_registers(const KernelConfig& c, int overhead) {
-  if (c.family == KernelFamily::skinny_stream)  // accumulators, B's loads in flight (twice with prefetch), A
-    return c.block_m * c.thread_n + (c.prefetch ? 2 : 1) * c.unroll * 4 * c.thread_n + 4 * c.block_m + overhead;
+  if (c.family == KernelFamily::skinny_stream) {  // accumulators, B's loads in flight (twice with prefetch), A
+    // A step is 4 k, or for a transposed B one 16-byte vector along k (8 for 16-bit operands), whose
+    // B stays packed: a step's words are its bytes over 4.
+    const int bytes = operand_bytes(c.precision);
+    const int step_k = op_b_transposed(c.layout) ? 16 / bytes : 4;
+    const int b_words = step_k * c.thread_n * bytes / 4;
+    return c.block_m * c.thread_n + (c.prefetch ? 2 : 1) * c.unroll * b_words + step_k * c.block_m + overhead;
+  }
   if (c.family == KernelFamily::skinny_tiled)  // accumulators and one 4-deep k step of fragments
     return c.thread_m * c.thread_n + 4 * (c.thread_m + c.thread_n) + overhead;
   if (c.family == KernelFamily::wgmma)  // a consumer thread's accumulators (3xtf32: and a k tile's sums)
@@ -254,8 +260,11 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
     space.precision = *precision;
   }
   const bool tensor_cores = space.family == KernelFamily::mma || space.family == KernelFamily::wgmma;
-  if (tensor_cores != (space.precision != Precision::fp32))
-    throw std::invalid_argument(source + ": the mma and wgmma kernels serve 3xtf32, tf32, bf16 and fp16; the others fp32");
+  const bool sixteen_bit_stream = space.family == KernelFamily::skinny_stream && operand_bytes(space.precision) == 2;
+  if (tensor_cores != (space.precision != Precision::fp32) && !sixteen_bit_stream)
+    throw std::invalid_argument(source +
+                                ": the mma and wgmma kernels serve 3xtf32, tf32, bf16 and fp16, skinny_stream fp32, bf16 "
+                                "and fp16, the others fp32");
   for (const auto& [name, list] : j["parameters"].items()) {
     if (std::find(kParameters.begin(), kParameters.end(), name) == kParameters.end())
       throw std::invalid_argument(fmt::format("{}: unknown parameter '{}'", source, name));
@@ -344,7 +353,8 @@ SearchSpace load_search_space(const std::filesystem::path& path) {
 std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path) {
   std::vector<SearchSpace> spaces{load_search_space(path)};
   if (!path.empty()) return spaces;
-  for (const char* file : {"configs/skinny-stream.json", "configs/skinny-tiled.json", "configs/mma-3xtf32.json",
+  for (const char* file : {"configs/skinny-stream.json", "configs/skinny-tiled.json", "configs/skinny-stream-bf16.json",
+                           "configs/skinny-stream-fp16.json", "configs/mma-3xtf32.json",
                            "configs/mma-tf32.json", "configs/mma-bf16.json", "configs/mma-fp16.json",
                            "configs/wgmma-bf16.json", "configs/wgmma-fp16.json", "configs/wgmma-tf32.json",
                            "configs/wgmma-3xtf32.json"})

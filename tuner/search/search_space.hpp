@@ -49,7 +49,8 @@ SearchSpace load_search_space(const std::filesystem::path& path);  // path empty
 
 // The spaces a run searches: the file given (--space), or else the built-in space of every family,
 // configs/sgemm.json, then configs/skinny-stream.json and configs/skinny-tiled.json (whose row_tile
-// constraint leaves them nothing for problems of more than 8 and 32 rows of C), the mma spaces and
+// constraint leaves them nothing for problems of more than 8 and 32 rows of C), the stream kernel's
+// bf16 and fp16 spaces, the mma spaces and
 // the wgmma spaces (whose architecture constraint leaves them nothing off compute capability 9.0).
 std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path);
 

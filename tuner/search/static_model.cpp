@@ -33,7 +33,8 @@ double clamp01(double x) {
 Prediction predict_skinny(const KernelConfig& c, const Occupancy& occ, const DeviceProfile& d, const GemmShape& s) {
   Prediction p;
   const double bandwidth = std::max(1.0, d.memory_gbps) * 1e9 * 0.9;
-  const double bytes = 4.0 * s.batch * (double(s.k) * s.n + double(s.m) * s.k + double(s.m) * s.n);
+  const double operand = operand_bytes(c.precision);  // A and B (16-bit for the stream kernel's bf16, fp16); C FP32
+  const double bytes = s.batch * (operand * (double(s.k) * s.n + double(s.m) * s.k) + 4.0 * double(s.m) * s.n);
   const double memory_seconds = bytes / bandwidth;
   const double fma_seconds = s.flops() / (std::max(1.0, d.fp32_tflops) * 1e12 * 0.5);
   p.global_memory_factor = clamp01(fma_seconds / memory_seconds);
