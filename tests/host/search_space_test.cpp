@@ -227,14 +227,18 @@ TEST(SearchSpace, SixteenBitDecodeProblemsGetTheStreamKernel) {
           EXPECT_EQ(c.precision, p) << c.name();
           if (c.family == KernelFamily::skinny_stream) {
             stream_rows.insert(c.block_m);
-            if (!op_b_transposed(layout)) EXPECT_EQ(c.thread_n, 8) << c.name();
+            if (!op_b_transposed(layout)) {
+              EXPECT_EQ(c.thread_n, 8) << c.name();
+            }
           }
           EXPECT_NE(c.family, KernelFamily::skinny_tiled) << c.name();
           mma32 = mma32 || (c.family == KernelFamily::mma && c.block_m == 32);
         }
         const std::set<int> expected = m <= 8 ? std::set<int>{m == 1 ? 1 : m <= 4 ? 4 : 8} : std::set<int>{};
         EXPECT_EQ(stream_rows, expected) << shape.label();
-        if (m >= 16 && !op_a_transposed(layout)) EXPECT_TRUE(mma32) << shape.label();
+        if (m >= 16 && !op_a_transposed(layout)) {
+          EXPECT_TRUE(mma32) << shape.label();
+        }
       }
 }
 
