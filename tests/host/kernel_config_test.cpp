@@ -144,12 +144,21 @@ TEST(KernelConfig, LayoutIsNamedCompiledAndRoundTrips) {
 
 // The skinny families: their own names, expressions, thread counts and shared memory, JSON that
 // names the family (sgemm entries stay as they were), and fields they do not use kept at defaults.
-TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
+// A stream kernel of 4 columns a lane, 8 lanes along K, 2 warps along N (block_n 32), unrolled
+// twice with prefetch, in layout nt.
+KernelConfig nt_stream(Precision precision, int block_m, int k_groups, int split_k) {
   KernelConfig stream;
   stream.family = KernelFamily::skinny_stream;
-  stream.block_m = 8, stream.thread_n = 4, stream.lanes_k = 8, stream.warps_n = 2, stream.k_groups = 4;
-  stream.unroll = 2, stream.prefetch = true, stream.split_k = 4, stream.layout = Layout::nt;
+  stream.precision = precision;
+  stream.block_m = block_m, stream.thread_n = 4, stream.lanes_k = 8, stream.warps_n = 2;
+  stream.k_groups = k_groups, stream.unroll = 2, stream.prefetch = true, stream.split_k = split_k;
+  stream.layout = Layout::nt;
   stream.block_n = 2 * (32 / 8) * 4;
+  return stream;
+}
+
+TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
+  const KernelConfig stream = nt_stream(Precision::fp32, 8, 4, 4);
   EXPECT_FALSE(config_error(stream).has_value()) << *config_error(stream);
   EXPECT_EQ(stream.name(), "skinny_s8x32_t4_l8_w2x4_u2p_k4_nt");
   EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,8,4,8,2,4,2,1,1,0>");
@@ -197,12 +206,7 @@ TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
 // JSON (FP32 entries carry none, as before); B's rows along n need whole 8-column vectors; no
 // 3xtf32 or tf32 operands, and the tiled kernel stays FP32.
 TEST(KernelConfig, SkinnyStreamTakesSixteenBitOperands) {
-  KernelConfig stream;
-  stream.family = KernelFamily::skinny_stream;
-  stream.precision = Precision::bf16;
-  stream.block_m = 4, stream.thread_n = 4, stream.lanes_k = 8, stream.warps_n = 2, stream.k_groups = 2;
-  stream.unroll = 2, stream.prefetch = true, stream.split_k = 2, stream.layout = Layout::nt;
-  stream.block_n = 2 * (32 / 8) * 4;
+  const KernelConfig stream = nt_stream(Precision::bf16, 4, 2, 2);
   EXPECT_FALSE(config_error(stream).has_value()) << *config_error(stream);
   EXPECT_EQ(stream.name(), "skinny_bf16_s4x32_t4_l8_w2x2_u2p_k2_nt");
   EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,1,1>");
