@@ -4,7 +4,9 @@
 # what the cold runs compiled), each run with an empty results directory and --log-level debug;
 # then a kill -9 of a 4-GPU run (the whole process group, 4.5 s in) and its resume, checked by
 # check_resume.py. Logs, results and summary.txt go to $OUT (default /tmp/multi-gpu).
-#   scripts/spikes/multi-gpu/measure.sh [GEMM_TUNE]
+# With BEFORE=<another gemm-tune>, the warm 4-GPU run is repeated twice, that binary's and this
+# one's in turn, over copies of the same warm cache (a change compared on one machine).
+#   [BEFORE=gemm-tune-before] scripts/spikes/multi-gpu/measure.sh [GEMM_TUNE]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "${1:-$here/../../../build/tuner/gemm-tune}")
@@ -13,11 +15,11 @@ work=$(mktemp -d)
 mkdir -p "$OUT"
 SIZES=512,1000,1024,2048,3000,4096,64x4096x4096,4096x4096x64
 nvidia-smi --query-gpu=index,name,driver_version --format=csv | tee "$OUT/machine.txt"
-tune() {  # name gpus cache
-  local name=$1 gpu=$2 cache=$3 t0 t1 rc
+tune() {  # name gpus cache [binary]
+  local name=$1 gpu=$2 cache=$3 exe=${4:-$bin} t0 t1 rc
   mkdir -p "$work/r-$name"
   t0=$(date +%s.%N)
-  GEMMTUNE_CACHE_DIR=$cache "$bin" --gpu "$gpu" --sizes $SIZES --budget 120 --seed 1 \
+  GEMMTUNE_CACHE_DIR=$cache "$exe" --gpu "$gpu" --sizes $SIZES --budget 120 --seed 1 \
     --results-dir "$work/r-$name" --log-level debug > "$OUT/$name.log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
@@ -33,6 +35,16 @@ for n in 1 2 4; do
   case $n in 1) g=0 ;; 2) g=0,1 ;; 4) g=all ;; esac
   tune warm$n $g "$work/w$n"
 done
+if [ -n "${BEFORE:-}" ]; then
+  for round in a b; do
+    for n in 4; do
+      case $n in 2) g=0,1 ;; 4) g=all ;; esac
+      rm -rf "$work/wb" "$work/wa" && cp -r "$work/warm" "$work/wb" && cp -r "$work/warm" "$work/wa"
+      tune "before-warm$n$round" $g "$work/wb" "$(realpath "$BEFORE")"
+      tune "after-warm$n$round" $g "$work/wa"
+    done
+  done
+fi
 cp -r "$work/warm" "$work/ck"
 mkdir -p "$work/r-kill"
 GEMMTUNE_CACHE_DIR=$work/ck setsid "$bin" --gpu all --sizes $SIZES --budget 120 --seed 1 \
