@@ -37,12 +37,9 @@ for n in 1 2 4; do
 done
 if [ -n "${BEFORE:-}" ]; then
   for round in a b; do
-    for n in 4; do
-      case $n in 2) g=0,1 ;; 4) g=all ;; esac
-      rm -rf "$work/wb" "$work/wa" && cp -r "$work/warm" "$work/wb" && cp -r "$work/warm" "$work/wa"
-      tune "before-warm$n$round" $g "$work/wb" "$(realpath "$BEFORE")"
-      tune "after-warm$n$round" $g "$work/wa"
-    done
+    rm -rf "$work/wb" "$work/wa" && cp -r "$work/warm" "$work/wb" && cp -r "$work/warm" "$work/wa"
+    tune "before-warm4$round" all "$work/wb" "$(realpath "$BEFORE")"
+    tune "after-warm4$round" all "$work/wa"
   done
 fi
 cp -r "$work/warm" "$work/ck"
