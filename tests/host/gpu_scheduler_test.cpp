@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -218,41 +217,6 @@ TEST_F(GpuScheduler, EightGpusTwoOfWhichDieTuneTwoHundredProblemsOnceEach) {
   EXPECT_FALSE(s.error);
   for (int m = 1; m <= 200; ++m) EXPECT_EQ(ledger_.tuned_times[m], 1) << m;
   EXPECT_EQ(ms_in_results(results()).size(), 200u);
-}
-
-TEST(HandOutOrder, OneGpuKeepsTheGivenOrderSeveralTakeTheMostWorkFirst) {
-  const std::vector<GemmShape> given = {{512, 512, 512}, {4096, 4096, 64}, {4096, 4096, 4096},
-                                        {1024, 1024, 1024}, {64, 4096, 4096}, {8, 4096, 4096, Layout::nn, 64}};
-  EXPECT_EQ(hand_out_order(given, 1), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
-  // 4096^3 first; the batch counts (64 x 8x4096x4096 is 2.1e10 operations); the three of 2.1e9 as given.
-  EXPECT_EQ(hand_out_order(given, 2), (std::vector<std::size_t>{2, 5, 1, 3, 4, 0}));
-}
-
-TEST_F(GpuScheduler, SeveralGpusTakeTheLongestProblemsFirst) {
-  // Each GPU takes from the queue in its order, so the problems each one tuned come largest first
-  // (which GPU took which depends on the threads' timing).
-  class Recording : public ProblemTuner {
-   public:
-    explicit Recording(std::string label) : label_(std::move(label)) {}
-    std::string label() const override { return label_; }
-    ShapeOutcome tune(const GemmShape& shape) override {
-      took.push_back(shape.m);
-      ShapeOutcome o;
-      o.shape = shape;
-      o.complete = true;
-      return o;
-    }
-    std::vector<int> took;
-
-   private:
-    std::string label_;
-  } a("GPU 0"), b("GPU 1");
-  const Schedule s = tune_on_gpus({&a, &b}, problems(6), kNeverStop);
-  EXPECT_TRUE(std::is_sorted(a.took.rbegin(), a.took.rend()));
-  EXPECT_TRUE(std::is_sorted(b.took.rbegin(), b.took.rend()));
-  EXPECT_EQ(a.took.size() + b.took.size(), 6u);
-  ASSERT_EQ(s.outcomes.size(), 6u);
-  for (int m = 1; m <= 6; ++m) EXPECT_EQ(s.outcomes[m - 1].shape.m, m);  // reported in the order given
 }
 
 TEST_F(GpuScheduler, AStopHandsOutNothingMore) {

@@ -5,11 +5,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -33,7 +31,7 @@ class Dispatcher {
   Dispatcher(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
              const std::function<bool()>& stop)
       : problems_(problems), stop_(stop), active_(gpus.size()), done_(problems.size()), timelines_(gpus.size()) {
-    for (std::size_t i : hand_out_order(problems, gpus.size())) queue_.push_back({i, 0, nullptr});
+    for (std::size_t i = 0; i < problems.size(); ++i) queue_.push_back({i, 0, nullptr});
     for (std::size_t g = 0; g < gpus.size(); ++g) timelines_[g].label = gpus[g]->label();
   }
 
@@ -119,15 +117,6 @@ class Dispatcher {
 };
 
 }  // namespace
-
-std::vector<std::size_t> hand_out_order(const std::vector<GemmShape>& problems, std::size_t gpu_count) {
-  std::vector<std::size_t> order(problems.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  if (gpu_count > 1)
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return problems[a].flops() > problems[b].flops(); });
-  return order;
-}
 
 Schedule tune_on_gpus(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
                       const std::function<bool()>& stop) {

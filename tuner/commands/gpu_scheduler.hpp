@@ -83,18 +83,8 @@ struct Schedule {
   std::exception_ptr error;            // the first error behind an untuned problem, else null
 };
 
-// The order a run hands its problems out in, as indices into them. One GPU: as given (a record's
-// most called first, so an interrupted run has tuned what matters most). Several: the most
-// floating-point operations first, ties as given. Handed out as given, the long problems of a
-// `--sizes 512,...,4096` list started last and the other GPUs waited for them (issue #47: a warm
-// 4-GPU run's GPUs finished 0.5 to 2.6 s apart); the most work first is the classic remedy
-// (longest processing time first), and the operations are what a problem's length follows once
-// its binaries are compiled.
-std::vector<std::size_t> hand_out_order(const std::vector<GemmShape>& problems, std::size_t gpu_count);
-
 // Runs until every problem is tuned, every GPU is retired, or stop() says so (it is asked before
-// each problem is handed out; a problem in flight ends as its tuner decides). Problems are handed
-// out in hand_out_order.
+// each problem is handed out; a problem in flight ends as its tuner decides).
 Schedule tune_on_gpus(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
                       const std::function<bool()>& stop);
 

@@ -132,12 +132,10 @@ int run_tune(const TuneOptions& options) {
   const auto started = Clock::now();
   const std::vector<int> indices = select_devices(options.gpu);
   // The workers come up while the devices are queried and the run is set up; GPU i most likely
-  // takes the i-th problem handed out first (a wrong guess costs one more prepare).
-  const std::vector<std::size_t> first_out = hand_out_order(options.shapes, indices.size());
+  // takes problem i first (a wrong guess costs one more prepare).
   std::vector<StartedWorker> workers;
   for (std::size_t i = 0; i < indices.size(); ++i)
-    workers.push_back(
-        start_worker(options, indices[i], i < first_out.size() ? &options.shapes[first_out[i]] : nullptr));
+    workers.push_back(start_worker(options, indices[i], i < options.shapes.size() ? &options.shapes[i] : nullptr));
   std::vector<DeviceProfile> devices;
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < indices.size(); ++i) {
