@@ -422,6 +422,24 @@ TEST(StrategyReplay, SurrogateGoesOnWithoutARerunsUncompiledStragglers) {
   EXPECT_EQ(after_stall(on_hand, 6), 0u) << "more than a quarter of a generation";
 }
 
+// A first run (nothing on hand) whose generation was small, because the look-ahead had room for
+// only a few, waits for its stragglers like any first run. It used to read the empty on-hand list
+// there: gemm-tune segfaulted near the end of a bf16 decode search (issue #42, H200, 2026-11-26).
+TEST(StrategyReplay, SurrogateColdRunsSmallGenerationWaitsForItsStragglers) {
+  const Recorded& r = replay().begin()->second;
+  StrategyContext ctx;
+  ctx.candidates = r.candidates;
+  ctx.prior = r.prior;
+  auto strategy = make_strategy("surrogate", ctx);
+  const std::vector<std::size_t> few = strategy->propose(4);
+  ASSERT_EQ(few.size(), 4u);
+  strategy->observe(few[0], r.tflops.at(few[0]));
+  strategy->stalled();
+  EXPECT_TRUE(strategy->propose(kAsked).empty()) << "three stragglers of a first run are waited for";
+  for (std::size_t k = 1; k < few.size(); ++k) strategy->observe(few[k], r.tflops.at(few[k]));
+  EXPECT_FALSE(strategy->propose(kAsked).empty()) << "once they are in, the next generation comes";
+}
+
 TEST(StrategyReplay, WarmCacheRerunKeepsToCompiledBinaries) {
   for (const auto& [m, r] : default_space()) {
     double share_blind = 0, share_told = 0, best_blind = 0, best_told = 0, best_waiting = 0;

@@ -174,10 +174,11 @@ class Surrogate : public SearchStrategy {
   // Whether the next generation may go without the measurements still outstanding: the GPU waits
   // for NVRTC, only for candidates not on hand, and the latest generation was a rerun's (at most a
   // quarter of it not on hand). A search over a cache of other problems' binaries waits as a first
-  // run does.
+  // run does, and so does one with nothing on hand, whatever its generation's size (a small one,
+  // where the look-ahead had room for a few, once read the empty on-hand list: issue #42's crash).
   bool may_leave_stragglers() const {
     const std::size_t quarter = population_ / 4;
-    if (!stalled_ || latest_off_hand_ > quarter || outstanding_.size() > quarter) return false;
+    if (on_hand_.empty() || !stalled_ || latest_off_hand_ > quarter || outstanding_.size() > quarter) return false;
     return std::none_of(outstanding_.begin(), outstanding_.end(), [&](std::size_t i) { return on_hand_[i]; });
   }
 
