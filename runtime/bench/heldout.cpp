@@ -207,29 +207,30 @@ cublasStatus_t run_cublas(cublasHandle_t h, const GemmProblem& p, const void* a,
     const auto* fa = static_cast<const float*>(a);
     const auto* fb = static_cast<const float*>(b);
     if (p.batch == 1)
-      return cublasSgemm(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, fa, p.lda, &beta, fc, p.ldc);
-    return cublasSgemmStridedBatched(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, p.stride_b, fa,
-                                     p.lda, p.stride_a, &beta, fc, p.ldc, p.stride_c, p.batch);
+      return cublasSgemm(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, fa, p.lda, &beta, fc,
+                         p.ldc);
+    return cublasSgemmStridedBatched(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, p.stride_b,
+                                     fa, p.lda, p.stride_a, &beta, fc, p.ldc, p.stride_c, p.batch);
   }
   const bool f64 = call == Call::float64;
   const double alpha64 = 1.0, beta64 = 0.0;  // a 64-bit compute type takes double scalars
   const void* alpha_arg = f64 ? static_cast<const void*>(&alpha64) : &alpha;
   const void* beta_arg = f64 ? static_cast<const void*>(&beta64) : &beta;
-  const cudaDataType_t type = f64 ? CUDA_R_64F
+  const cudaDataType_t type = f64                              ? CUDA_R_64F
                               : p.precision == Precision::bf16 ? CUDA_R_16BF
                               : p.precision == Precision::fp16 ? CUDA_R_16F
                                                                : CUDA_R_32F;
   const cudaDataType_t c_type = f64 ? CUDA_R_64F : CUDA_R_32F;
-  const cublasComputeType_t compute = f64 ? CUBLAS_COMPUTE_64F
+  const cublasComputeType_t compute = f64                              ? CUBLAS_COMPUTE_64F
                                       : p.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                        : CUBLAS_COMPUTE_32F;
   // One product is cublasGemmEx, the call an application makes (the batched form picks other kernels).
   if (p.batch == 1)
-    return cublasGemmEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, alpha_arg, b, type, p.ldb, a, type, p.lda, beta_arg, c,
-                        c_type, p.ldc, compute, CUBLAS_GEMM_DEFAULT);
-  return cublasGemmStridedBatchedEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, alpha_arg, b, type, p.ldb, p.stride_b, a,
-                                    type, p.lda, p.stride_a, beta_arg, c, c_type, p.ldc, p.stride_c, p.batch, compute,
-                                    CUBLAS_GEMM_DEFAULT);
+    return cublasGemmEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, alpha_arg, b, type, p.ldb, a, type, p.lda,
+                        beta_arg, c, c_type, p.ldc, compute, CUBLAS_GEMM_DEFAULT);
+  return cublasGemmStridedBatchedEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, alpha_arg, b, type, p.ldb,
+                                    p.stride_b, a, type, p.lda, p.stride_a, beta_arg, c, c_type, p.ldc,
+                                    p.stride_c, p.batch, compute, CUBLAS_GEMM_DEFAULT);
 }
 
 // ||C - R||_F / ||R||_F over the problem's elements (not the padding between rows), for the library's
@@ -246,14 +247,15 @@ NormwiseErrors normwise_errors(cublasHandle_t h, const GemmProblem& p, const std
   const std::vector<double> wide_a(ha.begin(), ha.end()), wide_b(hb.begin(), hb.end());
   double *a = nullptr, *b = nullptr, *r = nullptr;
   std::vector<double> reference(got.size());
-  const bool ok = check(cudaMalloc(&a, 8 * wide_a.size()), "cudaMalloc") &&
-                  check(cudaMalloc(&b, 8 * wide_b.size()), "cudaMalloc") &&
-                  check(cudaMalloc(&r, 8 * reference.size()), "cudaMalloc") &&
-                  check(cudaMemcpy(a, wide_a.data(), 8 * wide_a.size(), cudaMemcpyHostToDevice), "copy") &&
-                  check(cudaMemcpy(b, wide_b.data(), 8 * wide_b.size(), cudaMemcpyHostToDevice), "copy") &&
-                  check(run_cublas(h, p, a, b, r, Call::float64), "cuBLAS float64 reference") &&
-                  check(cudaStreamSynchronize(stream), "float64 reference") &&
-                  check(cudaMemcpy(reference.data(), r, 8 * reference.size(), cudaMemcpyDeviceToHost), "copy");
+  const bool ok =
+      check(cudaMalloc(&a, 8 * wide_a.size()), "cudaMalloc") &&
+      check(cudaMalloc(&b, 8 * wide_b.size()), "cudaMalloc") &&
+      check(cudaMalloc(&r, 8 * reference.size()), "cudaMalloc") &&
+      check(cudaMemcpy(a, wide_a.data(), 8 * wide_a.size(), cudaMemcpyHostToDevice), "copy") &&
+      check(cudaMemcpy(b, wide_b.data(), 8 * wide_b.size(), cudaMemcpyHostToDevice), "copy") &&
+      check(run_cublas(h, p, a, b, r, Call::float64), "cuBLAS float64 reference") &&
+      check(cudaStreamSynchronize(stream), "float64 reference") &&
+      check(cudaMemcpy(reference.data(), r, 8 * reference.size(), cudaMemcpyDeviceToHost), "copy");
   cudaFree(a), cudaFree(b), cudaFree(r);
   if (!ok) return {};
   double library = 0, cublas = 0, norm = 0;
@@ -357,8 +359,8 @@ int main(int argc, char** argv) {
   nlohmann::json entries = nlohmann::json::array();
   // 3xtf32: the normwise errors of the library's C and of SGEMM's (the cuBLAS column) against float64.
   const bool with_errors = precision == Precision::tf32x3;
-  std::printf("\n%-5s %-10s %-26s %-52s %9s %9s %7s%s%s\n", "set", "kind", "problem", "ran", "TFLOP/s", "cuBLAS", "ratio",
-              with_errors ? "       err  SGEMM err" : "", decode ? "   GB/s  % copy" : "");
+  std::printf("\n%-5s %-10s %-26s %-52s %9s %9s %7s%s%s\n", "set", "kind", "problem", "ran", "TFLOP/s",
+              "cuBLAS", "ratio", with_errors ? "       err  SGEMM err" : "", decode ? "   GB/s  % copy" : "");
   int failures = 0;
   for (const Shape& s : shapes) {
     if (!only.empty() && only != s.set) continue;
@@ -403,7 +405,8 @@ int main(int argc, char** argv) {
       cudaMemcpy(abs_a, ha_abs.data(), 4 * fa, cudaMemcpyHostToDevice);
       cudaMemcpy(abs_b, hb_abs.data(), 4 * fb, cudaMemcpyHostToDevice);
       cudaMemset(operand[0].c, 0xff, 4 * fc);  // NaN
-      ok = library.gemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) == gemmtune::Status::success &&
+      ok = library.gemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) ==
+               gemmtune::Status::success &&
            check(run_cublas(cublas, p, operand[0].a, operand[0].b, reference), "cuBLAS") &&
            check(run_cublas(cublas, problem_of(s), abs_a, abs_b, magnitude, Call::sgemm), "cuBLAS |A||B|") &&
            check(cudaStreamSynchronize(stream), "check");
@@ -420,7 +423,8 @@ int main(int argc, char** argv) {
             worst = std::isnan(ratio) ? INFINITY : std::max(worst, ratio);
           }
       cudaFree(abs_a), cudaFree(abs_b), cudaFree(reference), cudaFree(magnitude);
-      if (ok && precision == Precision::tf32x3) errors = normwise_errors(cublas, p, ha, hb, got, want, stream);
+      if (ok && precision == Precision::tf32x3)
+        errors = normwise_errors(cublas, p, ha, hb, got, want, stream);
     }
     const bool correct = ok && worst <= 1.0;
 

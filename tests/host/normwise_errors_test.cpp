@@ -26,7 +26,8 @@ constexpr double kKernelError = 2.61e-7, kSgemmError = 6.1e-7;
 
 // The shipped H100 results: their 3xtf32 entries predate the error fields.
 nlohmann::json shipped_h100() {
-  return nlohmann::json::parse(*read_whole_file(testing_paths::source_dir() / "results/nvidia-h100-80gb-hbm3.json"));
+  return nlohmann::json::parse(
+      *read_whole_file(testing_paths::source_dir() / "results/nvidia-h100-80gb-hbm3.json"));
 }
 
 bool is_3xtf32_1024(const nlohmann::json& entry) {
@@ -34,9 +35,12 @@ bool is_3xtf32_1024(const nlohmann::json& entry) {
          entry["layout"] == "nn" && entry.value("batch", 1) == 1;
 }
 
-GemmShape problem_1024_3xtf32() { return parse_sizes("1024:3xtf32").front(); }
+GemmShape problem_1024_3xtf32() {
+  return parse_sizes("1024:3xtf32").front();
+}
 
-const TunedShape& tuned(const TunedResults& results, const GemmShape& shape) {
+// By value: callers pass the results as a temporary.
+TunedShape tuned(const TunedResults& results, const GemmShape& shape) {
   const auto it = std::find_if(results.shapes.begin(), results.shapes.end(),
                                [&](const TunedShape& s) { return s.problem == shape; });
   if (it == results.shapes.end()) throw std::runtime_error("no entry for " + shape.label());
@@ -75,7 +79,7 @@ TEST_F(NormwiseErrors, WrittenByTheStoreAndReadBack) {
   entry["sgemm_normwise_error"] = kSgemmError;
   const auto path = dir_ / "gpu.json";
   merge_results(path, {{"device", doc["device"]}}, nlohmann::json::array({entry}));
-  const TunedShape& shape = tuned(read(path), problem_1024_3xtf32());
+  const TunedShape shape = tuned(read(path), problem_1024_3xtf32());
   EXPECT_DOUBLE_EQ(shape.normwise_error, kKernelError);
   EXPECT_DOUBLE_EQ(shape.sgemm_normwise_error, kSgemmError);
 }
@@ -102,8 +106,10 @@ TEST_F(NormwiseErrors, MergeAndRewritesKeepThem) {
   nlohmann::json faster = nlohmann::json::parse(*read_whole_file(with_errors("faster.json")));
   for (auto& entry : faster["entries"])
     if (is_3xtf32_1024(entry)) entry["best"]["tflops"] = entry["best"]["tflops"].get<double>() * 1.1;
-  const MergedFiles merged = merge_result_files({write("older.json", shipped_h100()), write("faster.json", faster)});
-  const auto kept = std::find_if(merged.document["entries"].begin(), merged.document["entries"].end(), is_3xtf32_1024);
+  const MergedFiles merged =
+      merge_result_files({write("older.json", shipped_h100()), write("faster.json", faster)});
+  const auto kept =
+      std::find_if(merged.document["entries"].begin(), merged.document["entries"].end(), is_3xtf32_1024);
   ASSERT_NE(kept, merged.document["entries"].end());
   EXPECT_EQ(kept->value("normwise_error", 0.0), kKernelError);
   EXPECT_EQ(kept->value("sgemm_normwise_error", 0.0), kSgemmError);
@@ -122,7 +128,8 @@ TEST_F(NormwiseErrors, CompareShowsThemOnlyWhereMeasured) {
     return write("second-" + path.filename().string(), doc);
   };
   const auto tables_of = [&](const std::filesystem::path& path) {
-    const auto tables = comparison_tables(build_comparison({load_result_file(path), load_result_file(second(path))}));
+    const auto tables =
+        comparison_tables(build_comparison({load_result_file(path), load_result_file(second(path))}));
     return *std::find_if(tables.begin(), tables.end(),
                          [](const ReportTable& t) { return t.title == "Measured winners"; });
   };

@@ -9,22 +9,22 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
-#include "core/atomic_file.hpp"
 #include "commands/common_options.hpp"
+#include "core/atomic_file.hpp"
 #include "core/device_profile.hpp"
 #include "core/file_formats.hpp"
 #include "core/kernel_compiler.hpp"
 #include "core/results_file.hpp"
+#include "core/results_store.hpp"
+#include "core/timestamp.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "record/baseline_entry.hpp"
 #include "report/bench_table.hpp"
-#include "core/results_store.hpp"
-#include "core/timestamp.hpp"
 
 namespace gemmtune {
 namespace {
@@ -52,10 +52,15 @@ std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path
   }
   for (const TunedShape& s : results.shapes) {
     if (s.has_kernel())
-      winners[s.problem] = {s.config, s.cublas_won, s.winner == "cublaslt", "", s.normwise_error, s.sgemm_normwise_error};
+      winners[s.problem] = {s.config, s.cublas_won,     s.winner == "cublaslt",
+                            "",       s.normwise_error, s.sgemm_normwise_error};
     else if (s.cublas_won)
-      winners[s.problem] = {std::nullopt, true, s.winner == "cublaslt", s.reason.empty() ? "no kernel recorded" : s.reason,
-                            0, 0};
+      winners[s.problem] = {std::nullopt,
+                            true,
+                            s.winner == "cublaslt",
+                            s.reason.empty() ? "no kernel recorded" : s.reason,
+                            0,
+                            0};
   }
   return winners;
 }
@@ -85,7 +90,8 @@ int run_bench(const TuneOptions& options) {
   std::printf("\n%s, FP32 peak %.1f TFLOP/s\n", device.name.c_str(), device.fp32_tflops);
   bool with_errors = false;  // the error columns, where a problem of the run has them
   for (const auto& shape : options.shapes)
-    if (const auto it = winners.find(shape); it != winners.end() && it->second.normwise_error > 0) with_errors = true;
+    if (const auto it = winners.find(shape); it != winners.end() && it->second.normwise_error > 0)
+      with_errors = true;
   std::fputs(bench_header(with_errors).c_str(), stdout);
   double log_ratio_sum = 0, log_delivered_sum = 0;
   std::size_t kernel_rows = 0, rows = 0;
@@ -124,12 +130,15 @@ int run_bench(const TuneOptions& options) {
     row.normwise_error = winner.normwise_error;
     row.sgemm_normwise_error = winner.sgemm_normwise_error;
     log_delivered_sum += std::log(row.delivered);
-    nlohmann::json entry = {{"delivered_ratio", row.delivered}, {"race_rounds", race.rounds}, {"date", utc_timestamp()}};
+    nlohmann::json entry = {
+        {"delivered_ratio", row.delivered}, {"race_rounds", race.rounds}, {"date", utc_timestamp()}};
     if (row.cublas_percent_of_peak) entry["cublas_percent_of_peak"] = *row.cublas_percent_of_peak;
     if (winner.normwise_error > 0) entry["normwise_error"] = winner.normwise_error;
     if (winner.sgemm_normwise_error > 0) entry["sgemm_normwise_error"] = winner.sgemm_normwise_error;
     add_baselines(entry, baselines, config ? median(race.configs_ms[0]) : 0);
-    entry["winner"] = !winner.cublas_won ? "kernel" : winner.cublaslt_won ? "cublaslt" : "cublas";  // the results'
+    entry["winner"] = !winner.cublas_won    ? "kernel"
+                      : winner.cublaslt_won ? "cublaslt"
+                                            : "cublas";  // the results'
     if (!config) {  // the tuner recorded cuBLAS without a race
       row.config = "no kernel: " + winner.fallback;
       std::fputs(bench_line(row, with_errors).c_str(), stdout);

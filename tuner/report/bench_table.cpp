@@ -25,11 +25,10 @@ std::string bench_header(bool with_errors) {
 }
 
 std::string bench_line(const BenchRow& row, bool with_errors) {
-  std::string line = fmt::format("{:<16} {:<50} {:>9} {:>7} {:>9.2f} {:>7} {:>8} {:>8}", row.problem,
-                                 row.config.substr(0, 50), cell(row.tflops, "{:.2f}"),
-                                 cell(row.percent_of_peak, "{:.1f}%"), row.cublas_tflops,
-                                 cell(row.cublas_percent_of_peak, "{:.1f}%"), cell(row.ratio, "{:.3f}x"),
-                                 cell(row.vs_lt, "{:.3f}x"));
+  std::string line = fmt::format(
+      "{:<16} {:<50} {:>9} {:>7} {:>9.2f} {:>7} {:>8} {:>8}", row.problem, row.config.substr(0, 50),
+      cell(row.tflops, "{:.2f}"), cell(row.percent_of_peak, "{:.1f}%"), row.cublas_tflops,
+      cell(row.cublas_percent_of_peak, "{:.1f}%"), cell(row.ratio, "{:.3f}x"), cell(row.vs_lt, "{:.3f}x"));
   if (with_errors)
     line += fmt::format(" {:>9} {:>9}", format_normwise_error(row.normwise_error),
                         format_normwise_error(row.sgemm_normwise_error));

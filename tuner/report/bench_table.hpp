@@ -16,8 +16,8 @@ struct BenchRow {
   std::optional<double> percent_of_peak;  // of the peak in the problem's precision
   double cublas_tflops = 0;
   std::optional<double> cublas_percent_of_peak;
-  std::optional<double> ratio;   // cuBLAS time / kernel time; none without a kernel
-  std::optional<double> vs_lt;   // the fastest cuBLASLt contestant's time / kernel time
+  std::optional<double> ratio;      // cuBLAS time / kernel time; none without a kernel
+  std::optional<double> vs_lt;      // the fastest cuBLASLt contestant's time / kernel time
   double normwise_error = 0;        // the results entry's, 0: not measured
   double sgemm_normwise_error = 0;  // cuBLAS SGEMM's on the same inputs (3xtf32), 0: not measured
   double delivered = 0;             // what the library runs there, against cuBLAS's default call

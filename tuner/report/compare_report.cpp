@@ -180,10 +180,15 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
       out.sources.push_back(plan->path.string());
       std::map<GemmShape, ComparedWinner> winners;
       for (const PredictedWinner& w : plan->winners)
-        winners[w.shape] = {
-            w.name,       w.config,     w.predicted_tflops,
-            percent_of_peak(w.predicted_tflops, plan->device, w.shape.precision),
-            std::nullopt, std::nullopt, std::nullopt, 0, 0};
+        winners[w.shape] = {w.name,
+                            w.config,
+                            w.predicted_tflops,
+                            percent_of_peak(w.predicted_tflops, plan->device, w.shape.precision),
+                            std::nullopt,
+                            std::nullopt,
+                            std::nullopt,
+                            0,
+                            0};
       add_column(out.predicted, describe(plan->device, plan->path, plan->date), winners);
     } else if (const auto* peer = std::get_if<PeerMeasurements>(&file)) {
       out.sources.push_back(peer->path.string());
