@@ -716,7 +716,7 @@ nlohmann::json ShapeTuner::normwise_errors(const nlohmann::json& best, Search& s
     measured = gpu_->evaluate(best["config"].get<KernelConfig>(), 1);
     search.gpu_seconds += seconds_since(tg);
     if (parse_status(measured.value("status", "")) != CandidateStatus::ok)
-      spdlog::warn("{}: the winner {} fails its check at the problem itself ({}): {}", shape.label(), name,
+      spdlog::warn("{}: the winner {}, evaluated at the problem itself: {} ({})", shape.label(), name,
                    measured.value("status", ""), measured.value("detail", ""));
   }
   for (const char* key : {"normwise_error", "sgemm_normwise_error"})
