@@ -15,6 +15,11 @@ namespace gemmtune {
 
 std::string DeviceProfile::arch() const { return fmt::format("sm_{}", compute_capability); }
 
+std::optional<double> peak_tflops(const DeviceProfile& device, Precision precision) {
+  if (precision != Precision::fp32 || device.fp32_tflops <= 0) return std::nullopt;
+  return device.fp32_tflops;
+}
+
 std::string slugify(const std::string& name) {
   std::string slug;
   for (char ch : name) {

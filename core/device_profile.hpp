@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "gemmtune/precision.hpp"
+
 namespace gemmtune {
 
 struct DeviceProfile {
@@ -32,6 +34,12 @@ struct DeviceProfile {
 
   std::string arch() const;  // "sm_90"
 };
+
+// The peak rate a "% of peak" for a problem of this precision is measured against, TFLOP/s; nullopt
+// where the profile does not know it. Profiles hold the FP32 FMA rate only: the tensor cores' rates
+// (3xtf32 runs three TF32 products per FP32 one) are not in cudaDeviceProp, and FP32's peak is no
+// ceiling for them (3xtf32 runs at twice it on an H100).
+std::optional<double> peak_tflops(const DeviceProfile& device, Precision precision);
 
 // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
 std::string slugify(const std::string& name);

@@ -66,6 +66,8 @@ TunedShape read_entry(const Field& entry, int version) {
                              layout_name(raced.config.layout), layout_name(problem.layout)));
   shape.kernel_ratio = optional_number(entry, "ratio_vs_cublas");
   if (entry.has("cublas")) shape.cublas_tflops = optional_number(entry["cublas"], "tflops");
+  shape.normwise_error = optional_number(entry, "normwise_error");
+  shape.sgemm_normwise_error = optional_number(entry, "sgemm_normwise_error");
 
   if (version == 1) {
     static_cast<void>(entry["best"]);  // required in schema 1: throws where it is absent

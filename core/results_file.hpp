@@ -48,6 +48,12 @@ struct TunedShape {
   std::string reason;        // why cuBLAS was recorded without a race (a fallback), or empty
   std::string search_menu;   // a portfolio cell's menu key ("search"."menu"), or empty
   std::vector<RacedConfig> raced;  // the best and its alternatives (a portfolio cell: the whole menu)
+  // ||C - R||_F / ||R||_F against the float64 reference from the same (rounded) inputs, at the
+  // problem itself; 0 where not measured (fp32 is checked against cuBLAS SGEMM instead, and files
+  // before these fields say nothing). The best kernel's, and cuBLAS SGEMM's on the same inputs
+  // (3xtf32 only: the accuracy a 3xtf32 kernel must match).
+  double normwise_error = 0;
+  double sgemm_normwise_error = 0;
 
   bool has_kernel() const { return !raced.empty(); }
 };

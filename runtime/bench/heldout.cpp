@@ -14,7 +14,8 @@
 // and C over the time) as a fraction of the device-to-device copy bandwidth measured in the same run.
 // --precision runs the same shapes in another precision (gemmtune::Handle::gemm against cuBLAS in that
 // precision: cublasGemmEx with FAST_TF32 for tf32, 16-bit A and B with FP32 C for bf16 and fp16,
-// cublasSgemm for 3xtf32, whose users ask for FP32).
+// cublasSgemm for 3xtf32, whose users ask for FP32); for 3xtf32 each row also gives the normwise
+// errors of the library's C and of SGEMM's against a float64 reference (DGEMM) on the same inputs.
 //   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only heldout|tuned|decode]
 //                    [--precision fp32|3xtf32|tf32|bf16|fp16]
 #include <cublas_v2.h>
@@ -190,29 +191,84 @@ const std::pair<const char*, Precision> kPrecisions[] = {{"fp32", Precision::fp3
 
 std::size_t element_bytes(Precision p) { return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4; }
 
+// What run_cublas computes: the problem in its precision; SGEMM on float operands (|A||B|, for the
+// bound); or DGEMM on double operands and C, the float64 reference of 3xtf32's normwise errors.
+enum class Call { precision, sgemm, float64 };
+
 // cuBLAS on the row-major problem: C^T = op(B)^T op(A)^T column-major, as an application calls it, in
-// the problem's precision (3xtf32: SGEMM, the call its users make); as_sgemm: SGEMM on float operands.
-cublasStatus_t run_cublas(cublasHandle_t h, const GemmProblem& p, const void* a, const void* b, float* c,
-                          bool as_sgemm = false) {
+// the problem's precision (3xtf32: SGEMM, the call its users make), or as call says.
+cublasStatus_t run_cublas(cublasHandle_t h, const GemmProblem& p, const void* a, const void* b, void* c,
+                          Call call = Call::precision) {
   const float alpha = 1.0f, beta = 0.0f;
   const auto op = [](Op o) { return o == Op::t ? CUBLAS_OP_T : CUBLAS_OP_N; };
-  if (as_sgemm || p.precision == Precision::fp32 || p.precision == Precision::tf32x3) {
+  if (call == Call::sgemm ||
+      (call == Call::precision && (p.precision == Precision::fp32 || p.precision == Precision::tf32x3))) {
+    float* fc = static_cast<float*>(c);
     const auto* fa = static_cast<const float*>(a);
     const auto* fb = static_cast<const float*>(b);
     if (p.batch == 1)
-      return cublasSgemm(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, fa, p.lda, &beta, c, p.ldc);
-    return cublasSgemmStridedBatched(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, p.stride_b, fa,
-                                     p.lda, p.stride_a, &beta, c, p.ldc, p.stride_c, p.batch);
+      return cublasSgemm(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, fa, p.lda, &beta, fc,
+                         p.ldc);
+    return cublasSgemmStridedBatched(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, fb, p.ldb, p.stride_b,
+                                     fa, p.lda, p.stride_a, &beta, fc, p.ldc, p.stride_c, p.batch);
   }
-  const cudaDataType_t type = p.precision == Precision::bf16 ? CUDA_R_16BF : p.precision == Precision::fp16 ? CUDA_R_16F : CUDA_R_32F;
-  const cublasComputeType_t compute = p.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const bool f64 = call == Call::float64;
+  const double alpha64 = 1.0, beta64 = 0.0;  // a 64-bit compute type takes double scalars
+  const void* alpha_arg = f64 ? static_cast<const void*>(&alpha64) : &alpha;
+  const void* beta_arg = f64 ? static_cast<const void*>(&beta64) : &beta;
+  const cudaDataType_t type = f64                              ? CUDA_R_64F
+                              : p.precision == Precision::bf16 ? CUDA_R_16BF
+                              : p.precision == Precision::fp16 ? CUDA_R_16F
+                                                               : CUDA_R_32F;
+  const cudaDataType_t c_type = f64 ? CUDA_R_64F : CUDA_R_32F;
+  const cublasComputeType_t compute = f64                              ? CUBLAS_COMPUTE_64F
+                                      : p.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                       : CUBLAS_COMPUTE_32F;
   // One product is cublasGemmEx, the call an application makes (the batched form picks other kernels).
   if (p.batch == 1)
-    return cublasGemmEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, b, type, p.ldb, a, type, p.lda, &beta, c,
-                        CUDA_R_32F, p.ldc, compute, CUBLAS_GEMM_DEFAULT);
-  return cublasGemmStridedBatchedEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, &alpha, b, type, p.ldb, p.stride_b, a,
-                                    type, p.lda, p.stride_a, &beta, c, CUDA_R_32F, p.ldc, p.stride_c, p.batch, compute,
-                                    CUBLAS_GEMM_DEFAULT);
+    return cublasGemmEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, alpha_arg, b, type, p.ldb, a, type, p.lda,
+                        beta_arg, c, c_type, p.ldc, compute, CUBLAS_GEMM_DEFAULT);
+  return cublasGemmStridedBatchedEx(h, op(p.op_b), op(p.op_a), p.n, p.m, p.k, alpha_arg, b, type, p.ldb,
+                                    p.stride_b, a, type, p.lda, p.stride_a, beta_arg, c, c_type, p.ldc,
+                                    p.stride_c, p.batch, compute, CUBLAS_GEMM_DEFAULT);
+}
+
+// ||C - R||_F / ||R||_F over the problem's elements (not the padding between rows), for the library's
+// C and cuBLAS's: 3xtf32 promises FP32's accuracy, no less than SGEMM's on the same inputs.
+struct NormwiseErrors {
+  double library = 0, cublas = 0;
+};
+
+// R from DGEMM on the same float inputs widened to double (exact), on the GPU: the host would take
+// minutes at 8192^3. All zero where a buffer cannot be had.
+NormwiseErrors normwise_errors(cublasHandle_t h, const GemmProblem& p, const std::vector<float>& ha,
+                               const std::vector<float>& hb, const std::vector<float>& got,
+                               const std::vector<float>& cublas_c, cudaStream_t stream) {
+  const std::vector<double> wide_a(ha.begin(), ha.end()), wide_b(hb.begin(), hb.end());
+  double *a = nullptr, *b = nullptr, *r = nullptr;
+  std::vector<double> reference(got.size());
+  const bool ok =
+      check(cudaMalloc(&a, 8 * wide_a.size()), "cudaMalloc") &&
+      check(cudaMalloc(&b, 8 * wide_b.size()), "cudaMalloc") &&
+      check(cudaMalloc(&r, 8 * reference.size()), "cudaMalloc") &&
+      check(cudaMemcpy(a, wide_a.data(), 8 * wide_a.size(), cudaMemcpyHostToDevice), "copy") &&
+      check(cudaMemcpy(b, wide_b.data(), 8 * wide_b.size(), cudaMemcpyHostToDevice), "copy") &&
+      check(run_cublas(h, p, a, b, r, Call::float64), "cuBLAS float64 reference") &&
+      check(cudaStreamSynchronize(stream), "float64 reference") &&
+      check(cudaMemcpy(reference.data(), r, 8 * reference.size(), cudaMemcpyDeviceToHost), "copy");
+  cudaFree(a), cudaFree(b), cudaFree(r);
+  if (!ok) return {};
+  double library = 0, cublas = 0, norm = 0;
+  for (int e = 0; e < p.batch; ++e)
+    for (int i = 0; i < p.m; ++i)
+      for (int j = 0; j < p.n; ++j) {
+        const std::size_t at = std::size_t(e) * p.stride_c + std::size_t(i) * p.ldc + j;
+        library += (got[at] - reference[at]) * (got[at] - reference[at]);
+        cublas += (cublas_c[at] - reference[at]) * (cublas_c[at] - reference[at]);
+        norm += reference[at] * reference[at];
+      }
+  if (norm == 0) return {};
+  return {std::sqrt(library / norm), std::sqrt(cublas / norm)};
 }
 
 // Host floats as the precision's elements (16-bit ones rounded to nearest), ready to copy.
@@ -301,8 +357,10 @@ int main(int argc, char** argv) {
 
   std::vector<Shape> shapes = decode ? decode_shapes() : std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
   nlohmann::json entries = nlohmann::json::array();
-  std::printf("\n%-5s %-10s %-26s %-52s %9s %9s %7s%s\n", "set", "kind", "problem", "ran", "TFLOP/s", "cuBLAS", "ratio",
-              decode ? "   GB/s  % copy" : "");
+  // 3xtf32: the normwise errors of the library's C and of SGEMM's (the cuBLAS column) against float64.
+  const bool with_errors = precision == Precision::tf32x3;
+  std::printf("\n%-5s %-10s %-26s %-52s %9s %9s %7s%s%s\n", "set", "kind", "problem", "ran", "TFLOP/s",
+              "cuBLAS", "ratio", with_errors ? "       err  SGEMM err" : "", decode ? "   GB/s  % copy" : "");
   int failures = 0;
   for (const Shape& s : shapes) {
     if (!only.empty() && only != s.set) continue;
@@ -337,6 +395,7 @@ int main(int argc, char** argv) {
     // SGEMM on the absolute values (exact enough for a bound). C starts as NaN, so an element never
     // written fails.
     double worst = 0;
+    NormwiseErrors errors;  // 3xtf32 only
     if (ok) {
       float *abs_a = nullptr, *abs_b = nullptr, *reference = nullptr, *magnitude = nullptr;
       std::vector<float> ha_abs(ha), hb_abs(hb);
@@ -346,9 +405,10 @@ int main(int argc, char** argv) {
       cudaMemcpy(abs_a, ha_abs.data(), 4 * fa, cudaMemcpyHostToDevice);
       cudaMemcpy(abs_b, hb_abs.data(), 4 * fb, cudaMemcpyHostToDevice);
       cudaMemset(operand[0].c, 0xff, 4 * fc);  // NaN
-      ok = library.gemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) == gemmtune::Status::success &&
+      ok = library.gemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) ==
+               gemmtune::Status::success &&
            check(run_cublas(cublas, p, operand[0].a, operand[0].b, reference), "cuBLAS") &&
-           check(run_cublas(cublas, problem_of(s), abs_a, abs_b, magnitude, true), "cuBLAS |A||B|") &&
+           check(run_cublas(cublas, problem_of(s), abs_a, abs_b, magnitude, Call::sgemm), "cuBLAS |A||B|") &&
            check(cudaStreamSynchronize(stream), "check");
       std::vector<float> got(fc), want(fc), mag(fc);
       cudaMemcpy(got.data(), operand[0].c, 4 * fc, cudaMemcpyDeviceToHost);
@@ -363,6 +423,8 @@ int main(int argc, char** argv) {
             worst = std::isnan(ratio) ? INFINITY : std::max(worst, ratio);
           }
       cudaFree(abs_a), cudaFree(abs_b), cudaFree(reference), cudaFree(magnitude);
+      if (ok && precision == Precision::tf32x3)
+        errors = normwise_errors(cublas, p, ha, hb, got, want, stream);
     }
     const bool correct = ok && worst <= 1.0;
 
@@ -414,6 +476,7 @@ int main(int argc, char** argv) {
     const double gbps = correct ? double(set_bytes) / (lib * 1e-3) / 1e9 : 0.0;
     std::printf("%-5s %-10s %-26s %-52s %9.2f %9.2f %7.3f", s.set, s.kind, label(s).c_str(), ran.c_str(),
                 correct ? flops / lib / 1e9 : 0.0, correct ? flops / cub / 1e9 : 0.0, ratio);
+    if (with_errors) std::printf(" %9.2e %10.2e", errors.library, errors.cublas);
     if (decode) std::printf(" %7.0f %6.1f%%", gbps, 100 * gbps / copy);
     std::printf("%s\n", correct ? "" : "  INCORRECT");
     entries.push_back({{"set", s.set},
@@ -443,6 +506,10 @@ int main(int argc, char** argv) {
                        {"calls_per_sample", calls},
                        {"samples_ms", library_ms},
                        {"cublas_samples_ms", cublas_ms}});
+    if (errors.library > 0) {
+      entries.back()["normwise_error"] = errors.library;
+      entries.back()["sgemm_normwise_error"] = errors.cublas;
+    }
     if (decode) {
       entries.back()["bytes"] = double(set_bytes);
       entries.back()["gbps"] = gbps;

@@ -9,21 +9,22 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
-#include "core/atomic_file.hpp"
 #include "commands/common_options.hpp"
+#include "core/atomic_file.hpp"
 #include "core/device_profile.hpp"
 #include "core/file_formats.hpp"
 #include "core/kernel_compiler.hpp"
 #include "core/results_file.hpp"
+#include "core/results_store.hpp"
+#include "core/timestamp.hpp"
 #include "measure/gpu_session.hpp"
 #include "measure/statistics.hpp"
 #include "record/baseline_entry.hpp"
-#include "core/results_store.hpp"
-#include "core/timestamp.hpp"
+#include "report/bench_table.hpp"
 
 namespace gemmtune {
 namespace {
@@ -35,6 +36,8 @@ struct TunedWinner {
   bool cublas_won = false;
   bool cublaslt_won = false;  // a cuBLASLt algorithm runs there (cublas_won too)
   std::string fallback;
+  double normwise_error = 0;  // the tuner's, as the results entry records them (TunedShape)
+  double sgemm_normwise_error = 0;
 };
 
 std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path) {
@@ -49,9 +52,15 @@ std::map<GemmShape, TunedWinner> tuned_winners(const std::filesystem::path& path
   }
   for (const TunedShape& s : results.shapes) {
     if (s.has_kernel())
-      winners[s.problem] = {s.config, s.cublas_won, s.winner == "cublaslt", ""};
+      winners[s.problem] = {s.config, s.cublas_won,     s.winner == "cublaslt",
+                            "",       s.normwise_error, s.sgemm_normwise_error};
     else if (s.cublas_won)
-      winners[s.problem] = {std::nullopt, true, s.winner == "cublaslt", s.reason.empty() ? "no kernel recorded" : s.reason};
+      winners[s.problem] = {std::nullopt,
+                            true,
+                            s.winner == "cublaslt",
+                            s.reason.empty() ? "no kernel recorded" : s.reason,
+                            0,
+                            0};
   }
   return winners;
 }
@@ -79,10 +88,11 @@ int run_bench(const TuneOptions& options) {
   GpuSession gpu(index, cache_dir, "", 0);
   nlohmann::json entries = nlohmann::json::array();
   std::printf("\n%s, FP32 peak %.1f TFLOP/s\n", device.name.c_str(), device.fp32_tflops);
-  // "ratio": the tuned kernel against cuBLAS's default call, "vs Lt" against cuBLASLt's fastest
-  // contestant, "delivered": what the library runs there (the results' winner) against the default call.
-  std::printf("%-16s %-50s %9s %7s %9s %7s %8s %8s %9s\n", "shape", "tuned config", "TFLOP/s", "% peak", "cuBLAS",
-              "% peak", "ratio", "vs Lt", "delivered");
+  bool with_errors = false;  // the error columns, where a problem of the run has them
+  for (const auto& shape : options.shapes)
+    if (const auto it = winners.find(shape); it != winners.end() && it->second.normwise_error > 0)
+      with_errors = true;
+  std::fputs(bench_header(with_errors).c_str(), stdout);
   double log_ratio_sum = 0, log_delivered_sum = 0;
   std::size_t kernel_rows = 0, rows = 0;
   for (const auto& shape : options.shapes) {
@@ -103,44 +113,55 @@ int run_bench(const TuneOptions& options) {
     const RaceResult race = config ? gpu.race({*config}) : gpu.race({});
     const Baselines baselines = baselines_of(prepared.cublaslt, race.cublas_ms, race.cublaslt_first_ms,
                                              race.cublaslt_best_ms, shape.flops());
-    const double cublas = tflops_of(shape.flops(), baselines.cublas_ms);
+    const std::optional<double> peak = peak_tflops(device, shape.precision);
+    const auto percent_of_peak = [&peak](double tflops) {
+      return peak ? std::optional<double>(100 * tflops / *peak) : std::nullopt;
+    };
+    BenchRow row;
+    row.problem = shape.label();
+    row.cublas_tflops = tflops_of(shape.flops(), baselines.cublas_ms);
+    row.cublas_percent_of_peak = percent_of_peak(row.cublas_tflops);
     // What the runtime delivers: the results' winner, timed in this race.
     const double runs_ms = !winner.cublas_won ? median(race.configs_ms[0])
                            : winner.cublaslt_won && baselines.cublaslt_ms > 0 ? baselines.cublaslt_ms
                                                                                : baselines.cublas_ms;
-    const double delivered = baselines.cublas_ms / runs_ms;
-    const char* runs = !winner.cublas_won ? "" : winner.cublaslt_won ? " (cuBLASLt)" : " (cuBLAS)";
-    log_delivered_sum += std::log(delivered);
-    nlohmann::json entry = {{"cublas_percent_of_peak", 100 * cublas / device.fp32_tflops},
-                            {"delivered_ratio", delivered},
-                            {"race_rounds", race.rounds},
-                            {"date", utc_timestamp()}};
+    row.delivered = baselines.cublas_ms / runs_ms;
+    row.runs = !winner.cublas_won ? "" : winner.cublaslt_won ? " (cuBLASLt)" : " (cuBLAS)";
+    row.normwise_error = winner.normwise_error;
+    row.sgemm_normwise_error = winner.sgemm_normwise_error;
+    log_delivered_sum += std::log(row.delivered);
+    nlohmann::json entry = {
+        {"delivered_ratio", row.delivered}, {"race_rounds", race.rounds}, {"date", utc_timestamp()}};
+    if (row.cublas_percent_of_peak) entry["cublas_percent_of_peak"] = *row.cublas_percent_of_peak;
+    if (winner.normwise_error > 0) entry["normwise_error"] = winner.normwise_error;
+    if (winner.sgemm_normwise_error > 0) entry["sgemm_normwise_error"] = winner.sgemm_normwise_error;
     add_baselines(entry, baselines, config ? median(race.configs_ms[0]) : 0);
-    entry["winner"] = !winner.cublas_won ? "kernel" : winner.cublaslt_won ? "cublaslt" : "cublas";  // the results'
-    const std::string vs_lt =
-        config && baselines.cublaslt_ms > 0 ? fmt::format("{:.3f}x", baselines.cublaslt_ms / median(race.configs_ms[0])) : "-";
+    entry["winner"] = !winner.cublas_won    ? "kernel"
+                      : winner.cublaslt_won ? "cublaslt"
+                                            : "cublas";  // the results'
     if (!config) {  // the tuner recorded cuBLAS without a race
-      std::printf("%-16s %-50s %9s %7s %9.2f %6.1f%% %8s %8s %8.3fx%s\n", shape.label().c_str(),
-                  ("no kernel: " + winner.fallback).substr(0, 50).c_str(), "-", "-", cublas,
-                  100 * cublas / device.fp32_tflops, "-", vs_lt.c_str(), delivered, runs);
+      row.config = "no kernel: " + winner.fallback;
+      std::fputs(bench_line(row, with_errors).c_str(), stdout);
       entry["reason"] = winner.fallback;
       shape_to_json(entry, shape);
       entries.push_back(entry);
       continue;
     }
     ++kernel_rows;
-    const double tuned = tflops_of(shape.flops(), median(race.configs_ms[0]));
-    const double ratio = tuned / cublas;
-    log_ratio_sum += std::log(ratio);
-    std::printf("%-16s %-50s %9.2f %6.1f%% %9.2f %6.1f%% %7.3fx %8s %8.3fx%s\n", shape.label().c_str(),
-                config->name().c_str(), tuned, 100 * tuned / device.fp32_tflops, cublas,
-                100 * cublas / device.fp32_tflops, ratio, vs_lt.c_str(), delivered, runs);
+    const double kernel_ms = median(race.configs_ms[0]);
+    row.config = config->name();
+    row.tflops = tflops_of(shape.flops(), kernel_ms);
+    row.percent_of_peak = percent_of_peak(*row.tflops);
+    row.ratio = *row.tflops / row.cublas_tflops;
+    if (baselines.cublaslt_ms > 0) row.vs_lt = baselines.cublaslt_ms / kernel_ms;
+    log_ratio_sum += std::log(*row.ratio);
+    std::fputs(bench_line(row, with_errors).c_str(), stdout);
     nlohmann::json tuned_summary = timing_summary(race.configs_ms[0], shape.flops());
     tuned_summary["name"] = config->name();
     tuned_summary["config"] = *config;
     entry["tuned"] = tuned_summary;
-    entry["percent_of_peak"] = 100 * tuned / device.fp32_tflops;
-    entry["ratio_vs_cublas"] = ratio;
+    if (row.percent_of_peak) entry["percent_of_peak"] = *row.percent_of_peak;
+    entry["ratio_vs_cublas"] = *row.ratio;
     shape_to_json(entry, shape);
     entries.push_back(entry);
   }

@@ -317,8 +317,10 @@ ShapeOutcome ShapeTuner::tune_stages(const GemmShape& shape, Search& search) {
   if (race.baselines.cublaslt_ms > 0) out.cublaslt_ratio = race.baselines.cublaslt_ms / best["median_ms"].get<double>();
   out.seconds = seconds_since(search.started);
   out.complete = !g_interrupted;
+  const nlohmann::json errors = normwise_errors(best, search);
   const auto tr = Clock::now();
-  const nlohmann::json entry = results_entry(candidates, prepared, race, search);
+  nlohmann::json entry = results_entry(candidates, prepared, race, search);
+  entry.update(errors);
   out.winner = entry["winner"].get<std::string>();
   merge_results(results_path(), measured_header(device_), nlohmann::json::array({entry}));
   out.times.record = seconds_since(tr);
@@ -693,6 +695,33 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
   add_baselines(entry, race.baselines, race.ranked[0]["median_ms"].get<double>());
   shape_to_json(entry, shape);
   return entry;
+}
+
+// The winner's normwise error, and cuBLAS SGEMM's on the same inputs (3xtf32), at the problem itself,
+// for its results entry. The winner's evaluation measured them where it ran at the problem; a problem
+// screened at a shorter K (screening.hpp) has the winner evaluated once more, at the problem the
+// worker holds since the race, which also checks it at full K. fp32 is checked against cuBLAS SGEMM
+// itself and measures none.
+nlohmann::json ShapeTuner::normwise_errors(const nlohmann::json& best, Search& search) {
+  nlohmann::json errors = nlohmann::json::object();
+  const GemmShape& shape = search.outcome.shape;
+  if (shape.precision == Precision::fp32) return errors;
+  const std::string name = best["name"].get<std::string>();
+  const nlohmann::json* logged = search.screen == shape ? log_.find(shape, name) : nullptr;
+  nlohmann::json measured;
+  if (logged) {
+    measured = *logged;
+  } else {
+    const auto tg = Clock::now();
+    measured = gpu_->evaluate(best["config"].get<KernelConfig>(), 1);
+    search.gpu_seconds += seconds_since(tg);
+    if (parse_status(measured.value("status", "")) != CandidateStatus::ok)
+      spdlog::warn("{}: the winner {}, evaluated at the problem itself: {} ({})", shape.label(), name,
+                   measured.value("status", ""), measured.value("detail", ""));
+  }
+  for (const char* key : {"normwise_error", "sgemm_normwise_error"})
+    if (measured.contains(key)) errors[key] = measured[key];
+  return errors;
 }
 
 std::filesystem::path ShapeTuner::results_path() const {

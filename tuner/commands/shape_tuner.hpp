@@ -114,6 +114,7 @@ class ShapeTuner : public ProblemTuner {
                                       const PreparedShape* prepared);
   nlohmann::json results_entry(const Candidates& candidates, const PreparedShape& prepared,
                                const FinalRace& race, const Search& search) const;
+  nlohmann::json normwise_errors(const nlohmann::json& best, Search& search);
 
   TuningRun& run_;
   const TuneOptions& options_;

@@ -19,9 +19,10 @@ ComparedGpu describe(const DeviceProfile& device, const std::filesystem::path& f
   return {device.name, device.slug, device.fp32_tflops, file.string(), date};
 }
 
-std::optional<double> percent_of_peak(double tflops, const DeviceProfile& device) {
-  if (device.fp32_tflops <= 0) return std::nullopt;
-  return 100.0 * tflops / device.fp32_tflops;
+std::optional<double> percent_of_peak(double tflops, const DeviceProfile& device, Precision precision) {
+  const std::optional<double> peak = peak_tflops(device, precision);
+  if (!peak) return std::nullopt;
+  return 100.0 * tflops / *peak;
 }
 
 std::string parameter_text(const nlohmann::json& value) {
@@ -167,19 +168,27 @@ Comparison build_comparison(const std::vector<ResultFile>& files) {
         winners[s.problem] = {best.name,
                               s.config,
                               best.tflops,
-                              percent_of_peak(best.tflops, results->device),
+                              percent_of_peak(best.tflops, results->device, s.problem.precision),
                               s.cublas_tflops,
                               s.kernel_ratio,
-                              s.cublas_won ? 1.0 : s.kernel_ratio};  // what the runtime delivers
+                              s.cublas_won ? 1.0 : s.kernel_ratio,  // what the runtime delivers
+                              s.normwise_error,
+                              s.sgemm_normwise_error};
       }
       add_column(out.measured, describe(results->device, results->origin, results->updated), winners);
     } else if (const auto* plan = std::get_if<PlanPredictions>(&file)) {
       out.sources.push_back(plan->path.string());
       std::map<GemmShape, ComparedWinner> winners;
       for (const PredictedWinner& w : plan->winners)
-        winners[w.shape] = {
-            w.name,       w.config,     w.predicted_tflops, percent_of_peak(w.predicted_tflops, plan->device),
-            std::nullopt, std::nullopt, std::nullopt};
+        winners[w.shape] = {w.name,
+                            w.config,
+                            w.predicted_tflops,
+                            percent_of_peak(w.predicted_tflops, plan->device, w.shape.precision),
+                            std::nullopt,
+                            std::nullopt,
+                            std::nullopt,
+                            0,
+                            0};
       add_column(out.predicted, describe(plan->device, plan->path, plan->date), winners);
     } else if (const auto* peer = std::get_if<PeerMeasurements>(&file)) {
       out.sources.push_back(peer->path.string());

@@ -1,9 +1,11 @@
 // What `gemm-tune compare` shows, worked out once and independent of the output format: per problem,
-// each GPU's winner with its TFLOP/s, share of that GPU's FP32 peak and ratio to cuBLAS, and which
-// kernel parameters differ between the winners; predictions from plans in a section of their own
-// (a static-model estimate must never sit in the same column as a measurement); and, from cross
-// files, how much of each GPU's own best another GPU's winners reach on it; from peers files (Triton
-// and the like, scripts/peers/), the peer's ratio against cuBLAS beside our kernel's, on the same GPU.
+// each GPU's winner with its TFLOP/s, share of that GPU's peak in the problem's precision (where the
+// profile knows it: FP32's), ratio to cuBLAS and, where the tuner measured them, the normwise errors
+// of the winner and of cuBLAS SGEMM on the same inputs (3xtf32); which kernel parameters differ
+// between the winners; predictions from plans in a section of their own (a static-model estimate
+// must never sit in the same column as a measurement); and, from cross files, how much of each GPU's
+// own best another GPU's winners reach on it; from peers files (Triton and the like, scripts/peers/),
+// the peer's ratio against cuBLAS beside our kernel's, on the same GPU.
 #pragma once
 
 #include <optional>
@@ -30,6 +32,8 @@ struct ComparedWinner {
   std::optional<double> cublas_tflops;    // measured sections only
   std::optional<double> ratio_vs_cublas;  // measured sections only: the kernel's own
   std::optional<double> delivered_ratio;  // measured sections only: 1 where the runtime runs cuBLAS
+  double normwise_error = 0;              // the results entry's (TunedShape); 0: not measured
+  double sgemm_normwise_error = 0;        // cuBLAS SGEMM's on the same inputs (3xtf32); 0: not measured
 };
 
 // One kernel parameter on which the winners of a problem disagree. values[i] belongs to gpus[i]

@@ -33,6 +33,8 @@ nlohmann::json section_json(const ComparisonSection& section) {
       if (w->cublas_tflops) entry["cublas_tflops"] = *w->cublas_tflops;
       if (w->ratio_vs_cublas) entry["ratio_vs_cublas"] = *w->ratio_vs_cublas;
       if (w->delivered_ratio) entry["delivered_ratio"] = *w->delivered_ratio;
+      if (w->normwise_error > 0) entry["normwise_error"] = w->normwise_error;
+      if (w->sgemm_normwise_error > 0) entry["sgemm_normwise_error"] = w->sgemm_normwise_error;
       winners.push_back(std::move(entry));
     }
     nlohmann::json differences = nlohmann::json::array();

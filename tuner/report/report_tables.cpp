@@ -39,7 +39,17 @@ ReportTable gpu_table(const Comparison& comparison) {
   return t;
 }
 
+// Whether a winner of the section has a measured normwise error: only then does the table show the
+// error columns, so a comparison of fp32 results reads as before.
+bool has_errors(const ComparisonSection& section) {
+  for (const ComparedProblem& problem : section.problems)
+    for (const auto& w : problem.winners)
+      if (w && w->normwise_error > 0) return true;
+  return false;
+}
+
 ReportTable winner_table(const ComparisonSection& section) {
+  const bool with_errors = !section.predicted && has_errors(section);
   ReportTable t;
   t.part = section.predicted ? ReportPart::predicted : ReportPart::measured;
   if (section.predicted) {
@@ -55,11 +65,19 @@ ReportTable winner_table(const ComparisonSection& section) {
     t.note =
         "Each GPU's best configuration from its results file: median TFLOP/s of the final race against "
         "cuBLAS "
-        "in the same run; % of that GPU's FP32 peak; vs cuBLAS = cuBLAS time / tuned time; delivered = what "
-        "the runtime library gets (1.00 where cuBLAS won the race and runs).";
+        "in the same run; % of that GPU's peak in the problem's precision (FP32's; - for the tensor-core "
+        "precisions, whose peaks the device profiles do not hold); vs cuBLAS = cuBLAS time / tuned time; "
+        "delivered = what the runtime library gets (1.00 where cuBLAS won the race and runs).";
     t.headers = {"problem",        "GPU",       "best configuration", "TFLOP/s", "% of peak",
                  "cuBLAS TFLOP/s", "vs cuBLAS", "delivered"};
     t.right_aligned = {false, false, false, true, true, true, true, true};
+    if (with_errors) {
+      t.note +=
+          " err, SGEMM err = normwise error ||C - R|| / ||R|| against a float64 reference, of the winner and "
+          "of cuBLAS SGEMM on the same inputs (3xtf32), as the tuner measured them at the problem.";
+      t.headers.insert(t.headers.end(), {"err", "SGEMM err"});
+      t.right_aligned.insert(t.right_aligned.end(), {true, true});
+    }
     for (const ComparedPeer& peer : section.peers) {
       t.note += " " + peer.peer + " columns: its autotuned winner on that GPU, from its peers file; vs " +
                 peer.baseline + " = " + peer.baseline + " time / " + peer.peer +
@@ -87,6 +105,10 @@ ReportTable winner_table(const ComparisonSection& section) {
           row.push_back(format_optional(w->cublas_tflops, format_tflops));
           row.push_back(format_optional(w->ratio_vs_cublas, format_ratio));
           row.push_back(format_optional(w->delivered_ratio, format_ratio));
+          if (with_errors) {
+            row.push_back(format_normwise_error(w->normwise_error));
+            row.push_back(format_normwise_error(w->sgemm_normwise_error));
+          }
         }
       }
       for (std::size_t p = 0; p < section.peers.size(); ++p) {
@@ -174,6 +196,10 @@ std::string format_tflops(double tflops) {
 
 std::string format_percent(double percent) {
   return fmt::format("{:.1f}%", percent);
+}
+
+std::string format_normwise_error(double error) {
+  return error > 0 ? fmt::format("{:.2e}", error) : kNone;
 }
 
 std::vector<ReportTable> comparison_tables(const Comparison& comparison) {

@@ -29,5 +29,7 @@ std::vector<ReportTable> comparison_tables(const Comparison& comparison);
 // Shared number formats, also used by the charts.
 std::string format_tflops(double tflops);
 std::string format_percent(double percent);
+// A normwise error ("2.61e-07"); "-" for 0, which the results use for "not measured".
+std::string format_normwise_error(double error);
 
 }  // namespace gemmtune
