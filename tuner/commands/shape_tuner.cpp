@@ -317,10 +317,16 @@ ShapeOutcome ShapeTuner::tune_stages(const GemmShape& shape, Search& search) {
   if (race.baselines.cublaslt_ms > 0) out.cublaslt_ratio = race.baselines.cublaslt_ms / best["median_ms"].get<double>();
   out.seconds = seconds_since(search.started);
   out.complete = !g_interrupted;
-  const nlohmann::json errors = normwise_errors(best, search);
+  const ProblemCheck check = check_at_problem(best, search);
   const auto tr = Clock::now();
   nlohmann::json entry = results_entry(candidates, prepared, race, search);
-  entry.update(errors);
+  entry.update(check.errors);
+  if (!check.failure.empty() && entry["winner"] == "kernel") {
+    // Screened at a shorter K and wrong at the problem itself: never served, cuBLAS's contestant runs.
+    entry["winner"] = race.baselines.cublaslt_leads() ? "cublaslt" : "cublas";
+    spdlog::warn("{}: {} runs instead of {} ({})", shape.label(), entry["winner"].get<std::string>(), out.best_name,
+                 check.failure);
+  }
   out.winner = entry["winner"].get<std::string>();
   merge_results(results_path(), measured_header(device_), nlohmann::json::array({entry}));
   out.times.record = seconds_since(tr);
@@ -702,10 +708,10 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
 // screened at a shorter K (screening.hpp) has the winner evaluated once more, at the problem the
 // worker holds since the race, which also checks it at full K. fp32 is checked against cuBLAS SGEMM
 // itself and measures none.
-nlohmann::json ShapeTuner::normwise_errors(const nlohmann::json& best, Search& search) {
-  nlohmann::json errors = nlohmann::json::object();
+ShapeTuner::ProblemCheck ShapeTuner::check_at_problem(const nlohmann::json& best, Search& search) {
+  ProblemCheck check;
   const GemmShape& shape = search.outcome.shape;
-  if (shape.precision == Precision::fp32) return errors;
+  if (shape.precision == Precision::fp32) return check;
   const std::string name = best["name"].get<std::string>();
   const nlohmann::json* logged = search.screen == shape ? log_.find(shape, name) : nullptr;
   nlohmann::json measured;
@@ -716,12 +722,12 @@ nlohmann::json ShapeTuner::normwise_errors(const nlohmann::json& best, Search& s
     measured = gpu_->evaluate(best["config"].get<KernelConfig>(), 1);
     search.gpu_seconds += seconds_since(tg);
     if (parse_status(measured.value("status", "")) != CandidateStatus::ok)
-      spdlog::warn("{}: the winner {}, evaluated at the problem itself: {} ({})", shape.label(), name,
-                   measured.value("status", ""), measured.value("detail", ""));
+      check.failure = fmt::format("the winner evaluated at the problem itself: {} {}", measured.value("status", ""),
+                                  measured.value("detail", ""));
   }
   for (const char* key : {"normwise_error", "sgemm_normwise_error"})
-    if (measured.contains(key)) errors[key] = measured[key];
-  return errors;
+    if (measured.contains(key)) check.errors[key] = measured[key];
+  return check;
 }
 
 std::filesystem::path ShapeTuner::results_path() const {

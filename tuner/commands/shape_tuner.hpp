@@ -114,7 +114,13 @@ class ShapeTuner : public ProblemTuner {
                                       const PreparedShape* prepared);
   nlohmann::json results_entry(const Candidates& candidates, const PreparedShape& prepared,
                                const FinalRace& race, const Search& search) const;
-  nlohmann::json normwise_errors(const nlohmann::json& best, Search& search);
+  // The winner at the problem itself: its normwise error and cuBLAS SGEMM's (3xtf32) for the results
+  // entry, and why it failed there (empty: it passed, or was not checked again).
+  struct ProblemCheck {
+    nlohmann::json errors = nlohmann::json::object();
+    std::string failure;
+  };
+  ProblemCheck check_at_problem(const nlohmann::json& best, Search& search);
 
   TuningRun& run_;
   const TuneOptions& options_;
