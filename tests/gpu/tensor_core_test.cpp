@@ -135,6 +135,10 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
     }
     const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
                              batch, stride_a, stride_b, stride_c};
+    // C has landed before the launch: on sm_90 the launch is a programmatic dependent, and a binary
+    // without griddepcontrol.wait (the sm_75 PTX that Fp16Sm75PathJitCompiledOnThisGpu JIT-compiles)
+    // would not wait for the stream's previous work.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_EQ(kernel.launch(args, ws_bytes ? ws.get() : nullptr, nullptr), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<float> got(c_count);

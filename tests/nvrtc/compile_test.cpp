@@ -73,7 +73,7 @@ TEST(Compile, SkinnyFamiliesOnEveryArchitecture) {
       for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
         for (const int m : {3, precision == Precision::fp32 ? 24 : 8}) {
           const GemmShape shape{m, 4096, 4096, layout, 1, precision};
-          std::vector<KernelConfig> all = enumerate(spaces, profile, &shape).candidates;
+          std::vector<KernelConfig> all = enumerate(spaces, load_device_profile(device), &shape).candidates;
           all.erase(std::remove_if(all.begin(), all.end(), [](const KernelConfig& c) { return !is_skinny(c.family); }),
                     all.end());
           ASSERT_FALSE(all.empty()) << shape.label() << " on " << device;
