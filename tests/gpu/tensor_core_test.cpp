@@ -241,17 +241,21 @@ TEST(TensorCores, Fp16Sm75PathJitCompiledOnThisGpu) {
   const KernelCompiler compiler{default_cache_dir()};
   std::mt19937 rng(75);
   for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
-    for (KernelConfig c : {mma(Precision::fp16, 64, 64, 64, 32, 32, 2), mma(Precision::fp16, 128, 128, 32, 64, 32, 2)}) {
+    for (KernelConfig c :
+         {mma(Precision::fp16, 64, 64, 64, 32, 32, 2), mma(Precision::fp16, 128, 128, 32, 64, 32, 2)}) {
       c.layout = layout;
       ASSERT_EQ(config_error(c), std::nullopt) << c.name();
       ASSERT_TRUE(runs_on(c, 75)) << c.name();
       for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
         SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
-        CompiledKernel sm75 = compiler.compile(c, "sm_75", path);  // its symbol; split_k 1: no reduction kernel
-        sm75.cubin = compiler.ptx(c, "sm_75", path);                // loaded as PTX: the driver JIT-compiles it
+        // The compile gives the symbol (split_k 1: no reduction kernel); the PTX replaces its cubin,
+        // and the driver JIT-compiles it for this GPU.
+        CompiledKernel sm75 = compiler.compile(c, "sm_75", path);
+        sm75.cubin = compiler.ptx(c, "sm_75", path);
         ASSERT_NE(sm75.cubin.find(".target sm_75"), std::string::npos);
         const LoadedKernel kernel(sm75, c);
-        for (const Problem& s : {Problem{77, 61, 45, 0, 0, 0}, Problem{77, 61, 45, 3, 3, 0}, Problem{128, 128, 64, 0, 0, 0}})
+        for (const Problem& s :
+             {Problem{77, 61, 45, 0, 0, 0}, Problem{77, 61, 45, 3, 3, 0}, Problem{128, 128, 64, 0, 0, 0}})
           check(kernel, s, 1, false, Input::plain, rng);
         check(kernel, Problem{80, 96, 72, 0, 0, 0}, 2, true, Input::plain, rng);
       }

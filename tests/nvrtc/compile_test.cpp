@@ -107,7 +107,8 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
       const DeviceProfile profile = load_device_profile(device);
       if (!unsupported_precision(precision, profile.compute_capability, profile.name).empty()) {
         const GemmShape shape{1024, 1024, 1024, Layout::nn, 1, precision};
-        EXPECT_TRUE(enumerate(spaces, profile, &shape).candidates.empty()) << shape.label() << " on " << device;
+        EXPECT_TRUE(enumerate(spaces, profile, &shape).candidates.empty())
+            << shape.label() << " on " << device;
         continue;
       }
       for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
