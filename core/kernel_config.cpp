@@ -385,10 +385,12 @@ std::optional<std::string> config_error(const KernelConfig& c) {
 }
 
 // The skinny kernels fall back to synchronous copies and scalar atomics before sm_80 and sm_90, so
-// they too run from sm_75.
+// they too run from sm_75. The mma family needs its precision's tensor cores: fp16 runs on sm_75
+// (two m16n8k8 per m16n8k16 and synchronous copies in place of cp.async: kernel_templates/mma/ptx.cuh).
 int min_compute_capability(const KernelConfig& c) {
   if (c.family == KernelFamily::wgmma) return 90;
-  return c.async_copy || c.family == KernelFamily::mma ? 80 : 75;
+  if (c.family == KernelFamily::mma) return min_compute_capability(c.precision);
+  return c.async_copy ? 80 : 75;
 }
 
 bool runs_on(const KernelConfig& c, int compute_capability) {

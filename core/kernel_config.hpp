@@ -36,7 +36,7 @@ enum class KernelPath { general = 0, whole_vectors = 1, whole_tiles = 2 };
 // any shape. skinny_stream and skinny_tiled: kernel_templates/skinny.cuh, for few rows of C (m up to
 // 8, and 8 to 32: decoding's calls), where reading B once is the floor; they serve the general and
 // whole-vector paths (no whole tiles). mma: kernel_templates/mma.cuh, the tensor cores through
-// mma.sync (sm_80+), for the precisions other than fp32; general and whole-vector paths. wgmma:
+// mma.sync (sm_80+; fp16 from sm_75), for the precisions other than fp32; general and whole-vector paths. wgmma:
 // kernel_templates/wgmma.cuh, Hopper's warpgroup MMA fed by TMA (sm_90a: compute capability 9.0
 // only), bf16/fp16/tf32/3xtf32 in layout nt; whole-vector path only (tensor maps need 16-byte aligned rows).
 enum class KernelFamily { sgemm = 0, skinny_stream = 1, skinny_tiled = 2, mma = 3, wgmma = 4 };

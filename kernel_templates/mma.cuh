@@ -1,6 +1,6 @@
-// Tensor-core GEMM family (mma.sync, sm_80 and newer): C = alpha * op(A) * op(B) + beta * C, C FP32
-// row-major, over strided batches (gridDim.y entries; a stride of 0 shares one matrix) and split-K
-// (gridDim.z slices). One template serves four precisions (MODE; the host's Precision in brackets):
+// Tensor-core GEMM family (mma.sync, sm_80 and newer; fp16 from sm_75, mma/ptx.cuh says how):
+// C = alpha * op(A) * op(B) + beta * C, C FP32 row-major, over strided batches (gridDim.y entries; a
+// stride of 0 shares one matrix) and split-K (gridDim.z slices). One template serves four precisions (MODE; the host's Precision in brackets):
 //   0 tf32    [tf32]   FP32 in, each operand rounded to TF32 (cvt.rna) on the fly; FP32 accumulation.
 //   1 3xtf32  [3xtf32] FP32 in, each operand x split into big = tf32(x) and small = x - big; the
 //             product is small*big + big*small + big*big, and the long sums stay outside the tensor

@@ -1,4 +1,5 @@
-// Global -> shared: one operand's k tile into its swizzled stage through cp.async.
+// Global -> shared: one operand's k tile into its swizzled stage through cp.async (sm_75: its
+// synchronous stand-in, mma/ptx.cuh).
 
 namespace gemmtune {
 namespace mma {
@@ -58,14 +59,7 @@ struct TileCopy {
 #pragma unroll
         for (int e = 0; e < 4; ++e) cp_async_4(d + 4 * e, p + e, e < n ? 4 : 0);
       } else {
-        unsigned w[4];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const unsigned lo = 2 * e < n ? p[2 * e] : 0u;
-          const unsigned hi = 2 * e + 1 < n ? p[2 * e + 1] : 0u;
-          w[e] = lo | (hi << 16);
-        }
-        sts_u32x4(d, w[0], w[1], w[2], w[3]);
+        copy_halves_zero_filled(d, p, n);
       }
     }
   }

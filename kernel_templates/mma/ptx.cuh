@@ -1,7 +1,8 @@
 // The PTX the tensor-core family uses that CUDA C++ has no portable spelling for: cp.async with
 // zero fill, ldmatrix, the mma.sync shapes of each precision, TF32 rounding and fire-and-forget
-// reductions (split-K). Architectures without an instruction get a trap or a fallback: the host never
-// gives those kernels such a GPU.
+// reductions (split-K). Architectures without an instruction get a fallback or a trap: fp16 runs from
+// sm_75 (Turing: ldmatrix and mma m16n8k8, no cp.async), tf32 and bf16 from sm_80, and the host never
+// gives a kernel a GPU it traps on (core/kernel_config.cpp, min_compute_capability).
 
 namespace gemmtune {
 namespace mma {
@@ -10,18 +11,48 @@ __device__ __forceinline__ unsigned smem_u32(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
+__device__ __forceinline__ void sts_u32x4(unsigned addr, unsigned a, unsigned b, unsigned c, unsigned d) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(a), "r"(b), "r"(c), "r"(d));
+}
+
+// The first n (0..8) 16-bit elements at p into the 16-byte shared chunk at dst, the rest zeroed,
+// through registers and element by element: the elements past n may lie outside the allocation, and
+// p need not be 4-byte aligned. No 2-byte cp.async exists, so this is also the unaligned 16-bit path.
+__device__ __forceinline__ void copy_halves_zero_filled(unsigned dst, const unsigned short* p, int n) {
+  unsigned w[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const unsigned lo = 2 * e < n ? p[2 * e] : 0u;
+    const unsigned hi = 2 * e + 1 < n ? p[2 * e + 1] : 0u;
+    w[e] = lo | (hi << 16);
+  }
+  sts_u32x4(dst, w[0], w[1], w[2], w[3]);
+}
+
 // cp.async of 16 bytes of which the first src_bytes are read and the rest zero-filled: src_bytes = 0
 // reads nothing, so the source address of an out-of-range chunk is never dereferenced. .cg: the
 // tile is read once per block, L1 allocation would only evict.
+// sm_75 has no cp.async: the same bytes go through registers, synchronously (a whole chunk as one
+// 16-byte load, a partial one at the matrix's edge element by element; only the 16-bit operands run
+// there, so src_bytes is even). A store that has landed is stronger than one awaited with
+// cp_async_wait, so the kernel's barriers alone keep the pipeline correct, and commit and wait are
+// no-ops there. The load stalls the warp instead of overlapping the mma, so stages beyond 2 only
+// cost shared memory on sm_75 (the search space prunes them: tuner/search/search_space.cpp).
 __device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, int src_bytes) {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 #else
-  __trap();
+  if (src_bytes == 16) {
+    const uint4 v = __ldcg(static_cast<const uint4*>(src));
+    sts_u32x4(dst, v.x, v.y, v.z, v.w);
+  } else {
+    copy_halves_zero_filled(dst, static_cast<const unsigned short*>(src), src_bytes / 2);
+  }
 #endif
 }
 
-// 4-byte variant for FP32 operands whose rows are not 16-byte aligned (odd leading dimensions).
+// 4-byte variant for FP32 operands whose rows are not 16-byte aligned (odd leading dimensions). FP32
+// operands (tf32, 3xtf32) need sm_80, so no fallback.
 __device__ __forceinline__ void cp_async_4(unsigned dst, const void* src, int src_bytes) {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
@@ -67,10 +98,6 @@ __device__ __forceinline__ unsigned lds_u32(unsigned addr) {
 
 __device__ __forceinline__ void lds_u32x4(unsigned addr, unsigned& a, unsigned& b, unsigned& c, unsigned& d) {
   asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(addr));
-}
-
-__device__ __forceinline__ void sts_u32x4(unsigned addr, unsigned a, unsigned b, unsigned c, unsigned d) {
-  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(a), "r"(b), "r"(c), "r"(d));
 }
 
 // FP32 -> TF32, round to nearest (ties away from zero); the low 13 bits of the result are zero.
@@ -124,11 +151,23 @@ __device__ __forceinline__ void mma_bf16_16x8x16(float (&d)[4], const unsigned (
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// sm_75 has f16 mma only as m16n8k8: the k16 product is two of them, k 0-7 then k 8-15. In the
+// m16n8k16 fragments a0, a1 (rows g, g + 8) and b0 hold k 0-7 (2t, 2t + 1), a2, a3 and b1 k 8-15;
+// m16n8k8's a0, a1, b0 hold the same rows and columns of its 8 k, so the registers pass unchanged.
 __device__ __forceinline__ void mma_f16_16x8x16(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+#if __CUDA_ARCH__ >= 800
   asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b0));
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[2]), "r"(a[3]), "r"(b1));
+#endif
 }
 
 // Fire-and-forget addition (split-K): no value comes back, so nothing waits for it.

@@ -2,7 +2,8 @@
 // over batches with a shared B, with beta != 0 and beta == 0 over NaN, against a float64 CPU
 // reference computed from the inputs as the kernel multiplies them (rounded to the precision), with
 // a bound that scales with K; NaN and infinity propagation, a wide dynamic range, K = 16384; and
-// 3xtf32 held to cuBLAS SGEMM's own normwise error through the tuner's check (GpuBench). The Hopper
+// 3xtf32 held to cuBLAS SGEMM's own normwise error through the tuner's check (GpuBench); the T4's
+// fp16 path (its sm_75 PTX, JIT-compiled for the GPU at hand) through the same check. The Hopper
 // family (kernel_templates/wgmma.cuh, compute capability 9.0 only) likewise in layout nt, with K not
 // a multiple of its k tile, K = 0, partial tiles, strided batches with and without a shared B,
 // clusters, and through GpuBench. The stream kernel's 16-bit operands (kernel_templates/skinny/
@@ -134,6 +135,10 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
     }
     const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
                              batch, stride_a, stride_b, stride_c};
+    // C has landed before the launch: on sm_90 the launch is a programmatic dependent, and a binary
+    // without griddepcontrol.wait (the sm_75 PTX that Fp16Sm75PathJitCompiledOnThisGpu JIT-compiles)
+    // would not wait for the stream's previous work.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_EQ(kernel.launch(args, ws_bytes ? ws.get() : nullptr, nullptr), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<float> got(c_count);
@@ -169,13 +174,18 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   }
 }
 
+// Whether this GPU has the tensor cores of p (a T4: fp16 only).
+bool runs_precision(const DeviceProfile& device, Precision p) {
+  return unsupported_precision(p, device.compute_capability, device.name).empty();
+}
+
 TEST(TensorCores, EveryPrecisionAndLayoutAtEdgeSizes) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceProfile device = query_device(0);
-  if (device.compute_capability < 80) GTEST_SKIP() << "the tensor-core family needs sm_80";
   const KernelCompiler compiler{default_cache_dir()};
   std::mt19937 rng(5);
   for (const Precision p : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
+    if (!runs_precision(device, p)) continue;
     const bool wide = operand_bytes(p) == 2;
     for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
       // A 64-wide tile and a 128-wide one with split-K (3 uneven slices); 16-bit k-major tiles need
@@ -206,10 +216,10 @@ TEST(TensorCores, EveryPrecisionAndLayoutAtEdgeSizes) {
 TEST(TensorCores, LongKInEveryPrecision) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceProfile device = query_device(0);
-  if (device.compute_capability < 80) GTEST_SKIP() << "the tensor-core family needs sm_80";
   const KernelCompiler compiler{default_cache_dir()};
   std::mt19937 rng(11);
   for (const Precision p : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
+    if (!runs_precision(device, p)) continue;
     for (KernelConfig c : {mma(p, 64, 64, operand_bytes(p) == 2 ? 64 : 32, 32, 32, 3), mma(p, 64, 64, 32, 32, 32, 3, 8)}) {
       if (p == Precision::tf32x3) c.round_split = c.split_k > 1;
       ASSERT_EQ(config_error(c), std::nullopt) << c.name();
@@ -219,6 +229,37 @@ TEST(TensorCores, LongKInEveryPrecision) {
       check(kernel, Problem{40, 24, 16384, 0, 0, 0}, 1, false, Input::wide_range, rng);
     }
   }
+}
+
+// The T4's code path (sm_75: two m16n8k8 per k16 step, synchronous copies in place of cp.async) on
+// whatever GPU runs the test: the PTX NVRTC writes for sm_75 (that of the virtual architecture
+// compute_75, __CUDA_ARCH__ 750), JIT-compiled by the driver for this GPU, through the same check.
+// 2 stages, as the T4's space has them; 77x61x45 with rows padded to 16 bytes takes the whole-vector
+// path's partial chunks (the fallback's element-wise reads) at every edge, unpadded the general path.
+TEST(TensorCores, Fp16Sm75PathJitCompiledOnThisGpu) {
+  GEMMTUNE_REQUIRE_GPU();
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(75);
+  for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
+    for (KernelConfig c :
+         {mma(Precision::fp16, 64, 64, 64, 32, 32, 2), mma(Precision::fp16, 128, 128, 32, 64, 32, 2)}) {
+      c.layout = layout;
+      ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+      ASSERT_TRUE(runs_on(c, 75)) << c.name();
+      for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+        SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
+        // The compile gives the symbol (split_k 1: no reduction kernel); the PTX replaces its cubin,
+        // and the driver JIT-compiles it for this GPU.
+        CompiledKernel sm75 = compiler.compile(c, "sm_75", path);
+        sm75.cubin = compiler.ptx(c, "sm_75", path);
+        ASSERT_NE(sm75.cubin.find(".target sm_75"), std::string::npos);
+        const LoadedKernel kernel(sm75, c);
+        for (const Problem& s :
+             {Problem{77, 61, 45, 0, 0, 0}, Problem{77, 61, 45, 3, 3, 0}, Problem{128, 128, 64, 0, 0, 0}})
+          check(kernel, s, 1, false, Input::plain, rng);
+        check(kernel, Problem{80, 96, 72, 0, 0, 0}, 2, true, Input::plain, rng);
+      }
+    }
 }
 
 // The tuner's own check: a 3xtf32 kernel that rounds both parts of the split passes at K = 4096 and

@@ -313,6 +313,22 @@ TEST(KernelConfig, WgmmaRules) {
   rejects(mma_with_consumers, "consumers");
 }
 
+// The mma family runs where its precision has tensor cores: fp16 from sm_75 (the T4), the others
+// from sm_80.
+TEST(KernelConfig, MmaRunsWhereItsPrecisionHasTensorCores) {
+  KernelConfig c;
+  c.family = KernelFamily::mma;
+  c.block_k = 32;
+  for (const Precision p : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
+    c.precision = p;
+    const int needed = p == Precision::fp16 ? 75 : 80;
+    EXPECT_EQ(min_compute_capability(c), needed) << precision_name(p);
+    EXPECT_TRUE(runs_on(c, needed)) << precision_name(p);
+    EXPECT_TRUE(runs_on(c, 90)) << precision_name(p);
+    EXPECT_EQ(runs_on(c, 75), p == Precision::fp16) << precision_name(p);
+  }
+}
+
 TEST(KernelConfig, WgmmaRunsOnComputeCapability90Only) {
   const KernelConfig c = wgmma(Precision::bf16, 128, 128, 1, 4);
   EXPECT_EQ(min_compute_capability(c), 90);

@@ -242,6 +242,35 @@ TEST(SearchSpace, SixteenBitDecodeProblemsGetTheStreamKernel) {
       }
 }
 
+// The T4 (sm_75) has tensor cores for fp16 alone: the built-in spaces give it mma candidates in fp16
+// in every layout, all of 2 stages (without cp.async a deeper pipeline only holds shared memory; the
+// architecture constraint removes the rest) and within its 64 KB and 1024 threads per SM; bf16, tf32
+// and 3xtf32 get none. The A100 keeps its deeper pipelines.
+TEST(SearchSpace, TensorCoresOnTuringInFp16Only) {
+  const std::vector<SearchSpace> all = load_search_spaces({});
+  const DeviceProfile t4 = load_device_profile("t4");
+  for (const Precision p : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16})
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+      const GemmShape shape{1024, 1024, 1024, layout, 1, p};
+      const Enumeration e = enumerate(all, t4, &shape);
+      EXPECT_GT(e.removed.at("architecture"), 0u) << shape.label();
+      if (p != Precision::fp16) {
+        EXPECT_TRUE(e.candidates.empty()) << shape.label();
+        continue;
+      }
+      EXPECT_FALSE(e.candidates.empty()) << shape.label();
+      for (const KernelConfig& c : e.candidates) {
+        EXPECT_EQ(c.family, KernelFamily::mma) << c.name();
+        EXPECT_EQ(c.stages, 2) << c.name();
+        EXPECT_LE(c.shared_bytes(), 65536u) << c.name();
+        EXPECT_LE(c.threads() * c.min_blocks, 1024) << c.name();
+      }
+    }
+  const GemmShape fp16{1024, 1024, 1024, Layout::nn, 1, Precision::fp16};
+  const std::vector<KernelConfig> a100 = enumerate(all, load_device_profile("a100"), &fp16).candidates;
+  EXPECT_TRUE(std::any_of(a100.begin(), a100.end(), [](const KernelConfig& c) { return c.stages > 2; }));
+}
+
 // The built-in wgmma spaces: candidates on the H100 (compute capability 9.0) for layout nt only;
 // the architecture constraint removes them all on the A100 (and would on any later GPU: sm_90a code
 // runs on 9.0 alone), divisibility (the template's layout rule) for the other layouts, alignment

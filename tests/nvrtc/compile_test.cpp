@@ -1,6 +1,7 @@
-// The template compiles for sm_75, sm_80 and sm_90 over a sample of the search space, resources
-// are read from the compile, the disk cache serves a second compile and detects corruption
-// (a garbage cubin, a truncated metadata file, a cubin overwritten with the same number of bytes).
+// The template compiles for sm_75, sm_80 and sm_90 over a sample of the search space (the tensor-core
+// family in each precision where the GPU has its tensor cores), resources are read from the compile,
+// the disk cache serves a second compile and detects corruption (a garbage cubin, a truncated
+// metadata file, a cubin overwritten with the same number of bytes).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include "core/kernel_compiler.hpp"
+#include "core/precision.hpp"
 #include "core/problem.hpp"
 #include "search/device_catalog.hpp"
 #include "search/search_space.hpp"
@@ -92,19 +94,26 @@ TEST(Compile, SkinnyFamiliesOnEveryArchitecture) {
         }
 }
 
-// The tensor-core family: one candidate of every precision and layout compiles for sm_80 and sm_90
-// on both paths, with the split-K kernel over C beside it where it splits; T4 (sm_75) gets none.
+// The tensor-core family: one candidate of every precision and layout compiles for every GPU with
+// that precision's tensor cores (fp16 from the T4's sm_75, the others from sm_80) on both paths,
+// with the split-K kernel over C beside it where it splits; a GPU without them gets no candidate.
+// On sm_75 the PTX holds the k8 mma and no cp.async (kernel_templates/mma/ptx.cuh's fallbacks).
 // (Some spill a little, the general path's 16-bit element copies most: the tuner screens spills.)
 TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
   const KernelCompiler compiler{""};
   const std::vector<SearchSpace> spaces = load_search_spaces({});
-  for (const Precision precision : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
-    const GemmShape t4_shape{1024, 1024, 1024, Layout::nn, 1, precision};
-    EXPECT_TRUE(enumerate(spaces, load_device_profile("t4"), &t4_shape).candidates.empty());
-    for (const auto& [device, arch] : {std::pair{"a100", "sm_80"}, {"h100", "sm_90"}})
+  for (const Precision precision : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16})
+    for (const auto& [device, arch] : {std::pair{"t4", "sm_75"}, {"a100", "sm_80"}, {"h100", "sm_90"}}) {
+      const DeviceProfile profile = load_device_profile(device);
+      if (!unsupported_precision(precision, profile.compute_capability, profile.name).empty()) {
+        const GemmShape shape{1024, 1024, 1024, Layout::nn, 1, precision};
+        EXPECT_TRUE(enumerate(spaces, profile, &shape).candidates.empty())
+            << shape.label() << " on " << device;
+        continue;
+      }
       for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
         const GemmShape shape{1024, 1024, 4096, layout, 1, precision};
-        std::vector<KernelConfig> all = enumerate(spaces, load_device_profile(device), &shape).candidates;
+        std::vector<KernelConfig> all = enumerate(spaces, profile, &shape).candidates;
         // (On the H100, layout nt, the wgmma family's candidates too: Compile.WgmmaFamily.)
         all.erase(std::remove_if(all.begin(), all.end(),
                                  [](const KernelConfig& c) { return c.family == KernelFamily::wgmma; }),
@@ -121,13 +130,19 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
             EXPECT_GT(k.cubin.size(), 1000u);
             EXPECT_NE(k.symbol.find("mma_gemm"), std::string::npos);
             EXPECT_EQ(k.reduce != nullptr, c.split_k > 1);
+            if (profile.compute_capability < 80) {
+              const std::string ptx = compiler.ptx(c, arch, path);
+              EXPECT_NE(ptx.find("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"), std::string::npos);
+              EXPECT_EQ(ptx.find("m16n8k16"), std::string::npos);
+              EXPECT_EQ(ptx.find("cp.async"), std::string::npos);
+            }
           } catch (const CompileError& e) {
             FAIL() << e.what() << "\n" << e.log();
           }
         }
         EXPECT_THROW(compiler.compile(all.front(), arch, KernelPath::whole_tiles), std::invalid_argument);
       }
-  }
+    }
 }
 
 // The Hopper family: every candidate the built-in spaces give the H100 compiles for sm_90a (asked

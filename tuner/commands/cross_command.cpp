@@ -42,7 +42,8 @@ TunedResults load_results_file(const std::string& path) {
 std::string cannot_run_reason(const KernelConfig& c, const DeviceProfile& d) {
   if (auto err = config_error(c)) return *err;
   if (!runs_on(c, d.compute_capability))
-    return c.family == KernelFamily::wgmma ? "needs sm_90a (compute capability 9.0)" : "needs sm_80 (cp.async)";
+    return c.family == KernelFamily::wgmma ? "needs sm_90a (compute capability 9.0)"
+                                           : fmt::format("needs sm_{}", min_compute_capability(c));
   if (c.shared_bytes() > std::size_t(d.shared_bytes_per_block))
     return fmt::format("needs {} bytes of shared memory, the device gives {}", c.shared_bytes(),
                        d.shared_bytes_per_block);

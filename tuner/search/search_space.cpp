@@ -98,6 +98,11 @@ const std::vector<Constraint>& constraints() {
                           const ConstraintSettings&) { return !config_error(c).has_value(); }},
       {"architecture",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
+         // Before sm_80 the mma kernels copy tiles synchronously (no cp.async): a copy has landed
+         // before the warp goes on, so a third stage would only hold shared memory (and cost blocks
+         // per SM on the T4's 64 KB) without hiding any latency.
+         constexpr int kAsyncCopy = 80;
+         if (c.family == KernelFamily::mma && d.compute_capability < kAsyncCopy && c.stages > 2) return false;
          return runs_on(c, d.compute_capability);
        }},
       {"thread_count",
