@@ -98,11 +98,13 @@ const std::vector<Constraint>& constraints() {
                           const ConstraintSettings&) { return !config_error(c).has_value(); }},
       {"architecture",
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape*, const ConstraintSettings&) {
-         // Before sm_80 the mma kernels copy tiles synchronously (no cp.async): a copy has landed
-         // before the warp goes on, so a third stage would only hold shared memory (and cost blocks
-         // per SM on the T4's 64 KB) without hiding any latency.
+         // The mma kernels' stages. Before sm_80 they copy tiles synchronously (no cp.async): a copy
+         // has landed before the warp goes on, so a third stage would only hold shared memory (and
+         // cost blocks per SM on the T4's 64 KB) without hiding any latency: 2 alone. From sm_80,
+         // cp.async overlaps them: 3 and more, the spaces the sm_80+ results were tuned over (the 2
+         // in configs/mma-fp16.json is the T4's).
          constexpr int kAsyncCopy = 80;
-         if (c.family == KernelFamily::mma && d.compute_capability < kAsyncCopy && c.stages > 2) return false;
+         if (c.family == KernelFamily::mma && (d.compute_capability < kAsyncCopy) != (c.stages <= 2)) return false;
          return runs_on(c, d.compute_capability);
        }},
       {"thread_count",
