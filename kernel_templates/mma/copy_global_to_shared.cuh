@@ -59,7 +59,17 @@ struct TileCopy {
 #pragma unroll
         for (int e = 0; e < 4; ++e) cp_async_4(d + 4 * e, p + e, e < n ? 4 : 0);
       } else {
-        copy_halves_zero_filled(d, p, n);
+        // Written out here, not as copy_halves_zero_filled (mma/ptx.cuh, sm_75's partial chunks): the
+        // same steps through that function compiled to other PTX for sm_80 and sm_90, and the shipped
+        // kernels' binaries stay as measured.
+        unsigned w[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const unsigned lo = 2 * e < n ? p[2 * e] : 0u;
+          const unsigned hi = 2 * e + 1 < n ? p[2 * e + 1] : 0u;
+          w[e] = lo | (hi << 16);
+        }
+        sts_u32x4(d, w[0], w[1], w[2], w[3]);
       }
     }
   }

@@ -17,7 +17,8 @@ __device__ __forceinline__ void sts_u32x4(unsigned addr, unsigned a, unsigned b,
 
 // The first n (0..8) 16-bit elements at p into the 16-byte shared chunk at dst, the rest zeroed,
 // through registers and element by element: the elements past n may lie outside the allocation, and
-// p need not be 4-byte aligned. No 2-byte cp.async exists, so this is also the unaligned 16-bit path.
+// p need not be 4-byte aligned (the unaligned 16-bit path in mma/copy_global_to_shared.cuh does the
+// same, written out).
 __device__ __forceinline__ void copy_halves_zero_filled(unsigned dst, const unsigned short* p, int n) {
   unsigned w[4];
 #pragma unroll
