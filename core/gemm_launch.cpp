@@ -257,11 +257,19 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, cudaStream_t s
   EncodedTensorMap map_a, map_b;
   int a_batched = 0, b_batched = 0;
   if (args.k > 0) {  // K = 0 reads no operand: C = beta * C, with maps left unencoded
-    // Clusters multicast A in halves: each CTA of a pair loads half of the tile's rows.
-    const auto shape_a = operand_map_shape(c.precision, args.a, args.m, args.k, args.lda, args.batch, args.stride_a,
-                                           c.block_m / c.cluster);
+    // Clusters multicast A in halves: each CTA of a pair loads half of the tile's rows. An operand
+    // stored MN-major (3xtf32's other layouts) is K rows of M or N elements, read a k tile of
+    // rows at a time.
+    const int k_tile = c.block_k;
+    const auto shape_a =
+        op_a_transposed(c.layout)
+            ? operand_map_shape(c.precision, args.a, args.k, args.m, args.lda, args.batch, args.stride_a, k_tile)
+            : operand_map_shape(c.precision, args.a, args.m, args.k, args.lda, args.batch, args.stride_a,
+                                c.block_m / c.cluster);
     const auto shape_b =
-        operand_map_shape(c.precision, args.b, args.n, args.k, args.ldb, args.batch, args.stride_b, c.block_n);
+        op_b_transposed(c.layout)
+            ? operand_map_shape(c.precision, args.b, args.n, args.k, args.ldb, args.batch, args.stride_b, c.block_n)
+            : operand_map_shape(c.precision, args.b, args.k, args.n, args.ldb, args.batch, args.stride_b, k_tile);
     if (!shape_a || !shape_b) return cudaErrorInvalidValue;
     if (const cudaError_t err = encode_operand_map(*shape_a, c.precision, args.a, map_a); err != cudaSuccess)
       return err;

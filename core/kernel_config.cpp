@@ -81,9 +81,12 @@ std::size_t KernelConfig::shared_bytes() const {
     return std::size_t(stages) * (std::size_t(block_m) * block_k + std::size_t(block_k) * block_n) *
            std::size_t(operand_bytes(precision));
   if (family == KernelFamily::wgmma) {  // kernel_templates/wgmma/shape.cuh: 128-byte rows, barriers, alignment slack
-    if (precision == Precision::tf32x3)  // B's small parts beside each stage, a third barrier
-      return std::size_t(stages) * (std::size_t(block_m) + 2 * std::size_t(block_n)) * 128 + 24 * std::size_t(stages) +
-             1024;
+    if (precision == Precision::tf32x3) {  // B's small parts beside each stage, a third barrier
+      // B stored k x n lands in a staging tile of its own (wgmma::Split3Shape's B_STAGED).
+      const std::size_t b_tiles = op_b_transposed(layout) ? 2 : 3;
+      return std::size_t(stages) * (std::size_t(block_m) + b_tiles * std::size_t(block_n)) * 128 +
+             24 * std::size_t(stages) + 1024;
+    }
     return std::size_t(stages) * (std::size_t(block_m) + block_n) * 128 + 16 * std::size_t(stages) + 1024;
   }
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
@@ -145,7 +148,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
     // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32 is a kernel of its own. Only the
     // whole-vector path exists (check_path).
     if (precision == Precision::tf32x3)
-      return fmt::format("gemmtune::wgmma_gemm_3xtf32<{},{},{},{}>", block_m, block_n, stages, consumers);
+      return fmt::format("gemmtune::wgmma_gemm_3xtf32<{},{},{},{},{},{}>", block_m, block_n, stages, consumers, op_a,
+                         op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
     return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers, cluster);
   }
@@ -305,12 +309,14 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
 }
 
 // The Hopper kernels' rules (the static_asserts of kernel_templates/wgmma/shape.cuh and the
-// kernel's), and what the template serves: operands K-major (layout nt), no split-K.
+// kernel's), and what the template serves: operands K-major (layout nt) but for 3xtf32 (every
+// layout), no split-K.
 std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
-  if (c.layout != Layout::nt)
-    return fmt::format("layout {}: the wgmma kernels read A and B K-major through tensor maps (layout nt only)",
-                       layout_name(c.layout));
+  if (c.layout != Layout::nt && c.precision != Precision::tf32x3)
+    return fmt::format(
+        "layout {}: the {} wgmma kernel reads A and B K-major through tensor maps (layout nt; 3xtf32 every layout)",
+        layout_name(c.layout), precision_name(c.precision));
   const int row_elements = 128 / operand_bytes(c.precision);
   if (c.block_k != row_elements)
     return fmt::format("block_k {} is not one 128-byte swizzle row ({} elements of {})", c.block_k, row_elements,

@@ -32,7 +32,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 }  // namespace
 
-std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int k,
+std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int width,
                                                  int ld, int batch, long long stride, int box_rows,
                                                  std::string* why) {
   auto refuse = [&](std::string reason) -> std::optional<OperandMapShape> {
@@ -40,8 +40,8 @@ std::optional<OperandMapShape> operand_map_shape(Precision precision, const void
     return std::nullopt;
   };
   const std::uint64_t bytes = static_cast<std::uint64_t>(operand_bytes(precision));
-  if (rows < 1 || k < 1 || ld < k || batch < 1)
-    return refuse(fmt::format("{} x {} (ld {}) is empty or ld < k", rows, k, ld));
+  if (rows < 1 || width < 1 || ld < width || batch < 1)
+    return refuse(fmt::format("{} x {} (ld {}) is empty or ld < its width", rows, width, ld));
   if (box_rows < 1 || box_rows > 256) return refuse(fmt::format("a box of {} rows (1 to 256)", box_rows));
   if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
     return refuse("the base address is not 16-byte aligned");
@@ -50,7 +50,7 @@ std::optional<OperandMapShape> operand_map_shape(Precision precision, const void
   if (stride < 0) return refuse("a negative batch stride");
   OperandMapShape s;
   s.batched = batch > 1 && stride != 0;
-  s.dims[0] = static_cast<std::uint64_t>(k);
+  s.dims[0] = static_cast<std::uint64_t>(width);
   s.dims[1] = static_cast<std::uint64_t>(rows);
   s.dims[2] = s.batched ? static_cast<std::uint64_t>(batch) : 1;
   s.strides[0] = static_cast<std::uint64_t>(ld) * bytes;

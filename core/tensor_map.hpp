@@ -15,20 +15,21 @@
 
 namespace gemmtune {
 
-// What cuTensorMapEncodeTiled gets for one K-major operand (rows x K, row pitch ld elements) of a
-// strided batch: rank 3, innermost first.
+// What cuTensorMapEncodeTiled gets for one operand as stored (rows of `width` contiguous elements,
+// row pitch ld elements) of a strided batch: rank 3, innermost first. K-major operands are M or N
+// rows of K; MN-major ones (3xtf32's layouts other than nt) K rows of M or N.
 struct OperandMapShape {
-  std::uint64_t dims[3] = {0, 0, 0};  // elements: K, rows, batch entries (1 when all share it)
+  std::uint64_t dims[3] = {0, 0, 0};  // elements: width, rows, batch entries (1 when all share it)
   std::uint64_t strides[2] = {0, 0};  // bytes: a row, an entry
-  std::uint32_t box[3] = {0, 0, 0};   // elements: one 128-byte swizzle row of K, box_rows, 1
+  std::uint32_t box[3] = {0, 0, 0};   // elements: one 128-byte swizzle row, box_rows, 1
   bool batched = false;               // false: every entry reads entry 0 (batch stride 0, or one entry)
 };
 
-// The map of an operand of `rows` rows of k elements of precision (k >= 1), or nullopt with the
+// The map of an operand of `rows` rows of `width` elements of precision (width >= 1), or nullopt with the
 // reason in *why where the TMA cannot read it: a base address, row pitch or batch stride that is not
 // a multiple of 16 bytes (the whole-vector path guarantees them: core/kernel_path.cpp), a negative
 // stride, or a size past the encoder's limits.
-std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int k,
+std::optional<OperandMapShape> operand_map_shape(Precision precision, const void* base, int rows, int width,
                                                  int ld, int batch, long long stride, int box_rows,
                                                  std::string* why = nullptr);
 

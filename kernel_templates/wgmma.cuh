@@ -203,22 +203,29 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
 // fragments from the swizzled FP32 tile, splits them in registers and feeds them to the wgmmas from
 // registers (splitting A in shared memory too made the kernel shared-memory bound, spike v2). The
 // tensor core's FP32 accumulation truncates, so each k tile is summed in a temporary (scale_d = 0
-// at its first step) and added into the accumulator with FADDs. Arguments as wgmma_gemm's.
-template <int BM, int BN, int STAGES, int CONSUMERS>
-__global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>::kThreads, 1)
+// at its first step) and added into the accumulator with FADDs.
+// Every layout: OP_A / OP_B as the mma family's (1: op(X) = X^T as stored). A stored k x m (OP_A 1)
+// or B stored k x n (OP_B 0) is MN-major: its map's rows are K and the TMA lands it in sub-tiles of
+// 32 columns (wgmma::mn_major_offset); A's fragments are then gathered from there, and the
+// splitters transpose B into the K-major big and small tiles the wgmma descriptors need (tf32
+// wgmma reads K-major operands only). Arguments as wgmma_gemm's.
+template <int BM, int BN, int STAGES, int CONSUMERS, int OP_A, int OP_B>
+__global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, OP_B == 0>::kThreads, 1)
     wgmma_gemm_3xtf32(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                       float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m,
                       int batch, long long stride_c, int a_batched, int b_batched) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using S = wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>;
+  constexpr bool kStaged = OP_B == 0;
+  using S = wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, kStaged>;
   using MmaRegA = wgmma::MmaRegA<BN>;
   sm90::wait_for_previous_grid();
   extern __shared__ unsigned char smem_raw[];
   const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
-  // Per stage: [A][B big][B small]; A + B is one TMA landing zone.
+  // Per stage: [A][B as landed][B big when staged][B small]; A + B as landed is the TMA's zone.
   auto a_tile = [&](int s) { return base + s * S::kStageBytes; };
-  auto b_big = [&](int s) { return base + s * S::kStageBytes + S::kTileABytes; };
-  auto b_small = [&](int s) { return base + s * S::kStageBytes + S::kLoadBytes; };
+  auto b_landed = [&](int s) { return base + s * S::kStageBytes + S::kTileABytes; };
+  auto b_big = [&](int s) { return b_landed(s) + (kStaged ? S::kTileBBytes : 0); };
+  auto b_small = [&](int s) { return b_big(s) + S::kTileBBytes; };
   const unsigned full_bar = base + STAGES * S::kStageBytes;
   const unsigned ready_bar = full_bar + 8 * STAGES;
   const unsigned empty_bar = ready_bar + 8 * STAGES;
@@ -259,8 +266,22 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>:
         for (int kt = 0; kt < k_tiles; ++kt) {
           sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
           sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kLoadBytes);
-          sm90::tma_load_3d(a_tile(s), &tma_a, kt * S::kBK, tm * BM, za, full_bar + 8 * s);
-          sm90::tma_load_3d(b_big(s), &tma_b, kt * S::kBK, tn * BN, zb, full_bar + 8 * s);
+          // MN-major operands come in boxes of 32 columns x 32 k (128-byte swizzle rows).
+          if constexpr (OP_A == 0) {
+            sm90::tma_load_3d(a_tile(s), &tma_a, kt * S::kBK, tm * BM, za, full_bar + 8 * s);
+          } else {
+#pragma unroll
+            for (int j = 0; j < BM / 32; ++j)
+              sm90::tma_load_3d(a_tile(s) + j * 4096, &tma_a, tm * BM + 32 * j, kt * S::kBK, za, full_bar + 8 * s);
+          }
+          if constexpr (OP_B == 1) {
+            sm90::tma_load_3d(b_landed(s), &tma_b, kt * S::kBK, tn * BN, zb, full_bar + 8 * s);
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 32; ++j)
+              sm90::tma_load_3d(b_landed(s) + j * 4096, &tma_b, tn * BN + 32 * j, kt * S::kBK, zb,
+                                full_bar + 8 * s);
+          }
           if (++s == STAGES) {
             s = 0;
             phase ^= 1;
@@ -270,6 +291,24 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>:
     } else if (threadIdx.x >= 32) {
       // Splitters: every stage the producer fills, in the same order.
       const int t = threadIdx.x - 32;
+      // x as big (at big_at) and small (at small_at): x = big + small to FP32's precision.
+      auto split_store = [](unsigned big_at, unsigned small_at, float4 x) {
+        float4 b, r;
+        b.x = sm90::round_tf32(x.x);
+        b.y = sm90::round_tf32(x.y);
+        b.z = sm90::round_tf32(x.z);
+        b.w = sm90::round_tf32(x.w);
+        r.x = sm90::round_tf32(x.x - b.x);
+        r.y = sm90::round_tf32(x.y - b.y);
+        r.z = sm90::round_tf32(x.z - b.z);
+        r.w = sm90::round_tf32(x.w - b.w);
+        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(big_at), "f"(b.x), "f"(b.y), "f"(b.z),
+                     "f"(b.w)
+                     : "memory");
+        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(small_at), "f"(r.x), "f"(r.y), "f"(r.z),
+                     "f"(r.w)
+                     : "memory");
+      };
       int s = 0;
       unsigned phase = 0;
       const int units = num_units > static_cast<int>(blockIdx.x)
@@ -278,30 +317,47 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>:
       const int total = units * k_tiles;
       for (int it = 0; it < total; ++it) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
-        constexpr int kChunks = S::kTileBBytes / 16;
+        if constexpr (!kStaged) {
+          constexpr int kChunks = S::kTileBBytes / 16;
 #pragma unroll 4
-        for (int c = t; c < kChunks; c += S::kSplitters) {
-          const unsigned src = b_big(s) + 16 * c;
-          const unsigned dst = b_small(s) + 16 * c;
-          float4 x;
-          asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                       : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
-                       : "r"(src));
-          float4 b, r;
-          b.x = sm90::round_tf32(x.x);
-          b.y = sm90::round_tf32(x.y);
-          b.z = sm90::round_tf32(x.z);
-          b.w = sm90::round_tf32(x.w);
-          r.x = sm90::round_tf32(x.x - b.x);
-          r.y = sm90::round_tf32(x.y - b.y);
-          r.z = sm90::round_tf32(x.z - b.z);
-          r.w = sm90::round_tf32(x.w - b.w);
-          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(src), "f"(b.x), "f"(b.y), "f"(b.z),
-                       "f"(b.w)
-                       : "memory");
-          asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "f"(r.x), "f"(r.y), "f"(r.z),
-                       "f"(r.w)
-                       : "memory");
+          for (int c = t; c < kChunks; c += S::kSplitters) {
+            const unsigned src = b_big(s) + 16 * c;
+            float4 x;
+            asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                         : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+                         : "r"(src));
+            split_store(src, b_small(s) + 16 * c, x);
+          }
+        } else {
+          // Unit u of a stage: 4 columns n = 4 nq .. + 3 by 4 k = 4 kq .. + 3, read as four float4
+          // rows of the landed tile, transposed in registers, written as four float4 rows of big and
+          // of small. Lane l of an 8-lane phase takes kq = l and nq = 8 nb + (l ^ r) (phase q of the
+          // stage: nb = q / 8, r = q % 8): both its reads and its writes then fall in 8 distinct
+          // 16-byte chunks of a swizzle row (no bank conflict), and the 8 r cover every (kq, nq).
+          constexpr unsigned kUnits = BN * 2;  // BN / 4 column quads x 8 k quads
+#pragma unroll 1
+          for (unsigned u = static_cast<unsigned>(t); u < kUnits; u += S::kSplitters) {
+            const unsigned l = u % 8, q = u / 8, nb = q / 8, r = q % 8;
+            const unsigned kq = l, nq8 = l ^ r, nq = 8 * nb + nq8;
+            float4 v[4];
+#pragma unroll
+            for (unsigned i = 0; i < 4; ++i) {
+              const unsigned src = b_landed(s) + nb * 4096 + (4 * kq + i) * 128 + ((nq8 ^ (4 * (kq % 2) + i)) * 16);
+              asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                           : "=f"(v[i].x), "=f"(v[i].y), "=f"(v[i].z), "=f"(v[i].w)
+                           : "r"(src));
+            }
+            const float4 col[4] = {make_float4(v[0].x, v[1].x, v[2].x, v[3].x),
+                                   make_float4(v[0].y, v[1].y, v[2].y, v[3].y),
+                                   make_float4(v[0].z, v[1].z, v[2].z, v[3].z),
+                                   make_float4(v[0].w, v[1].w, v[2].w, v[3].w)};
+#pragma unroll
+            for (unsigned j = 0; j < 4; ++j) {
+              const unsigned n = 4 * nq + j;
+              const unsigned at = n * 128 + ((kq ^ (n % 8)) * 16);
+              split_store(b_big(s) + at, b_small(s) + at, col[j]);
+            }
+          }
         }
         sm90::fence_proxy_async();
         sm90::mbar_arrive(ready_bar + 8 * s);
@@ -320,8 +376,10 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>:
     float acc[1][S::kAccRegs];
     float part[S::kAccRegs];
     const unsigned row_off = c * 64 * 128;
-    // A's fragment of m64k8 block kk: rows r = 16 warp + lane/4 (+8), columns 8 kk + lane%4 (+4); in
-    // the swizzled tile, element (r, k) sits at r*128 + ((k/4) ^ (r%8))*16 + (k%4)*4.
+    // A's fragment of m64k8 block kk: rows r = 16 warp + lane/4 (+8), columns 8 kk + lane%4 (+4). In
+    // the K-major swizzled tile, element (r, k) sits at r*128 + ((k/4) ^ (r%8))*16 + (k%4)*4; in the
+    // MN-major one at mn_major_offset(r, k), where k % 8 does not depend on kk: k tile kk is 1024
+    // bytes on.
     unsigned abig[S::kKSteps][4], asml[S::kKSteps][4];
     auto load_a = [&](int st) {
       const int g = lane / 4;
@@ -330,7 +388,10 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS>:
       for (int kk = 0; kk < S::kKSteps; ++kk) {
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-          const unsigned addr = arow + (q & 1) * 8 * 128 + (((2 * kk + (q >> 1)) ^ g) * 16);
+          const unsigned addr =
+              OP_A == 0 ? arow + (q & 1) * 8 * 128 + (((2 * kk + (q >> 1)) ^ g) * 16)
+                        : a_tile(st) + wgmma::mn_major_offset(c * 64 + warp * 16 + g + (q & 1) * 8, lane % 4 + 4 * (q >> 1)) +
+                              kk * 1024;
           float x;
           asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(addr) : "memory");
           const float bx = sm90::round_tf32(x);

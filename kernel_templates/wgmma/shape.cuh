@@ -36,7 +36,9 @@ struct Shape {
 
 // 3xtf32 (wgmma_gemm_3xtf32): FP32 tiles of 32 K, B's small parts in a second buffer of each
 // stage; A is split in registers, so each consumer warpgroup holds one m64 block (64 rows).
-template <int BM, int BN, int STAGES, int CONSUMERS>
+// B_STAGED (B stored k x n, N-major): the TMA lands B in a staging tile of its own, which the
+// splitters rewrite K-major as big and small; otherwise big is split in place.
+template <int BM, int BN, int STAGES, int CONSUMERS, bool B_STAGED>
 struct Split3Shape {
   static constexpr int kBK = 32;
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
@@ -44,8 +46,9 @@ struct Split3Shape {
   static constexpr int kKSteps = 4;
   static constexpr int kTileABytes = BM * 128;
   static constexpr int kTileBBytes = BN * 128;
-  static constexpr int kLoadBytes = kTileABytes + kTileBBytes;     // what the TMA brings a stage
-  static constexpr int kStageBytes = kLoadBytes + kTileBBytes;      // + B's small parts
+  static constexpr int kLoadBytes = kTileABytes + kTileBBytes;  // what the TMA brings a stage
+  // + B's small parts (+ big apart from the landing zone when staged)
+  static constexpr int kStageBytes = kLoadBytes + (B_STAGED ? 2 : 1) * kTileBBytes;
   static constexpr int kSmemBytes = STAGES * kStageBytes + 24 * STAGES + 1024;  // + 3 barriers a stage
   static constexpr int kSplitters = 96;                             // warps 1-3 of the producer warpgroup
   static constexpr int kConsumerRegs = CONSUMERS == 2 ? 232 : 152;  // the producer warpgroup keeps 40
@@ -54,6 +57,12 @@ struct Split3Shape {
   static_assert(BN == 64 || BN == 128, "BN 64 or 128 (two accumulator sets a thread)");
   static_assert(STAGES >= 2, "STAGES >= 2");
 };
+
+// Byte offset of element (mn, k) in an MN-major FP32 tile as the TMA lands it with the 128-byte
+// swizzle: sub-tiles of 32 rows/columns (one 128-byte swizzle row a k), each 32 k x 128 bytes.
+__device__ __forceinline__ unsigned mn_major_offset(int mn, int k) {
+  return (mn / 32) * 4096 + k * 128 + ((((mn % 32) / 4) ^ (k % 8)) * 16) + (mn % 4) * 4;
+}
 
 // Unit `unit` of a units_m x units_n grid in raster order: groups of group_m unit rows walked
 // column by column, so the group's rows share each B tile while it is in L2.

@@ -1,4 +1,5 @@
 // KernelConfig: naming, structural rules, JSON round trips and the validation of untrusted JSON.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -285,8 +286,21 @@ TEST(KernelConfig, WgmmaRules) {
   KernelConfig split3 = wgmma(Precision::tf32x3, 128, 128, 2, 4);
   EXPECT_EQ(config_error(split3), std::nullopt);
   EXPECT_EQ(split3.name(), "wgmma_3xtf32_128x128x32_c2_s4_p1_nt");
-  EXPECT_EQ(split3.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_3xtf32<128,128,4,2>");
+  EXPECT_EQ(split3.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_3xtf32<128,128,4,2,0,1>");
   EXPECT_EQ(split3.dynamic_shared_bytes(), 4u * (128 + 256) * 128 + 4 * 24 + 1024);
+  // 3xtf32 serves every layout; B stored k x n (nn, tn) lands in a staging tile of its own.
+  for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) {
+    KernelConfig other = split3;
+    other.layout = layout, other.stages = 3;
+    EXPECT_EQ(config_error(other), std::nullopt) << other.name();
+    const bool staged = !op_b_transposed(layout);
+    EXPECT_EQ(other.dynamic_shared_bytes(), 3u * (128 + (staged ? 384 : 256)) * 128 + 3 * 24 + 1024) << other.name();
+    EXPECT_EQ(other.name_expression(KernelPath::whole_vectors),
+              fmt::format("gemmtune::wgmma_gemm_3xtf32<128,128,3,2,{},{}>", int(op_a_transposed(layout)),
+                          int(op_b_transposed(layout))));
+  }
+  bad = split3, bad.precision = Precision::tf32, bad.block_k = 32, bad.layout = Layout::tn;  // tf32 reads K-major
+  rejects(bad, "layout");
   bad = split3, bad.block_n = 256;  // two accumulator sets of 128
   rejects(bad, "block_n");
   bad = split3, bad.block_m = 192, bad.consumers = 3;  // spills
@@ -348,7 +362,8 @@ TEST(KernelConfig, WgmmaRunsOnComputeCapability90Only) {
   }
 }
 
-// The tensor-map arguments the wgmma launch encodes: K innermost, rows, batch entries; 16-byte rule.
+// The tensor-map arguments the wgmma launch encodes: the stored rows' elements innermost (K, or M
+// or N for an MN-major operand), rows, batch entries; 16-byte rule.
 TEST(TensorMap, OperandShapes) {
   alignas(16) static char base[16];
   std::string why;
@@ -377,6 +392,15 @@ TEST(TensorMap, OperandShapes) {
   EXPECT_FALSE(operand_map_shape(Precision::bf16, base + 8, 64, 64, 64, 1, 0, 64));
   EXPECT_FALSE(operand_map_shape(Precision::bf16, base, 64, 64, 64, 3, 64 * 64 + 4, 64));  // 8-byte stride step
   EXPECT_FALSE(operand_map_shape(Precision::bf16, base, 64, 0, 64, 1, 0, 64));
+  // MN-major 3xtf32 A of a 100 x 70 op(A), stored 70 (k) rows of 100 (ld 104): boxes of 32 x 32.
+  s = operand_map_shape(Precision::tf32x3, base, 70, 100, 104, 1, 0, 32, &why);
+  ASSERT_TRUE(s) << why;
+  EXPECT_EQ(s->dims[0], 100u);
+  EXPECT_EQ(s->dims[1], 70u);
+  EXPECT_EQ(s->strides[0], 416u);
+  EXPECT_EQ(s->box[0], 32u);
+  EXPECT_EQ(s->box[1], 32u);
+  EXPECT_FALSE(operand_map_shape(Precision::tf32x3, base, 70, 100, 99, 1, 0, 32));  // ld below the width
 }
 
 }  // namespace

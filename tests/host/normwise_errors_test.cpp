@@ -25,9 +25,16 @@ namespace {
 constexpr double kKernelError = 2.61e-7, kSgemmError = 6.1e-7;
 
 // The shipped H100 results: their 3xtf32 entries predate the error fields.
+// The shipped H100 results as written before the error fields existed (the problems tuned since
+// carry them).
 nlohmann::json shipped_h100() {
-  return nlohmann::json::parse(
-      *read_whole_file(testing_paths::source_dir() / "results/nvidia-h100-80gb-hbm3.json"));
+  nlohmann::json doc =
+      nlohmann::json::parse(*read_whole_file(testing_paths::source_dir() / "results/nvidia-h100-80gb-hbm3.json"));
+  for (auto& entry : doc["entries"]) {
+    entry.erase("normwise_error");
+    entry.erase("sgemm_normwise_error");
+  }
+  return doc;
 }
 
 bool is_3xtf32_1024(const nlohmann::json& entry) {

@@ -145,15 +145,21 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
     }
 }
 
-// The Hopper family: every candidate the built-in spaces give the H100 compiles for sm_90a (asked
+// The Hopper family: every candidate the built-in spaces give the H100 (3xtf32 in every layout)
+// compiles for sm_90a (asked
 // for as sm_90, the device's arch) without spills and within the 168 registers that 384 threads
 // may hold at entry; its cache key names sm_90a. Other archs and the general path are refused
 // before NVRTC, with the reason.
 TEST(Compile, WgmmaFamilyForSm90aOnly) {
   const KernelCompiler compiler{""};
   const std::vector<SearchSpace> spaces = load_search_spaces({});
-  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
-    const GemmShape shape{4096, 4096, 4096, Layout::nt, 1, precision};
+  std::vector<GemmShape> shapes;
+  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})
+    shapes.push_back({4096, 4096, 4096, Layout::nt, 1, precision});
+  for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt})  // 3xtf32's MN-major operands
+    shapes.push_back({4096, 4096, 4096, layout, 1, Precision::tf32x3});
+  for (const GemmShape& shape : shapes) {
+    const Precision precision = shape.precision;
     std::vector<KernelConfig> all = enumerate(spaces, load_device_profile("h100"), &shape).candidates;
     all.erase(std::remove_if(all.begin(), all.end(),
                              [](const KernelConfig& c) { return c.family != KernelFamily::wgmma; }),
