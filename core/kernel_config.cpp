@@ -151,7 +151,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
       return fmt::format("gemmtune::wgmma_gemm_3xtf32<{},{},{},{},{},{}>", block_m, block_n, stages, consumers, op_a,
                          op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
-    return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers, cluster);
+    return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers,
+                       cluster, op_a, op_b);
   }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
@@ -309,14 +310,12 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
 }
 
 // The Hopper kernels' rules (the static_asserts of kernel_templates/wgmma/shape.cuh and the
-// kernel's), and what the template serves: operands K-major (layout nt) but for 3xtf32 (every
-// layout), no split-K.
+// kernel's), and what the template serves: every layout but for tf32 (its wgmma reads K-major
+// operands only: layout nt), no split-K.
 std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
-  if (c.layout != Layout::nt && c.precision != Precision::tf32x3)
-    return fmt::format(
-        "layout {}: the {} wgmma kernel reads A and B K-major through tensor maps (layout nt; 3xtf32 every layout)",
-        layout_name(c.layout), precision_name(c.precision));
+  if (c.layout != Layout::nt && c.precision == Precision::tf32)
+    return fmt::format("layout {}: tf32 wgmma reads A and B K-major only (layout nt)", layout_name(c.layout));
   const int row_elements = 128 / operand_bytes(c.precision);
   if (c.block_k != row_elements)
     return fmt::format("block_k {} is not one 128-byte swizzle row ({} elements of {})", c.block_k, row_elements,

@@ -1,6 +1,7 @@
-// Hopper tensor-core GEMM family (wgmma + TMA, sm_90a only): C = alpha * A * B^T + beta * C over
-// strided batches, C FP32 row-major (any ldc), A M x K and B N x K both K-major (layout nt: op(A) =
-// A, op(B) = B^T stored N x K), read through TMA tensor maps the host encodes per launch
+// Hopper tensor-core GEMM family (wgmma + TMA, sm_90a only): C = alpha * op(A) * op(B) + beta * C over
+// strided batches, C FP32 row-major (any ldc), A and B K-major (layout nt: A stored M x K, B N x K)
+// or, for bf16, fp16 and 3xtf32, MN-major (the other layouts), read through TMA tensor maps the host
+// encodes per launch
 // (core/tensor_map.cpp) and passes as __grid_constant__ parameters. TYPE (the host's Precision):
 //   0 bf16  bfloat16 in, FP32 accumulation (wgmma k16);
 //   1 tf32  FP32 in memory; the host's map says TFLOAT32, so the TMA rounds to TF32 (nearest) on
@@ -45,16 +46,21 @@ namespace gemmtune {
 // STAGES     shared-memory ring depth (>= 2); dynamic shared memory = wgmma::Shape<...>::kSmemBytes
 // CONSUMERS  consumer warpgroups (1 to 3); threads = 128 * (CONSUMERS + 1)
 // CLUSTER    1, or 2: clusters of two CTAs along N sharing A (launched with cluster dimension 2)
+// OP_A, OP_B the layout, as the mma family's (1: op(X) = X^T as stored): an A stored k x m (OP_A 1)
+//            or a B stored k x n (OP_B 0) is MN-major, read in TMA boxes of 64 columns x 64 k and
+//            handed to wgmma with its transpose immediate (bf16 and fp16 only: tf32 is K-major)
 // Arguments: the tensor maps of A (3-D: K, M, batch entries) and B (K, N, entries); a_batched /
 // b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry).
-template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER>
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B>
 __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m, int batch,
                long long stride_c, int a_batched, int b_batched) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using S = wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>;
-  using Mma = wgmma::Mma<TYPE, BN>;
+  constexpr int kMnA = OP_A == 1, kMnB = OP_B == 0;  // MN-major operands
+  using Mma = wgmma::Mma<TYPE, BN, kMnA, kMnB>;
+  static_assert(TYPE != 1 || (!kMnA && !kMnB), "tf32 wgmma reads K-major operands only (layout nt)");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along N");
   static_assert(CLUSTER == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
   sm90::wait_for_previous_grid();
@@ -114,13 +120,32 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
           // The full barrier counts both halves of the shared A (one from each CTA of a cluster)
           // and this CTA's B.
           sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kStageBytes);
-          if constexpr (CLUSTER == 1) {
-            sm90::tma_load_3d(smem_a + s * S::kTileABytes, &tma_a, kt * S::kBK, tm * BM, za, full_bar + 8 * s);
+          // This CTA's rows of A: all, or its half of the pair's (multicast into both CTAs).
+          const int a_rows = BM / CLUSTER, a_row0 = tm * BM + static_cast<int>(rank) * a_rows;
+          const unsigned a_dst = smem_a + s * S::kTileABytes + rank * a_rows * 128;
+          if constexpr (!kMnA) {
+            if constexpr (CLUSTER == 1)
+              sm90::tma_load_3d(a_dst, &tma_a, kt * S::kBK, a_row0, za, full_bar + 8 * s);
+            else
+              sm90::tma_load_3d_multicast(a_dst, &tma_a, kt * S::kBK, a_row0, za, full_bar + 8 * s, 0x3);
           } else {
-            sm90::tma_load_3d_multicast(smem_a + s * S::kTileABytes + rank * (BM / 2) * 128, &tma_a, kt * S::kBK,
-                                        tm * BM + rank * (BM / 2), za, full_bar + 8 * s, 0x3);
+#pragma unroll
+            for (int j = 0; j < a_rows / 64; ++j) {  // boxes of 64 rows of A, 8192 bytes each
+              if constexpr (CLUSTER == 1)
+                sm90::tma_load_3d(a_dst + j * 8192, &tma_a, a_row0 + 64 * j, kt * S::kBK, za, full_bar + 8 * s);
+              else
+                sm90::tma_load_3d_multicast(a_dst + j * 8192, &tma_a, a_row0 + 64 * j, kt * S::kBK, za,
+                                            full_bar + 8 * s, 0x3);
+            }
           }
-          sm90::tma_load_3d(smem_b + s * S::kTileBBytes, &tma_b, kt * S::kBK, tn * BN, zb, full_bar + 8 * s);
+          if constexpr (!kMnB) {
+            sm90::tma_load_3d(smem_b + s * S::kTileBBytes, &tma_b, kt * S::kBK, tn * BN, zb, full_bar + 8 * s);
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 64; ++j)
+              sm90::tma_load_3d(smem_b + s * S::kTileBBytes + j * 8192, &tma_b, tn * BN + 64 * j, kt * S::kBK, zb,
+                                full_bar + 8 * s);
+          }
           if (++s == STAGES) {
             s = 0;
             phase ^= 1;
@@ -148,15 +173,19 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       int prev = 0;
       for (int kt = 0; kt < k_tiles; ++kt) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
-        const unsigned long long da = sm90::smem_desc_sw128(smem_a + s * S::kTileABytes + c * S::kWgM * 128);
-        const unsigned long long db = sm90::smem_desc_sw128(smem_b + s * S::kTileBBytes);
+        // A consumer's rows start kWgM * 128 bytes in, in either layout (64-row boxes of 8192 bytes).
+        const unsigned a_at = smem_a + s * S::kTileABytes + c * S::kWgM * 128, b_at = smem_b + s * S::kTileBBytes;
+        const unsigned long long da = kMnA ? sm90::smem_desc_mn_sw128(a_at) : sm90::smem_desc_sw128(a_at);
+        const unsigned long long db = kMnB ? sm90::smem_desc_mn_sw128(b_at) : sm90::smem_desc_sw128(b_at);
+        // A k step (16 k) is 32 bytes along a K-major row, 16 rows (2048 bytes) of an MN-major box.
+        constexpr int kStepA = kMnA ? 128 : 2, kStepB = kMnB ? 128 : 2;
         sm90::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < S::kKSteps; ++kk) {
 #pragma unroll
           for (int mi = 0; mi < S::kMI; ++mi) {
-            // +32 bytes per k step (>> 4: +2); +64 rows * 128 bytes per m64 block (>> 4: +512).
-            Mma::run(acc[mi], da + 2 * kk + 512 * mi, db + 2 * kk, (kt > 0 || kk > 0) ? 1 : 0);
+            // + a k step; +64 rows * 128 bytes per m64 block (>> 4: +512) in either layout.
+            Mma::run(acc[mi], da + kStepA * kk + 512 * mi, db + kStepB * kk, (kt > 0 || kk > 0) ? 1 : 0);
           }
         }
         sm90::wgmma_commit();

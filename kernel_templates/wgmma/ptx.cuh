@@ -202,6 +202,15 @@ __device__ __forceinline__ unsigned long long smem_desc_sw128(unsigned addr) {
   return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
 }
 
+// The same for an MN-major 16-bit tile (wgmma's transpose immediate set) as TMA writes it in boxes
+// of 64 columns x 64 k: each box is 64 rows of 128 bytes, one k a row. With the transpose the
+// leading byte offset steps along M or N (from one 64-column box to the next: 8192 bytes) and the
+// stride byte offset along K (from one 8-row group to the next: 1024 bytes). Moving along K adds
+// whole rows (16 k: 2048 bytes) to the start address, which stays 1024-byte aligned.
+__device__ __forceinline__ unsigned long long smem_desc_mn_sw128(unsigned addr) {
+  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) | (512ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
 // Orders this thread's generic shared-memory writes before later async-proxy reads (wgmma, TMA).
 __device__ __forceinline__ void fence_proxy_async() {
 #if GEMMTUNE_SM90A

@@ -4,8 +4,8 @@
 // a bound that scales with K; NaN and infinity propagation, a wide dynamic range, K = 16384; and
 // 3xtf32 held to cuBLAS SGEMM's own normwise error through the tuner's check (GpuBench); the T4's
 // fp16 path (its sm_75 PTX, JIT-compiled for the GPU at hand) through the same check. The Hopper
-// family (kernel_templates/wgmma.cuh, compute capability 9.0 only) likewise in layout nt (3xtf32 in
-// every layout), with K not
+// family (kernel_templates/wgmma.cuh, compute capability 9.0 only) likewise in layout nt (bf16, fp16
+// and 3xtf32 in every layout), with K not
 // a multiple of its k tile, K = 0, partial tiles, strided batches with and without a shared B,
 // clusters, and through GpuBench. The stream kernel's 16-bit operands (kernel_templates/skinny/
 // stream.cuh, decode-sized calls) through the same check, as its row tiles, layouts, load paths,
@@ -328,44 +328,51 @@ TEST(Wgmma, EveryPrecisionAtEdgeSizes) {
   }
 }
 
-// s with each operand's rows padded to a multiple of 4 FP32 elements and 4 more: tensor maps need
-// 16-byte rows, whichever dimension the layout stores along them.
-Problem padded_to_16_bytes(Problem s, Layout layout) {
+// s with each operand's rows padded to a multiple of 16 bytes and 16 bytes more: tensor maps need
+// 16-byte rows, whichever dimension the layout stores along them. C's rows to 4 floats.
+Problem padded_to_16_bytes(Problem s, Layout layout, Precision p) {
+  const int unit = 16 / operand_bytes(p);
   const int a_width = op_a_transposed(layout) ? s.m : s.k, b_width = op_b_transposed(layout) ? s.k : s.n;
-  s.lda_pad = (4 - a_width % 4) % 4 + 4;
-  s.ldb_pad = (4 - b_width % 4) % 4 + 4;
+  s.lda_pad = (unit - a_width % unit) % unit + unit;
+  s.ldb_pad = (unit - b_width % unit) % unit + unit;
   s.ldc_pad = (4 - s.n % 4) % 4;
   return s;
 }
 
-// 3xtf32 reads MN-major operands too: A stored k x m (tn, tt) gathered from its TMA tile, B stored
-// k x n (nn, tn) transposed by the splitters. The edge sizes of the test above in every other layout.
-TEST(Wgmma, ThreeTf32InEveryLayout) {
+// MN-major operands (the layouts other than nt): bf16 and fp16 through wgmma's transpose immediates
+// (A and B in 64-column TMA boxes, clusters too), 3xtf32 with A gathered into registers and B
+// transposed by the splitters. The edge sizes of the test above in every other layout.
+TEST(Wgmma, EveryLayoutWithMnMajorOperands) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceProfile device = query_device(0);
   if (device.compute_capability != 90) GTEST_SKIP() << "the wgmma family needs compute capability 9.0";
   const KernelCompiler compiler{default_cache_dir()};
   std::mt19937 rng(12);
-  for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) {
-    for (KernelConfig c : {hopper(Precision::tf32x3, 128, 128, 2, 3, 1, true),
-                           hopper(Precision::tf32x3, 128, 64, 2, 4, 1, false)}) {
-      c.layout = layout;
-      ASSERT_EQ(config_error(c), std::nullopt) << c.name();
-      SCOPED_TRACE(c.name());
-      const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::whole_vectors), c);
-      const auto run = [&](Problem s, int batch, bool shared_b, Input input) {
-        check(kernel, padded_to_16_bytes(s, layout), batch, shared_b, input, rng);
-      };
-      for (const Problem& s : {Problem{1, 1, 1}, Problem{17, 33, 9}, Problem{127, 129, 131},
-                               Problem{300, 520, 200}, Problem{128, 256, 128}})
-        run(s, 1, false, Input::plain);
-      run(Problem{257, 130, 72}, 2, false, Input::plain);
-      run(Problem{40, 50, 0}, 2, false, Input::plain);
-      run(Problem{96, 64, 1000}, 4, false, Input::plain);
-      run(Problem{80, 96, 72}, 3, true, Input::plain);
-      run(Problem{33, 40, 48}, 1, false, Input::nan_in_a);
-      run(Problem{33, 40, 48}, 1, false, Input::inf_in_a);
-      run(Problem{70, 75, 136}, 1, false, Input::wide_range);
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32x3}) {
+    const std::vector<KernelConfig> configs =
+        p == Precision::tf32x3
+            ? std::vector<KernelConfig>{hopper(p, 128, 128, 2, 3, 1, true), hopper(p, 128, 64, 2, 4, 1, false)}
+            : std::vector<KernelConfig>{hopper(p, 128, 256, 2, 4, 1, true), hopper(p, 128, 128, 1, 3, 1, false),
+                                        hopper(p, 256, 128, 2, 3, 1, true), hopper(p, 128, 128, 2, 4, 2, true)};
+    for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) {
+      for (KernelConfig c : configs) {
+        c.layout = layout;
+        ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+        SCOPED_TRACE(c.name());
+        const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::whole_vectors), c);
+        const auto run = [&](Problem s, int batch, bool shared_b, Input input) {
+          check(kernel, padded_to_16_bytes(s, layout, p), batch, shared_b, input, rng);
+        };
+        for (const Problem& s : {Problem{1, 1, 1}, Problem{17, 33, 9}, Problem{127, 129, 131},
+                                 Problem{300, 520, 200}, Problem{128, 256, 128}})
+          run(s, 1, false, Input::plain);
+        run(Problem{257, 130, 72}, 2, false, Input::plain);
+        run(Problem{40, 50, 0}, 2, false, Input::plain);
+        run(Problem{96, 64, 1000}, 4, false, Input::plain);
+        run(Problem{80, 96, 72}, 3, true, Input::plain);
+        run(Problem{33, 40, 48}, 1, false, Input::nan_in_a);
+        run(Problem{70, 75, 136}, 1, false, Input::wide_range);
+      }
     }
   }
 }
@@ -389,17 +396,19 @@ TEST(Wgmma, PassesTheTunersCheck) {
       const Verification v = bench.verify(kernel);
       EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
     }
-  for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt})  // 3xtf32's MN-major operands
-    for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, layout, 1, Precision::tf32x3},
-                                   GemmShape{516, 2048, 264, layout, 1, Precision::tf32x3}}) {
-      KernelConfig c = hopper(Precision::tf32x3, 128, 128, 2, 3, 1, true);
-      c.layout = layout;
-      GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
-      const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);
-      const Verification v = bench.verify(kernel);
-      EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
-      EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << c.name() << " " << shape.label();
-    }
+  for (const Precision p : {Precision::bf16, Precision::tf32x3})  // MN-major operands
+    for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt})
+      for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, layout, 1, p}, GemmShape{520, 2048, 264, layout, 1, p}}) {
+        KernelConfig c = p == Precision::tf32x3 ? hopper(p, 128, 128, 2, 3, 1, true) : hopper(p, 128, 256, 2, 4, 1, true);
+        c.layout = layout;
+        GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
+        const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);
+        const Verification v = bench.verify(kernel);
+        EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
+        if (p == Precision::tf32x3) {
+          EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << c.name() << " " << shape.label();
+        }
+      }
 }
 
 // The stream kernel with bf16 and fp16 operands: a row tile of each size the search gives m up to 8

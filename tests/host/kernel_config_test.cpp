@@ -251,7 +251,7 @@ TEST(KernelConfig, WgmmaIsNamedSizedAndRoundTrips) {
   KernelConfig c = wgmma(Precision::bf16, 128, 256, 2, 4);
   ASSERT_EQ(config_error(c), std::nullopt) << *config_error(c);
   EXPECT_EQ(c.name(), "wgmma_bf16_128x256x64_c2_s4_p1_nt");
-  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1>");
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1>");
   EXPECT_EQ(c.threads(), 384);
   EXPECT_EQ(c.dynamic_shared_bytes(), 4u * 384 * 128 + 4 * 16 + 1024);  // stages, barriers, alignment slack
   const nlohmann::json j = c;
@@ -267,9 +267,9 @@ TEST(KernelConfig, WgmmaIsNamedSizedAndRoundTrips) {
   EXPECT_EQ(nlohmann::json(other).get<KernelConfig>(), other);
   const KernelConfig tf32 = wgmma(Precision::tf32, 256, 128, 2, 3);
   EXPECT_EQ(config_error(tf32), std::nullopt);
-  EXPECT_EQ(tf32.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<1,256,128,3,2,1>");
+  EXPECT_EQ(tf32.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<1,256,128,3,2,1,0,1>");
   EXPECT_EQ(wgmma(Precision::fp16, 128, 128, 1, 5).name_expression(KernelPath::whole_vectors),
-            "gemmtune::wgmma_gemm<2,128,128,5,1,1>");
+            "gemmtune::wgmma_gemm<2,128,128,5,1,1,0,1>");
 }
 
 TEST(KernelConfig, WgmmaRules) {
@@ -279,8 +279,9 @@ TEST(KernelConfig, WgmmaRules) {
   };
   KernelConfig c = wgmma(Precision::bf16, 128, 256, 2, 4);
   KernelConfig bad = c;
-  bad.layout = Layout::nn;
-  rejects(bad, "layout");
+  bad.layout = Layout::tn;  // 16-bit operands MN-major: the transpose immediates
+  EXPECT_EQ(config_error(bad), std::nullopt);
+  EXPECT_EQ(bad.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1,1,0>");
   bad = c, bad.precision = Precision::fp32;
   rejects(bad, "precision");
   KernelConfig split3 = wgmma(Precision::tf32x3, 128, 128, 2, 4);

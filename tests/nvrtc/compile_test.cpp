@@ -145,7 +145,7 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
     }
 }
 
-// The Hopper family: every candidate the built-in spaces give the H100 (3xtf32 in every layout)
+// The Hopper family: every candidate the built-in spaces give the H100 (bf16, fp16, 3xtf32 in every layout)
 // compiles for sm_90a (asked
 // for as sm_90, the device's arch) without spills and within the 168 registers that 384 threads
 // may hold at entry; its cache key names sm_90a. Other archs and the general path are refused
@@ -156,8 +156,8 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
   std::vector<GemmShape> shapes;
   for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})
     shapes.push_back({4096, 4096, 4096, Layout::nt, 1, precision});
-  for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt})  // 3xtf32's MN-major operands
-    shapes.push_back({4096, 4096, 4096, layout, 1, Precision::tf32x3});
+  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32x3})  // MN-major operands
+    for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) shapes.push_back({4096, 4096, 4096, layout, 1, precision});
   for (const GemmShape& shape : shapes) {
     const Precision precision = shape.precision;
     std::vector<KernelConfig> all = enumerate(spaces, load_device_profile("h100"), &shape).candidates;
