@@ -81,9 +81,9 @@ std::size_t KernelConfig::shared_bytes() const {
     return std::size_t(stages) * (std::size_t(block_m) * block_k + std::size_t(block_k) * block_n) *
            std::size_t(operand_bytes(precision));
   if (family == KernelFamily::wgmma) {  // kernel_templates/wgmma/shape.cuh: 128-byte rows, barriers, alignment slack
-    if (precision == Precision::tf32x3) {  // B's small parts beside each stage, a third barrier
-      // B stored k x n lands in a staging tile of its own (wgmma::Split3Shape's B_STAGED).
-      const std::size_t b_tiles = op_b_transposed(layout) ? 2 : 3;
+    if (wgmma_a_in_registers(*this)) {  // wgmma::SplitShape: a third barrier a stage
+      // B, then 3xtf32's small parts, then B K-major where B stored k x n lands in a staging tile.
+      const std::size_t b_tiles = 1 + (precision == Precision::tf32x3) + !op_b_transposed(layout);
       return std::size_t(stages) * (std::size_t(block_m) + b_tiles * std::size_t(block_n)) * 128 +
              24 * std::size_t(stages) + 1024;
     }
@@ -147,9 +147,9 @@ std::string KernelConfig::name_expression(KernelPath path) const {
   if (family == KernelFamily::wgmma) {
     // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32 is a kernel of its own. Only the
     // whole-vector path exists (check_path).
-    if (precision == Precision::tf32x3)
-      return fmt::format("gemmtune::wgmma_gemm_3xtf32<{},{},{},{},{},{}>", block_m, block_n, stages, consumers, op_a,
-                         op_b);
+    if (wgmma_a_in_registers(*this))
+      return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}>", precision == Precision::tf32x3 ? 3 : 1,
+                         block_m, block_n, stages, consumers, op_a, op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
     return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers,
                        cluster, op_a, op_b);
@@ -314,8 +314,6 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
 // operands only: layout nt), no split-K.
 std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
-  if (c.layout != Layout::nt && c.precision == Precision::tf32)
-    return fmt::format("layout {}: tf32 wgmma reads A and B K-major only (layout nt)", layout_name(c.layout));
   const int row_elements = 128 / operand_bytes(c.precision);
   if (c.block_k != row_elements)
     return fmt::format("block_k {} is not one 128-byte swizzle row ({} elements of {})", c.block_k, row_elements,
@@ -333,13 +331,15 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (!in(c.cluster, {1, 2})) return fmt::format("cluster {} not 1 or 2", c.cluster);
   if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
   if (c.split_k != 1) return fmt::format("split_k {}: the wgmma kernels do not split K", c.split_k);
-  // 3xtf32 (wgmma::Split3Shape): A's fragments in registers, one m64 block a consumer, two
-  // accumulator sets a thread; 3 consumers spill (128 registers a thread at entry).
-  if (c.precision == Precision::tf32x3) {
+  // wgmma::SplitShape (3xtf32, and tf32 outside nt): A's fragments in registers, one m64 block a
+  // consumer; 3 consumers, or 256 columns, spill (the 384 threads' 168 registers at entry).
+  if (wgmma_a_in_registers(c)) {
+    const std::string kernel = fmt::format("the A-in-registers kernel ({} {})", precision_name(c.precision),
+                                           layout_name(c.layout));
     if (c.consumers != 2 || c.block_m != 128)
-      return fmt::format("3xtf32 takes block_m 128 with 2 consumers, not {} with {}", c.block_m, c.consumers);
-    if (!in(c.block_n, {64, 128})) return fmt::format("3xtf32 takes block_n 64 or 128, not {}", c.block_n);
-    if (c.cluster != 1) return fmt::format("cluster {}: the 3xtf32 kernel has no clusters", c.cluster);
+      return fmt::format("{} takes block_m 128 with 2 consumers, not {} with {}", kernel, c.block_m, c.consumers);
+    if (!in(c.block_n, {64, 128})) return fmt::format("{} takes block_n 64 or 128, not {}", kernel, c.block_n);
+    if (c.cluster != 1) return fmt::format("cluster {}: {} has no clusters", c.cluster, kernel);
   }
   return std::nullopt;
 }

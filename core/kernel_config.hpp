@@ -38,7 +38,7 @@ enum class KernelPath { general = 0, whole_vectors = 1, whole_tiles = 2 };
 // whole-vector paths (no whole tiles). mma: kernel_templates/mma.cuh, the tensor cores through
 // mma.sync (sm_80+; fp16 from sm_75), for the precisions other than fp32; general and whole-vector paths. wgmma:
 // kernel_templates/wgmma.cuh, Hopper's warpgroup MMA fed by TMA (sm_90a: compute capability 9.0
-// only), bf16/fp16/tf32/3xtf32 in layout nt; whole-vector path only (tensor maps need 16-byte aligned rows).
+// only), bf16/fp16/tf32/3xtf32 in every layout; whole-vector path only (tensor maps need 16-byte aligned rows).
 enum class KernelFamily { sgemm = 0, skinny_stream = 1, skinny_tiled = 2, mma = 3, wgmma = 4 };
 
 // "sgemm", "skinny_stream", "skinny_tiled", "mma", "wgmma"
@@ -131,6 +131,14 @@ struct KernelConfig {
   friend bool operator==(const KernelConfig& a, const KernelConfig& b);
   friend bool operator!=(const KernelConfig& a, const KernelConfig& b) { return !(a == b); }
 };
+
+// The wgmma kernel that takes A's fragments from registers and B through the splitter warps
+// (kernel_templates/wgmma.cuh's wgmma_gemm_tf32x): 3xtf32 in every layout, and tf32 where an operand
+// is MN-major (layouts other than nt), which tf32 wgmma cannot read from shared memory.
+inline bool wgmma_a_in_registers(const KernelConfig& c) {
+  return c.family == KernelFamily::wgmma &&
+         (c.precision == Precision::tf32x3 || (c.precision == Precision::tf32 && c.layout != Layout::nt));
+}
 
 // Why the template cannot be instantiated with this config (ranges and structural rules), or
 // nullopt when it can. Never depends on a device: device limits are the tuner's constraints.

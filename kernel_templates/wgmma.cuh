@@ -223,7 +223,8 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
 #endif
 }
 
-// 3xtf32: x = big + small, big = tf32_rn(x), small = tf32_rn(x - big); a*b ~ small_a*big_b +
+// FP32 operands, A through registers (wgmma_gemm_tf32x).
+// 3xtf32 (PASSES 3): x = big + small, big = tf32_rn(x), small = tf32_rn(x - big); a*b ~ small_a*big_b +
 // big_a*small_b + big_a*big_b, three tf32 wgmmas per k step (spike v3, "A_REGS 1": 2.1x cuBLAS
 // SGEMM at 4096 and 8192 on the H100 with a lower normwise error). The TMA brings FP32 tiles (the
 // host's maps say FLOAT32: no rounding); warps 1-3 of the producer warpgroup (the "splitters")
@@ -237,15 +238,19 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
 // or B stored k x n (OP_B 0) is MN-major: its map's rows are K and the TMA lands it in sub-tiles of
 // 32 columns (wgmma::mn_major_offset); A's fragments are then gathered from there, and the
 // splitters transpose B into the K-major big and small tiles the wgmma descriptors need (tf32
-// wgmma reads K-major operands only). Arguments as wgmma_gemm's.
-template <int BM, int BN, int STAGES, int CONSUMERS, int OP_A, int OP_B>
-__global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, OP_B == 0>::kThreads, 1)
-    wgmma_gemm_3xtf32(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
+// wgmma reads K-major operands only).
+// PASSES 1 is plain tf32 in the layouts the K-major kernel above cannot read: the host's maps say
+// TFLOAT32, so the TMA rounds both operands; the splitters only transpose a staged B, and each
+// consumer keeps one k tile's wgmmas in flight, its A fragments in two register buffers.
+// Arguments as wgmma_gemm's.
+template <int PASSES, int BM, int BN, int STAGES, int CONSUMERS, int OP_A, int OP_B>
+__global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, OP_B == 0>::kThreads, 1)
+    wgmma_gemm_tf32x(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                       float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m,
                       int batch, long long stride_c, int a_batched, int b_batched) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr bool kStaged = OP_B == 0;
-  using S = wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, kStaged>;
+  constexpr bool kStaged = OP_B == 0, kSplit = PASSES == 3;
+  using S = wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, kStaged>;
   using MmaRegA = wgmma::MmaRegA<BN>;
   sm90::wait_for_previous_grid();
   extern __shared__ unsigned char smem_raw[];
@@ -253,7 +258,7 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, 
   // Per stage: [A][B as landed][B big when staged][B small]; A + B as landed is the TMA's zone.
   auto a_tile = [&](int s) { return base + s * S::kStageBytes; };
   auto b_landed = [&](int s) { return base + s * S::kStageBytes + S::kTileABytes; };
-  auto b_big = [&](int s) { return b_landed(s) + (kStaged ? S::kTileBBytes : 0); };
+  auto b_big = [&](int s) { return b_landed(s) + (kStaged ? S::kTileBBytes : 0); };  // K-major
   auto b_small = [&](int s) { return b_big(s) + S::kTileBBytes; };
   const unsigned full_bar = base + STAGES * S::kStageBytes;
   const unsigned ready_bar = full_bar + 8 * STAGES;
@@ -346,7 +351,7 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, 
       const int total = units * k_tiles;
       for (int it = 0; it < total; ++it) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
-        if constexpr (!kStaged) {
+        if constexpr (!kStaged && kSplit) {
           constexpr int kChunks = S::kTileBBytes / 16;
 #pragma unroll 4
           for (int c = t; c < kChunks; c += S::kSplitters) {
@@ -357,7 +362,7 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, 
                          : "r"(src));
             split_store(src, b_small(s) + 16 * c, x);
           }
-        } else {
+        } else if constexpr (kStaged) {
           // Unit u of a stage: 4 columns n = 4 nq .. + 3 by 4 k = 4 kq .. + 3, read as four float4
           // rows of the landed tile, transposed in registers, written as four float4 rows of big and
           // of small. Lane l of an 8-lane phase takes kq = l and nq = 8 nb + (l ^ r) (phase q of the
@@ -384,7 +389,13 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, 
             for (unsigned j = 0; j < 4; ++j) {
               const unsigned n = 4 * nq + j;
               const unsigned at = n * 128 + ((kq ^ (n % 8)) * 16);
-              split_store(b_big(s) + at, b_small(s) + at, col[j]);
+              if constexpr (kSplit) {
+                split_store(b_big(s) + at, b_small(s) + at, col[j]);
+              } else {  // tf32: the TMA rounded it already
+                asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(b_big(s) + at), "f"(col[j].x),
+                             "f"(col[j].y), "f"(col[j].z), "f"(col[j].w)
+                             : "memory");
+              }
             }
           }
         }
@@ -403,14 +414,14 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, 
     const int warp = t / 32;
     const int lane = t % 32;
     float acc[1][S::kAccRegs];
-    float part[S::kAccRegs];
     const unsigned row_off = c * 64 * 128;
     // A's fragment of m64k8 block kk: rows r = 16 warp + lane/4 (+8), columns 8 kk + lane%4 (+4). In
     // the K-major swizzled tile, element (r, k) sits at r*128 + ((k/4) ^ (r%8))*16 + (k%4)*4; in the
     // MN-major one at mn_major_offset(r, k), where k % 8 does not depend on kk: k tile kk is 1024
     // bytes on.
-    unsigned abig[S::kKSteps][4], asml[S::kKSteps][4];
-    auto load_a = [&](int st) {
+    using Fragments = unsigned[S::kKSteps][4];
+    // Calls got(kk, q, x) with each element x of this thread's fragments of stage st.
+    auto load_a = [&](int st, auto&& got) {
       const int g = lane / 4;
       const unsigned arow = a_tile(st) + row_off + (warp * 16 + g) * 128 + (lane % 4) * 4;
 #pragma unroll
@@ -419,50 +430,100 @@ __global__ void __launch_bounds__(wgmma::Split3Shape<BM, BN, STAGES, CONSUMERS, 
         for (int q = 0; q < 4; ++q) {
           const unsigned addr =
               OP_A == 0 ? arow + (q & 1) * 8 * 128 + (((2 * kk + (q >> 1)) ^ g) * 16)
-                        : a_tile(st) + wgmma::mn_major_offset(c * 64 + warp * 16 + g + (q & 1) * 8, lane % 4 + 4 * (q >> 1)) +
+                        : a_tile(st) +
+                              wgmma::mn_major_offset(c * 64 + warp * 16 + g + (q & 1) * 8, lane % 4 + 4 * (q >> 1)) +
                               kk * 1024;
           float x;
           asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(x) : "r"(addr) : "memory");
-          const float bx = sm90::round_tf32(x);
-          abig[kk][q] = __float_as_uint(bx);
-          asml[kk][q] = __float_as_uint(sm90::round_tf32(x - bx));
+          got(kk, q, x);
         }
       }
     };
+    // The wgmmas read A's registers asynchronously: keep them alive up to the wait that ends them.
+    auto keep_alive = [](const Fragments& a) {
+#pragma unroll
+      for (int kk = 0; kk < S::kKSteps; ++kk)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) asm volatile("" ::"r"(a[kk][q]));
+    };
     int s = 0;
     unsigned phase = 0;
+    auto next_stage = [&] {
+      if (++s == STAGES) {
+        s = 0;
+        phase ^= 1;
+      }
+    };
     for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
       int entry, tm, tn;
       locate(unit, entry, tm, tn);
+      if constexpr (kSplit) {
+        float part[S::kAccRegs];
+        Fragments abig, asml;
 #pragma unroll
-      for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] = 0.f;
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        sm90::mbar_wait(full_bar + 8 * s, phase);
-        sm90::mbar_wait(ready_bar + 8 * s, phase);
-        const unsigned long long dbb = sm90::smem_desc_sw128(b_big(s));
-        const unsigned long long dbs = sm90::smem_desc_sw128(b_small(s));
-        load_a(s);
-        sm90::wgmma_fence();
+        for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] = 0.f;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          sm90::mbar_wait(full_bar + 8 * s, phase);
+          sm90::mbar_wait(ready_bar + 8 * s, phase);
+          const unsigned long long dbb = sm90::smem_desc_sw128(b_big(s));
+          const unsigned long long dbs = sm90::smem_desc_sw128(b_small(s));
+          load_a(s, [&](int kk, int q, float x) {
+            const float bx = sm90::round_tf32(x);
+            abig[kk][q] = __float_as_uint(bx);
+            asml[kk][q] = __float_as_uint(sm90::round_tf32(x - bx));
+          });
+          sm90::wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < S::kKSteps; ++kk) {
-          MmaRegA::run(part, asml[kk], dbb + 2 * kk, kk > 0 ? 1 : 0);
-          MmaRegA::run(part, abig[kk], dbs + 2 * kk, 1);
-          MmaRegA::run(part, abig[kk], dbb + 2 * kk, 1);
+          for (int kk = 0; kk < S::kKSteps; ++kk) {
+            MmaRegA::run(part, asml[kk], dbb + 2 * kk, kk > 0 ? 1 : 0);
+            MmaRegA::run(part, abig[kk], dbs + 2 * kk, 1);
+            MmaRegA::run(part, abig[kk], dbb + 2 * kk, 1);
+          }
+          sm90::wgmma_commit();
+          sm90::wgmma_wait<0>();
+          sm90::fence_registers(part);
+          keep_alive(abig);
+          keep_alive(asml);
+          if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * s);
+#pragma unroll
+          for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] += part[i];
+          next_stage();
         }
-        sm90::wgmma_commit();
+      } else {
+        // One k tile's wgmmas in flight: tile t's fragments stay in their buffer until the wait
+        // after tile t + 1's wgmmas, which also frees tile t's stage.
+        Fragments a0, a1;
+        int prev = 0;
+        auto step = [&](int kt, Fragments& a, const Fragments& other) {
+          sm90::mbar_wait(full_bar + 8 * s, phase);
+          sm90::mbar_wait(ready_bar + 8 * s, phase);
+          const unsigned long long db = sm90::smem_desc_sw128(b_big(s));
+          load_a(s, [&](int kk, int q, float x) { a[kk][q] = __float_as_uint(x); });  // the TMA rounded it
+          sm90::wgmma_fence();
+#pragma unroll
+          for (int kk = 0; kk < S::kKSteps; ++kk) MmaRegA::run(acc[0], a[kk], db + 2 * kk, (kt > 0 || kk > 0) ? 1 : 0);
+          sm90::wgmma_commit();
+          sm90::wgmma_wait<1>();
+          if (kt > 0) {
+            keep_alive(other);
+            if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
+          }
+          prev = s;
+          next_stage();
+        };
+        for (int kt = 0; kt < k_tiles; kt += 2) {
+          step(kt, a0, a1);
+          if (kt + 1 < k_tiles) step(kt + 1, a1, a0);
+        }
         sm90::wgmma_wait<0>();
-        sm90::fence_registers(part);
-        // The wgmmas read A's registers asynchronously: keep them alive up to the wait.
+        sm90::fence_registers(acc[0]);
+        if (k_tiles > 0) {
+          keep_alive(a0);
+          keep_alive(a1);
+          if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
+        } else {  // K = 0: no wgmma wrote the accumulators
 #pragma unroll
-        for (int kk = 0; kk < S::kKSteps; ++kk)
-#pragma unroll
-          for (int q = 0; q < 4; ++q) asm volatile("" ::"r"(abig[kk][q]), "r"(asml[kk][q]));
-        if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * s);
-#pragma unroll
-        for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] += part[i];
-        if (++s == STAGES) {
-          s = 0;
-          phase ^= 1;
+          for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] = 0.f;
         }
       }
       float* c_entry = C + static_cast<long long>(entry) * stride_c;

@@ -34,12 +34,12 @@ struct Shape {
   static_assert(STAGES >= 2, "STAGES >= 2");
 };
 
-// 3xtf32 (wgmma_gemm_3xtf32): FP32 tiles of 32 K, B's small parts in a second buffer of each
-// stage; A is split in registers, so each consumer warpgroup holds one m64 block (64 rows).
-// B_STAGED (B stored k x n, N-major): the TMA lands B in a staging tile of its own, which the
-// splitters rewrite K-major as big and small; otherwise big is split in place.
-template <int BM, int BN, int STAGES, int CONSUMERS, bool B_STAGED>
-struct Split3Shape {
+// wgmma_gemm_tf32x (FP32 operands, A through registers): FP32 tiles of 32 K; for 3xtf32 (PASSES 3)
+// B's small parts in a second buffer of each stage. Each consumer warpgroup holds one m64 block
+// (64 rows) of A's fragments. B_STAGED (B stored k x n, N-major): the TMA lands B in a staging tile
+// of its own, which the splitters rewrite K-major; otherwise B is used (3xtf32: split) in place.
+template <int PASSES, int BM, int BN, int STAGES, int CONSUMERS, bool B_STAGED>
+struct SplitShape {
   static constexpr int kBK = 32;
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
   static constexpr int kAccRegs = BN / 2;
@@ -47,11 +47,12 @@ struct Split3Shape {
   static constexpr int kTileABytes = BM * 128;
   static constexpr int kTileBBytes = BN * 128;
   static constexpr int kLoadBytes = kTileABytes + kTileBBytes;  // what the TMA brings a stage
-  // + B's small parts (+ big apart from the landing zone when staged)
-  static constexpr int kStageBytes = kLoadBytes + (B_STAGED ? 2 : 1) * kTileBBytes;
+  // + B's small parts (3xtf32) and + B K-major apart from the landing zone (staged)
+  static constexpr int kStageBytes = kLoadBytes + ((PASSES == 3 ? 1 : 0) + (B_STAGED ? 1 : 0)) * kTileBBytes;
   static constexpr int kSmemBytes = STAGES * kStageBytes + 24 * STAGES + 1024;  // + 3 barriers a stage
   static constexpr int kSplitters = 96;                             // warps 1-3 of the producer warpgroup
   static constexpr int kConsumerRegs = CONSUMERS == 2 ? 232 : 152;  // the producer warpgroup keeps 40
+  static_assert(PASSES == 1 || PASSES == 3, "1 (tf32) or 3 (3xtf32) wgmmas a k step");
   static_assert(CONSUMERS == 2 || CONSUMERS == 3, "2 or 3 consumer warpgroups");
   static_assert(BM == 64 * CONSUMERS, "one m64 block per consumer warpgroup (A's fragments in registers)");
   static_assert(BN == 64 || BN == 128, "BN 64 or 128 (two accumulator sets a thread)");

@@ -340,17 +340,17 @@ Problem padded_to_16_bytes(Problem s, Layout layout, Precision p) {
 }
 
 // MN-major operands (the layouts other than nt): bf16 and fp16 through wgmma's transpose immediates
-// (A and B in 64-column TMA boxes, clusters too), 3xtf32 with A gathered into registers and B
-// transposed by the splitters. The edge sizes of the test above in every other layout.
+// (A and B in 64-column TMA boxes, clusters too), tf32 and 3xtf32 with A gathered into registers and
+// B transposed by the splitters. The edge sizes of the test above in every other layout.
 TEST(Wgmma, EveryLayoutWithMnMajorOperands) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceProfile device = query_device(0);
   if (device.compute_capability != 90) GTEST_SKIP() << "the wgmma family needs compute capability 9.0";
   const KernelCompiler compiler{default_cache_dir()};
   std::mt19937 rng(12);
-  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32x3}) {
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
     const std::vector<KernelConfig> configs =
-        p == Precision::tf32x3
+        operand_bytes(p) == 4
             ? std::vector<KernelConfig>{hopper(p, 128, 128, 2, 3, 1, true), hopper(p, 128, 64, 2, 4, 1, false)}
             : std::vector<KernelConfig>{hopper(p, 128, 256, 2, 4, 1, true), hopper(p, 128, 128, 1, 3, 1, false),
                                         hopper(p, 256, 128, 2, 3, 1, true), hopper(p, 128, 128, 2, 4, 2, true)};
@@ -396,10 +396,10 @@ TEST(Wgmma, PassesTheTunersCheck) {
       const Verification v = bench.verify(kernel);
       EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
     }
-  for (const Precision p : {Precision::bf16, Precision::tf32x3})  // MN-major operands
+  for (const Precision p : {Precision::bf16, Precision::tf32, Precision::tf32x3})  // MN-major operands
     for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt})
       for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, layout, 1, p}, GemmShape{520, 2048, 264, layout, 1, p}}) {
-        KernelConfig c = p == Precision::tf32x3 ? hopper(p, 128, 128, 2, 3, 1, true) : hopper(p, 128, 256, 2, 4, 1, true);
+        KernelConfig c = operand_bytes(p) == 4 ? hopper(p, 128, 128, 2, 3, 1, true) : hopper(p, 128, 256, 2, 4, 1, true);
         c.layout = layout;
         GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
         const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);

@@ -287,7 +287,7 @@ TEST(KernelConfig, WgmmaRules) {
   KernelConfig split3 = wgmma(Precision::tf32x3, 128, 128, 2, 4);
   EXPECT_EQ(config_error(split3), std::nullopt);
   EXPECT_EQ(split3.name(), "wgmma_3xtf32_128x128x32_c2_s4_p1_nt");
-  EXPECT_EQ(split3.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_3xtf32<128,128,4,2,0,1>");
+  EXPECT_EQ(split3.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_tf32x<3,128,128,4,2,0,1>");
   EXPECT_EQ(split3.dynamic_shared_bytes(), 4u * (128 + 256) * 128 + 4 * 24 + 1024);
   // 3xtf32 serves every layout; B stored k x n (nn, tn) lands in a staging tile of its own.
   for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) {
@@ -297,11 +297,17 @@ TEST(KernelConfig, WgmmaRules) {
     const bool staged = !op_b_transposed(layout);
     EXPECT_EQ(other.dynamic_shared_bytes(), 3u * (128 + (staged ? 384 : 256)) * 128 + 3 * 24 + 1024) << other.name();
     EXPECT_EQ(other.name_expression(KernelPath::whole_vectors),
-              fmt::format("gemmtune::wgmma_gemm_3xtf32<128,128,3,2,{},{}>", int(op_a_transposed(layout)),
+              fmt::format("gemmtune::wgmma_gemm_tf32x<3,128,128,3,2,{},{}>", int(op_a_transposed(layout)),
                           int(op_b_transposed(layout))));
   }
-  bad = split3, bad.precision = Precision::tf32, bad.block_k = 32, bad.layout = Layout::tn;  // tf32 reads K-major
-  rejects(bad, "layout");
+  // tf32 outside nt: the same kernel with one pass (tf32 wgmma reads K-major operands only), its rules.
+  KernelConfig tf32_tn = split3;
+  tf32_tn.precision = Precision::tf32, tf32_tn.layout = Layout::tn, tf32_tn.stages = 3;
+  EXPECT_EQ(config_error(tf32_tn), std::nullopt);
+  EXPECT_EQ(tf32_tn.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_tf32x<1,128,128,3,2,1,0>");
+  EXPECT_EQ(tf32_tn.dynamic_shared_bytes(), 3u * (128 + 256) * 128 + 3 * 24 + 1024);  // B staged, no small parts
+  bad = tf32_tn, bad.block_m = 256;
+  rejects(bad, "block_m 128");
   bad = split3, bad.block_n = 256;  // two accumulator sets of 128
   rejects(bad, "block_n");
   bad = split3, bad.block_m = 192, bad.consumers = 3;  // spills

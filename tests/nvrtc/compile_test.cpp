@@ -145,7 +145,7 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
     }
 }
 
-// The Hopper family: every candidate the built-in spaces give the H100 (bf16, fp16, 3xtf32 in every layout)
+// The Hopper family: every candidate the built-in spaces give the H100 in every layout
 // compiles for sm_90a (asked
 // for as sm_90, the device's arch) without spills and within the 168 registers that 384 threads
 // may hold at entry; its cache key names sm_90a. Other archs and the general path are refused
@@ -156,10 +156,9 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
   std::vector<GemmShape> shapes;
   for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})
     shapes.push_back({4096, 4096, 4096, Layout::nt, 1, precision});
-  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32x3})  // MN-major operands
+  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})  // MN-major
     for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) shapes.push_back({4096, 4096, 4096, layout, 1, precision});
   for (const GemmShape& shape : shapes) {
-    const Precision precision = shape.precision;
     std::vector<KernelConfig> all = enumerate(spaces, load_device_profile("h100"), &shape).candidates;
     all.erase(std::remove_if(all.begin(), all.end(),
                              [](const KernelConfig& c) { return c.family != KernelFamily::wgmma; }),
@@ -173,8 +172,7 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
       try {
         const CompiledKernel k = compiler.compile(c, "sm_90", KernelPath::whole_vectors);
         EXPECT_GT(k.cubin.size(), 1000u);
-        EXPECT_NE(k.symbol.find(precision == Precision::tf32x3 ? "wgmma_gemm_3xtf32" : "wgmma_gemm"),
-                  std::string::npos);
+        EXPECT_NE(k.symbol.find(wgmma_a_in_registers(c) ? "wgmma_gemm_tf32x" : "wgmma_gemm"), std::string::npos);
         EXPECT_EQ(k.resources.spill_bytes(), 0);
         EXPECT_LE(k.resources.registers, 65536 / c.threads());
         EXPECT_EQ(k.reduce, nullptr);
