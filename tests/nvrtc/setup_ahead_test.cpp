@@ -77,7 +77,8 @@ TEST_F(SetupAheadTest, BinariesTheRunCompiledAreOnHandForALaterProblem) {
   const SetupMaker maker(spaces_, compiler, none, pool);
   const ProblemSetup made_ahead = maker.make(h100_, later);
   EXPECT_TRUE(maker.on_hand(made_ahead).flags.empty()) << "a cold cache, nothing compiled yet";
-  const KernelConfig& compiled = maker.make(h100_, earlier).enumeration.candidates.front();
+  // A copy: the set-up is a temporary.
+  const KernelConfig compiled = maker.make(h100_, earlier).enumeration.candidates.front();
   const auto outcome =
       pool.submit(compiled, h100_.arch(), kernel_path_for(compiled, earlier), CompileService::Need::now);
   ASSERT_TRUE(outcome.get().kernel) << outcome.get().error;
