@@ -1,6 +1,7 @@
 // The one compile pool of a tune run, with real NVRTC: GPUs of one architecture share a binary,
 // another architecture gets its own, a binary a GPU is waiting for jumps the queue, one the disk
-// cache holds is there at once, and a finished search's speculation can be withdrawn.
+// cache holds is there at once, a finished search's speculation can be withdrawn, and the pool
+// lists the binaries it compiled (a later problem's on-hand list).
 #include "compile/compile_service.hpp"
 
 #include <gtest/gtest.h>
@@ -107,6 +108,29 @@ TEST(CompileService, CachedBinariesDoNotWaitForTheQueue) {
   EXPECT_TRUE(new_now.get().kernel->from_cache);
   EXPECT_TRUE(busy.get().kernel) << busy.get().error;
   std::filesystem::remove_all(dir);
+}
+
+// What the pool compiled successfully is listed by its cache key, so a problem taken later counts it
+// as on hand; a failed compile is not listed (trying it again costs another compile).
+TEST(CompileService, ListsTheBinariesItCompiled) {
+  const KernelCompiler compiler{""};
+  CompileService pool(compiler, 1);
+  const std::vector<KernelConfig> configs = first_configs(2);
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_TRUE(pool.compiled().empty());
+  const auto speculative = pool.submit(configs[0], "sm_90", KernelPath::general, Need::later);
+  const auto pressing = pool.submit(configs[1], "sm_90", KernelPath::whole_vectors, Need::now);
+  ASSERT_TRUE(speculative.get().kernel) << speculative.get().error;
+  ASSERT_TRUE(pressing.get().kernel) << pressing.get().error;
+  const std::unordered_set<std::string> expected = {
+      compiler.cache_key(configs[0].family, configs[0].name_expression(KernelPath::general), "sm_90"),
+      compiler.cache_key(configs[1].family, configs[1].name_expression(KernelPath::whole_vectors), "sm_90")};
+  EXPECT_EQ(pool.compiled(), expected);
+
+  const KernelCompiler broken{"", "this is not a CUDA program"};
+  CompileService broken_pool(broken, 1);
+  EXPECT_FALSE(broken_pool.submit(configs[0], "sm_90", KernelPath::general, Need::now).get().kernel);
+  EXPECT_TRUE(broken_pool.compiled().empty());
 }
 
 }  // namespace

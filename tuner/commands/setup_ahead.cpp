@@ -28,8 +28,8 @@ unsigned setup_threads(unsigned jobs, std::size_t work) {
 }  // namespace
 
 SetupMaker::SetupMaker(const std::vector<SearchSpace>& spaces, const KernelCompiler& compiler,
-                       const std::unordered_set<std::string>& compiled_before)
-    : spaces_(spaces), compiler_(compiler), compiled_before_(compiled_before) {}
+                       const std::unordered_set<std::string>& compiled_before, CompileService& compile)
+    : spaces_(spaces), compiler_(compiler), compiled_before_(compiled_before), compile_(compile) {}
 
 ProblemSetup SetupMaker::make(const DeviceProfile& device, const GemmShape& shape) const {
   ProblemSetup setup{enumerate(spaces_, device, &shape), {}, {}};
@@ -44,10 +44,29 @@ void SetupMaker::extend(ProblemSetup& setup, std::size_t from, const DeviceProfi
   const std::vector<KernelConfig> added(configs.begin() + static_cast<std::ptrdiff_t>(from), configs.end());
   for (double p : predicted_tflops_before_compile(added, device, shape, spaces_.front().settings.register_overhead))
     setup.prior.push_back(p);
-  if (compiled_before_.empty()) return;  // a cold cache has nothing on hand: no keys to compute
+  // Every candidate's key, even over a cold cache: the binaries of the run's earlier problems are
+  // looked up by it when a GPU takes this one.
   for (const KernelConfig& c : added)
-    setup.on_hand.push_back(compiled_before_.count(compiler_.cache_key(
-                                c.family, c.name_expression(kernel_path_for(c, shape)), device.arch())) > 0);
+    setup.binaries.push_back(
+        compiler_.cache_key(c.family, c.name_expression(kernel_path_for(c, shape)), device.arch()));
+}
+
+OnHand SetupMaker::on_hand(const ProblemSetup& setup) const {
+  const std::unordered_set<std::string> compiled = compile_.compiled();  // a copy: the pool goes on meanwhile
+  OnHand out;
+  if (compiled_before_.empty() && compiled.empty()) return out;
+  out.flags.reserve(setup.binaries.size());
+  out.from_this_run.reserve(setup.binaries.size());
+  for (const std::string& key : setup.binaries) {
+    const bool before = compiled_before_.count(key) > 0, now = !before && compiled.count(key) > 0;
+    out.before_run += before;
+    out.this_run += now;
+    out.flags.push_back(before || now);
+    out.from_this_run.push_back(now);
+  }
+  if (out.this_run == 0) out.from_this_run.clear();
+  if (out.before_run + out.this_run == 0) out.flags.clear();
+  return out;
 }
 
 SetupAhead::SetupAhead(const SetupMaker& maker, const TuneOptions& options, CompileService& compile)
@@ -129,7 +148,9 @@ void SetupAhead::compile_first_generation(const ProblemSetup& setup, const Devic
   ctx.seed = options_.seed;
   ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
   ctx.prior = setup.prior;
-  ctx.on_hand = setup.on_hand;
+  OnHand on_hand = maker_.on_hand(setup);
+  ctx.on_hand = std::move(on_hand.flags);
+  ctx.on_hand_from_this_run = std::move(on_hand.from_this_run);
   const auto strategy = make_strategy(options_.strategy, std::move(ctx));
   const GemmShape screen = screening_shape(shape, configs);
   std::size_t submitted = 0;

@@ -1,10 +1,16 @@
 // A search's set-up, done for every problem of a run before the GPUs reach it (issue #47): the
-// space enumerated for the problem and the GPU model, the static model's prior and which binaries
-// the compile cache held when the run began. A quarter of a second to half a second a problem,
-// which the GPU otherwise waited for at the start of each; here it runs on idle cores while the
-// first problems are measured. Each problem's first generation as the strategy would propose it
-// without seeds then goes to the compile pool's speculative lane, so a problem that starts later
-// finds most of its first binaries compiled (the cold cache's first wait, once a problem).
+// space enumerated for the problem and the GPU model, the static model's prior and the cache key of
+// each candidate's binary. A quarter of a second to half a second a problem, which the GPU otherwise
+// waited for at the start of each; here it runs on idle cores while the first problems are
+// measured. Each problem's first generation as the strategy would propose it without seeds then
+// goes to the compile pool's speculative lane, so a problem that starts later finds most of its
+// first binaries compiled (the cold cache's first wait, once a problem).
+//
+// Which binaries are on hand is asked when a GPU takes the problem, not when the run starts: those
+// the compile cache held when the run began and those the run's compile pool has compiled since
+// (for the problems before this one). A cold run's later problems then measure, where the model
+// rates them alike, the binaries the earlier ones compiled (the strategy replays of
+// docs/multi-gpu.md: about half as many new binaries between the cubes).
 #pragma once
 
 #include <cstddef>
@@ -29,26 +35,39 @@ namespace gemmtune {
 struct TuneOptions;
 
 // What a search starts from, before seeds: the candidates (and what the constraints cut), the
-// prior per candidate and, where the cache held anything, which candidates' binaries it held.
+// prior per candidate and the cache key of each candidate's binary (candidates that differ only at
+// launch, in split-K or swizzle, share one).
 struct ProblemSetup {
   Enumeration enumeration;
   std::vector<double> prior;
-  std::vector<bool> on_hand;  // empty when nothing was compiled before the run
+  std::vector<std::string> binaries;
+};
+
+// Which candidates' binaries are on hand at the moment it was asked.
+// (StrategyContext::on_hand and on_hand_from_this_run.)
+struct OnHand {
+  std::vector<bool> flags;  // per candidate; empty when none is (a strategy reads that as a first run)
+  std::vector<bool> from_this_run;  // per candidate, of those: compiled by the run's pool; empty when none is
+  std::size_t before_run = 0;       // candidates whose binary the compile cache held when the run began
+  std::size_t this_run = 0;         // ... whose binary the run's compile pool compiled since
 };
 
 // The set-up of one problem for one GPU model, on the calling thread. extend() computes prior and
-// on_hand for candidates appended after the first `from` (seeds from other GPUs' results).
+// binaries for candidates appended after the first `from` (seeds from other GPUs' results).
+// on_hand() may be called from any thread, while the pool compiles.
 class SetupMaker {
  public:
   SetupMaker(const std::vector<SearchSpace>& spaces, const KernelCompiler& compiler,
-             const std::unordered_set<std::string>& compiled_before);
+             const std::unordered_set<std::string>& compiled_before, CompileService& compile);
   ProblemSetup make(const DeviceProfile& device, const GemmShape& shape) const;
   void extend(ProblemSetup& setup, std::size_t from, const DeviceProfile& device, const GemmShape& shape) const;
+  OnHand on_hand(const ProblemSetup& setup) const;
 
  private:
   const std::vector<SearchSpace>& spaces_;
   const KernelCompiler& compiler_;
   const std::unordered_set<std::string>& compiled_before_;
+  CompileService& compile_;
 };
 
 class SetupAhead {
@@ -65,7 +84,8 @@ class SetupAhead {
              const std::function<TuningLog&(const DeviceProfile&)>& log_of);
 
   // The problem's set-up: from start()'s threads (waiting if it is still under way), or made here
-  // if it was not planned.
+  // if it was not planned. Which binaries are on hand is the caller's to ask (SetupMaker::on_hand),
+  // once seeds have joined the candidates.
   ProblemSetup take(const DeviceProfile& device, const GemmShape& shape);
 
  private:

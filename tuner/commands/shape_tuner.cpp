@@ -120,7 +120,7 @@ struct ShapeTuner::Candidates {
   Enumeration enumeration;
   std::vector<std::size_t> seeds;
   std::vector<double> prior;  // the static model's, per candidate
-  std::vector<bool> on_hand;  // per candidate: its binary was compiled before the run; empty: none was
+  OnHand on_hand;  // asked once the seeds joined: binaries from before the run and from this run's compiles
 };
 
 // What the search has learned about one shape so far; the final race and the results entry read it.
@@ -164,7 +164,7 @@ TuningRun::TuningRun(const TuneOptions& o, std::vector<std::string> gpu_labels)
       compiler(run_cache_dir(o), template_source),
       compiled_before(compiler.cached_keys()),
       compile(compiler, o.jobs),
-      setup_maker(spaces, compiler, compiled_before),
+      setup_maker(spaces, compiler, compiled_before, compile),
       setup_ahead(setup_maker, o, compile),
       progress(std::move(gpu_labels)) {}
 
@@ -378,8 +378,8 @@ ShapeOutcome ShapeTuner::record_cublas_fallback(const Candidates& candidates, Se
 ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) const {
   ProblemSetup setup = run_.setup_ahead.take(device_, shape);  // made ahead (setup_ahead.hpp)
   const std::size_t enumerated = setup.enumeration.candidates.size();
-  Candidates c{std::move(setup.enumeration), {}, {}, {}};
-  std::vector<KernelConfig>& configs = c.enumeration.candidates;
+  Candidates c;
+  std::vector<KernelConfig>& configs = setup.enumeration.candidates;
   // Seeds from other GPUs' results join the candidates if this device can run them, even when
   // this space would not have produced them.
   if (!options_.seed_from.empty()) {
@@ -403,15 +403,13 @@ ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) con
     const std::optional<std::size_t> index = seed_index(configs, config);
     if (index && std::find(c.seeds.begin(), c.seeds.end(), *index) == c.seeds.end()) c.seeds.push_back(*index);
   }
-  if (configs.size() > enumerated) {  // seeds from other GPUs' results joined the candidates
-    ProblemSetup added{std::move(c.enumeration), std::move(setup.prior), std::move(setup.on_hand)};
-    run_.setup_maker.extend(added, enumerated, device_, shape);
-    c.enumeration = std::move(added.enumeration);
-    setup.prior = std::move(added.prior);
-    setup.on_hand = std::move(added.on_hand);
-  }
+  // Seeds from other GPUs' results that joined the candidates get their prior and binary's key.
+  if (configs.size() > enumerated) run_.setup_maker.extend(setup, enumerated, device_, shape);
+  // Asked now, not when the set-up was made: what the run compiled for the problems before this one
+  // is on hand too.
+  c.on_hand = run_.setup_maker.on_hand(setup);
+  c.enumeration = std::move(setup.enumeration);
   c.prior = std::move(setup.prior);
-  c.on_hand = std::move(setup.on_hand);
   return c;
 }
 
@@ -460,10 +458,12 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
   ctx.budget = static_cast<std::size_t>(options_.budget_evaluations);
   ctx.seeds = candidates.seeds;
   ctx.prior = candidates.prior;
-  ctx.on_hand = candidates.on_hand;
-  if (!ctx.on_hand.empty())
-    spdlog::debug("{}: {} of {} binaries on hand", shape.label(),
-                  std::count(ctx.on_hand.begin(), ctx.on_hand.end(), true), configs.size());
+  ctx.on_hand = candidates.on_hand.flags;
+  ctx.on_hand_from_this_run = candidates.on_hand.from_this_run;
+  spdlog::debug(
+      "{}: {} of {} candidates on hand: {} with a binary from before the run, {} compiled by this run",
+      shape.label(), candidates.on_hand.before_run + candidates.on_hand.this_run, configs.size(),
+      candidates.on_hand.before_run, candidates.on_hand.this_run);
   // A resumed run's logged candidates need no binary: evaluate() returns their records.
   std::vector<bool> logged(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) logged[i] = log_.find(screen, configs[i].name()) != nullptr;

@@ -52,8 +52,8 @@ class TuningRun {
   const std::string template_source;
   const KernelCompiler compiler;
   // The compile cache's keys when the run began: binaries an earlier run compiled, which the
-  // searches prefer (not those compiled for another problem of this run: that would steer a
-  // problem toward the previous problem's candidates).
+  // searches prefer, as they prefer those `compile` has compiled for the run's earlier problems
+  // (SetupMaker::on_hand, asked when a GPU takes a problem).
   const std::unordered_set<std::string> compiled_before;
   CompileService compile;
   const SetupMaker setup_maker;

@@ -133,6 +133,11 @@ CompileStats CompileService::stats() {
   return stats_;
 }
 
+std::unordered_set<std::string> CompileService::compiled() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return compiled_;
+}
+
 void CompileService::work(Lane lane) {
   // Linux gives each thread its own nice value. Raising it needs no privilege (lowering it back
   // would), so a thread keeps one lane.
@@ -170,8 +175,14 @@ void CompileService::work(Lane lane) {
     } catch (const std::exception& e) {
       outcome.error = e.what();
     }
+    // Outside the lock: the key is a hash of the template and the options.
+    const std::string cache_key =
+        outcome.kernel
+            ? compiler_.cache_key(job.config.family, job.config.name_expression(job.path), job.arch)
+            : "";
     {
       const std::lock_guard<std::mutex> lock(mutex_);
+      if (outcome.kernel) compiled_.insert(cache_key);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (!outcome.kernel) ++stats_.failed;
       if (lane == Lane::pressing) {

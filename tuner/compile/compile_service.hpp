@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "core/kernel_compiler.hpp"
@@ -71,6 +72,12 @@ class CompileService {
 
   CompileStats stats();
 
+  // The cache keys (KernelCompiler::cache_key) of the binaries this pool has compiled so far, and
+  // compiled successfully: a copy, so a caller reads it without holding the pool's lock. A search
+  // that starts later counts them as on hand (commands/setup_ahead.hpp), as it counts what the
+  // cache held when the run began.
+  std::unordered_set<std::string> compiled();
+
  private:
   // Two lanes of `threads` workers each. The pressing lane takes only now and soon jobs, at the
   // process's priority; the speculative lane takes only later jobs, at a lower one (nice 10), so it
@@ -105,6 +112,7 @@ class CompileService {
   std::map<std::string, std::shared_future<CompileOutcome>> submitted_;
   std::set<std::string> speculated_;  // keys the speculative lane took that no search asked for yet
   CompileStats stats_;
+  std::unordered_set<std::string> compiled_;  // cache keys of the binaries compiled successfully
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

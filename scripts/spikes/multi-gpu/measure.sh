@@ -6,7 +6,11 @@
 # check_resume.py. Logs, results and summary.txt go to $OUT (default /tmp/multi-gpu).
 # With BEFORE=<another gemm-tune>, the warm 4-GPU run is repeated twice, that binary's and this
 # one's in turn, over copies of the same warm cache (a change compared on one machine).
-#   [BEFORE=gemm-tune-before] scripts/spikes/multi-gpu/measure.sh [GEMM_TUNE]
+# With BEFORE and COLD_AB=1, only cold runs are compared instead (nothing else runs): for each GPU
+# count in COLD_GPUS (default "1 4"; about 130 s a count on 4 x H100), that binary's run and this
+# one's in turn, each over an empty cache; summary.txt gets each run's compiles and schedule, and
+# winners.txt each run's table.
+#   [BEFORE=gemm-tune-before [COLD_AB=1 [COLD_GPUS="1 2 4"]]] scripts/spikes/multi-gpu/measure.sh [GEMM_TUNE]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "${1:-$here/../../../build/tuner/gemm-tune}")
@@ -25,6 +29,22 @@ tune() {  # name gpus cache [binary]
   t1=$(date +%s.%N)
   printf "%-8s rc %d  %.1f s\n" "$name" $rc "$(python3 -c "print($t1 - $t0)")" | tee -a "$OUT/summary.txt"
 }
+# The debug lines' compiles and schedule, and the summary table, of a run's log.
+tally() {  # name
+  local log="$OUT/$1.log"
+  printf "%-16s %s; %s\n" "$1" "$(grep -o '[0-9]* compiles ([0-9]* failed)' "$log" | head -1)" \
+    "$(grep -o 'schedule [0-9.]* s' "$log" | head -1)" | tee -a "$OUT/summary.txt"
+  { echo "== $1"; sed -n '/^problem /,/^results:/p' "$log"; } >> "$OUT/winners.txt"
+}
+if [ -n "${BEFORE:-}" ] && [ "${COLD_AB:-}" = 1 ]; then
+  for n in ${COLD_GPUS:-1 4}; do
+    case $n in 1) g=0 ;; 2) g=0,1 ;; 4) g=all ;; *) echo "COLD_GPUS: 1, 2 or 4" >&2; exit 2 ;; esac
+    tune "before-cold$n" "$g" "$work/bc$n" "$(realpath "$BEFORE")" && tally "before-cold$n"
+    tune "after-cold$n" "$g" "$work/ac$n" && tally "after-cold$n"
+  done
+  rm -rf "$work"
+  exit 0
+fi
 tune cold1 0 "$work/c1"
 tune cold2 0,1 "$work/c2"
 tune cold4 all "$work/c4"

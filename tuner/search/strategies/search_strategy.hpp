@@ -22,6 +22,10 @@ struct StrategyContext {
   // Per candidate: its binary is on hand (in the compile cache), so measuring it costs no compile.
   // May be empty (nothing on hand).
   std::vector<bool> on_hand;
+  // Per candidate: on hand only because this run compiled it for one of its other problems (a
+  // subset of on_hand). It costs no compile either, but a generation of such binaries is not a
+  // rerun of this search, as one of binaries from an earlier run may be. May be empty (none).
+  std::vector<bool> on_hand_from_this_run;
 };
 
 class SearchStrategy {
