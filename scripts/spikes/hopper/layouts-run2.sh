@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# device call 2: the staged-B splitter variants (v0 = .device-build, v1, v2 in build-carry-v/).
+# device calls 2 and 3 (2026-11-26): the staged-B splitter variants, each a gemm-tune built with one
+# version of kernel_templates/wgmma.cuh's splitter loop (v0 = .device-build; v1, v2, v3 copied into
+# build-carry-v/, not kept): docs/performance.md has the table. Kept as the record of how it ran.
 set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
