@@ -258,7 +258,7 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, cudaStream_t s
   int a_batched = 0, b_batched = 0;
   if (args.k > 0) {  // K = 0 reads no operand: C = beta * C, with maps left unencoded
     // Clusters multicast A in halves: each CTA of a pair loads half of the tile's rows. An operand
-    // stored MN-major (3xtf32's other layouts) is K rows of M or N elements, read a k tile of
+    // stored MN-major (the layouts other than nt) is K rows of M or N elements, read a k tile of
     // rows at a time.
     const int k_tile = c.block_k;
     const auto shape_a =

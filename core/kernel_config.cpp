@@ -145,8 +145,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
                        warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks, int(round_split));
   }
   if (family == KernelFamily::wgmma) {
-    // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32 is a kernel of its own. Only the
-    // whole-vector path exists (check_path).
+    // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32, and tf32 outside nt, run the A-in-registers
+    // kernel (PASSES 3 or 1). Only the whole-vector path exists (check_path).
     if (wgmma_a_in_registers(*this))
       return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}>", precision == Precision::tf32x3 ? 3 : 1,
                          block_m, block_n, stages, consumers, op_a, op_b);
@@ -310,8 +310,8 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
 }
 
 // The Hopper kernels' rules (the static_asserts of kernel_templates/wgmma/shape.cuh and the
-// kernel's), and what the template serves: every layout but for tf32 (its wgmma reads K-major
-// operands only: layout nt), no split-K.
+// kernel's), and what the template serves: every layout (tf32 outside nt, which its wgmma cannot
+// read, through the A-in-registers kernel), no split-K.
 std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
   const int row_elements = 128 / operand_bytes(c.precision);

@@ -1,7 +1,6 @@
 // Hopper tensor-core GEMM family (wgmma + TMA, sm_90a only): C = alpha * op(A) * op(B) + beta * C over
 // strided batches, C FP32 row-major (any ldc), A and B K-major (layout nt: A stored M x K, B N x K)
-// or, for bf16, fp16 and 3xtf32, MN-major (the other layouts), read through TMA tensor maps the host
-// encodes per launch
+// or MN-major (the other layouts), read through TMA tensor maps the host encodes per launch
 // (core/tensor_map.cpp) and passes as __grid_constant__ parameters. TYPE (the host's Precision):
 //   0 bf16  bfloat16 in, FP32 accumulation (wgmma k16);
 //   1 tf32  FP32 in memory; the host's map says TFLOAT32, so the TMA rounds to TF32 (nearest) on
@@ -25,11 +24,11 @@
 //   CTAs' consumers are done with it. A pair's second tile past N computes on zeros, stores nothing;
 // - epilogue from registers (wgmma/epilogue.cuh). The TMA zero-fills rows past M and N and K past
 //   its end, so any M, N, K work; K = 0 gives C = beta * C.
-// wgmma_gemm_3xtf32 (the host's 3xtf32: FP32 in and out, FP32-level accuracy) follows the same
-// plan; see its comment.
+// wgmma_gemm_tf32x (the host's 3xtf32, FP32 in and out at FP32-level accuracy, and tf32 outside nt)
+// follows the same plan with A's fragments in registers; see its comment.
 // Rows of A and B must start on 16-byte boundaries (a tensor-map rule): the host serves only the
 // whole-vector path (core/kernel_path.cpp).
-// NVRTC-style: no standard headers; the name expression is e.g. gemmtune::wgmma_gemm<0,128,256,4,2,1>.
+// NVRTC-style: no standard headers; the name expression is e.g. gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1>.
 
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
