@@ -5,7 +5,8 @@
 // while that kernel finishes and wait for it (griddepcontrol.wait) before touching memory, which
 // hides the launch gap between back-to-back kernels (H100: +10% at 512, +2 to 3% at 1000 to
 // 4096x64x4096, nothing at 2048 and up; docs/kernel-notes.md). The wgmma family is launched its own
-// way (launch_wgmma): tensor maps encoded per call, clusters, a persistent grid.
+// way (launch_wgmma): tensor maps encoded per call, clusters, a persistent grid, K's slices in the
+// grid's units rather than gridDim.z.
 #include "core/gemm_launch.hpp"
 
 #include <algorithm>
@@ -83,7 +84,7 @@ std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch)
     return tiles * slices * std::size_t(config.block_m) * std::size_t(config.block_n) * sizeof(float) +
            tiles * sizeof(unsigned);
   }
-  if (config.family == KernelFamily::mma) return 0;  // its slices add into C: nothing to keep
+  if (adds_slices_into_c(config.family)) return 0;  // nothing to keep
   if (config.split_k_atomic) return entries * std::size_t(tile_count(config, m, n)) * sizeof(unsigned long long);
   return entries * std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
 }
@@ -184,10 +185,9 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   int splits = config_.split_k;
   // Its workspace is optional; the tensor-core kernels split K only this way.
-  const bool atomic = splits > 1 && (config_.split_k_atomic || config_.family == KernelFamily::mma);
+  const bool atomic = splits > 1 && (config_.split_k_atomic || adds_slices_into_c(config_.family));
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
   if (is_skinny(config_.family)) return launch_skinny(args, workspace, stream, tiles);
-  if (config_.family == KernelFamily::wgmma) return launch_wgmma(args, stream);
 
   int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc, batch = args.batch;
   long long stride_a = args.stride_a, stride_b = args.stride_b, stride_c = args.stride_c;
@@ -220,6 +220,7 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
         err != cudaSuccess)
       return err;
   }
+  if (config_.family == KernelFamily::wgmma) return launch_wgmma(args, stream);
   void* gemm_params[] = {&m,   &n,   &k,   &alpha,          &a,       &lda,      &b,        &ldb,
                          &beta, &c,  &ldc, &gemm_workspace, &swizzle, &stride_a, &stride_b, &stride_c};
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(batch), static_cast<unsigned>(splits));
@@ -278,16 +279,19 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, cudaStream_t s
     a_batched = shape_a->batched;
     b_batched = shape_b->batched;
   }
+  // A unit is a tile (a cluster's pair of tiles) and, with split-K, one slice of its K.
   const long long units = static_cast<long long>((args.m + c.block_m - 1) / c.block_m) *
-                          ((args.n + c.block_n * c.cluster - 1) / (c.block_n * c.cluster)) * args.batch;
+                          ((args.n + c.block_n * c.cluster - 1) / (c.block_n * c.cluster)) * args.batch * c.split_k;
+  if (units > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   const long long grid_units = c.persistent ? std::min<long long>(units, resident_units_) : units;
   if (grid_units * c.cluster > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-  int m = args.m, n = args.n, k = args.k, ldc = args.ldc, batch = args.batch, group_m = c.swizzle;
+  int m = args.m, n = args.n, k = args.k, ldc = args.ldc, batch = args.batch, group_m = c.swizzle,
+      splits = c.split_k;
   float alpha = args.alpha, beta = args.beta;
   float* cp = args.c;
   long long stride_c = args.stride_c;
-  void* params[] = {&map_a, &map_b, &cp,     &m,     &n,        &k,         &ldc,      &alpha,
-                    &beta,  &group_m, &batch, &stride_c, &a_batched, &b_batched};
+  void* params[] = {&map_a, &map_b,   &cp,    &m,        &n,         &k,         &ldc,   &alpha,
+                    &beta,  &group_m, &batch, &stride_c, &a_batched, &b_batched, &splits};
   WgmmaLaunch launch(c, dim3(static_cast<unsigned>(grid_units * c.cluster)), stream, programmatic_launch_);
   return cudaLaunchKernelExC(&launch.config, reinterpret_cast<const void*>(gemm_), params);
 }

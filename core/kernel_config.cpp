@@ -111,9 +111,10 @@ std::string KernelConfig::name() const {
                        block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, round_split ? "_r" : "",
                        layout_suffix);
   if (family == KernelFamily::wgmma)
-    return fmt::format("wgmma_{}_{}x{}x{}_c{}_s{}_p{}{}{}{}", precision_name(precision), block_m, block_n, block_k,
+    return fmt::format("wgmma_{}_{}x{}x{}_c{}_s{}_p{}{}{}{}{}", precision_name(precision), block_m, block_n, block_k,
                        consumers, stages, int(persistent), cluster == 1 ? "" : fmt::format("_x{}", cluster),
-                       swizzle == 1 ? "" : fmt::format("_z{}", swizzle), layout_suffix);
+                       swizzle == 1 ? "" : fmt::format("_z{}", swizzle),
+                       split_k == 1 ? "" : fmt::format("_k{}", split_k), layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
   return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}{}", block_m, block_n, block_k,
@@ -311,7 +312,7 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
 
 // The Hopper kernels' rules (the static_asserts of kernel_templates/wgmma/shape.cuh and the
 // kernel's), and what the template serves: every layout (tf32 outside nt, which its wgmma cannot
-// read, through the A-in-registers kernel), no split-K.
+// read, through the A-in-registers kernel), split-K adding into C.
 std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
   const int row_elements = 128 / operand_bytes(c.precision);
@@ -330,7 +331,7 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (c.stages < 2 || c.stages > 8) return fmt::format("stages {} not in 2..8", c.stages);
   if (!in(c.cluster, {1, 2})) return fmt::format("cluster {} not 1 or 2", c.cluster);
   if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
-  if (c.split_k != 1) return fmt::format("split_k {}: the wgmma kernels do not split K", c.split_k);
+  if (c.split_k < 1 || c.split_k > 64) return fmt::format("split_k {} not in 1..64", c.split_k);
   // wgmma::SplitShape (3xtf32, and tf32 outside nt): A's fragments in registers, one m64 block a
   // consumer; 3 consumers, or 256 columns, spill (the 384 threads' 168 registers at entry).
   if (wgmma_a_in_registers(c)) {

@@ -59,7 +59,7 @@ inline bool is_skinny(KernelFamily family) {
 //   mma: precision, block_m, block_n, block_k, warp_m, warp_n, stages, min_blocks, swizzle,
 //     round_split (3xtf32) (split-K always adds atomically);
 //   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
-//     stages, consumers, cluster, persistent, swizzle (no split-K);
+//     stages, consumers, cluster, persistent, swizzle (split-K adds atomically, as mma's);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // sgemm and skinny_tiled compute in fp32, the precision's default.
 struct KernelConfig {
@@ -131,6 +131,12 @@ struct KernelConfig {
   friend bool operator==(const KernelConfig& a, const KernelConfig& b);
   friend bool operator!=(const KernelConfig& a, const KernelConfig& b) { return !(a == b); }
 };
+
+// The tensor-core families split K one way only: each slice adds alpha * its part into C (which
+// a kernel over C first scales by beta), with no workspace and no reduction of partial sums.
+inline bool adds_slices_into_c(KernelFamily family) {
+  return family == KernelFamily::mma || family == KernelFamily::wgmma;
+}
 
 // The wgmma kernel that takes A's fragments from registers and B through the splitter warps
 // (kernel_templates/wgmma.cuh's wgmma_gemm_tf32x): 3xtf32 in every layout, and tf32 where an operand

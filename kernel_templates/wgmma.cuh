@@ -22,6 +22,11 @@
 // - CLUSTER = 2: the pair's CTAs share their A tile: each loads half of its rows (the host's A map
 //   has boxes of BM / 2 rows) and the TMA multicasts it into both; a stage is free only when both
 //   CTAs' consumers are done with it. A pair's second tile past N computes on zeros, stores nothing;
+// - split-K (splits > 1, a launch-time argument: the same binary): every tile is `splits` units,
+//   one a slice of its k tiles (wgmma::slice_k_tiles), walked slice by slice; each adds
+//   alpha * its partial product into C with fire-and-forget reductions, after the host's kernel
+//   over C scaled it by beta (the grid's griddepcontrol.wait orders the two). Few tiles (skinny
+//   products) then still fill the GPU;
 // - epilogue from registers (wgmma/epilogue.cuh). The TMA zero-fills rows past M and N and K past
 //   its end, so any M, N, K work; K = 0 gives C = beta * C.
 // wgmma_gemm_tf32x (the host's 3xtf32, FP32 in and out at FP32-level accuracy, and tf32 outside nt)
@@ -49,12 +54,13 @@ namespace gemmtune {
 //            or a B stored k x n (OP_B 0) is MN-major, read in TMA boxes of 64 columns x 64 k and
 //            handed to wgmma with its transpose immediate (bf16 and fp16 only: tf32 is K-major)
 // Arguments: the tensor maps of A (3-D: K, M, batch entries) and B (K, N, entries); a_batched /
-// b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry).
+// b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry);
+// splits, K's slices (1: none; more: C already scaled by beta, each slice adds into it).
 template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B>
 __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m, int batch,
-               long long stride_c, int a_batched, int b_batched) {
+               long long stride_c, int a_batched, int b_batched, int splits) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using S = wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>;
   constexpr int kMnA = OP_A == 1, kMnB = OP_B == 0;  // MN-major operands
@@ -76,14 +82,19 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
   const int units_m = tiles_m;
   const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
   const int units_per_entry = units_m * units_n;
-  const int num_units = units_per_entry * batch;
+  const int units_per_slice = units_per_entry * batch;
+  const int num_units = units_per_slice * splits;
   const int unit0 = blockIdx.x / CLUSTER;
   const int unit_step = gridDim.x / CLUSTER;
   const unsigned rank = CLUSTER == 1 ? 0 : sm90::cluster_rank();
   const int k_tiles = (K + S::kBK - 1) / S::kBK;
   const int wg = threadIdx.x / 128;
-  // Unit -> batch entry and tile; CTA `rank` of a pair takes its tile 2 * pair + rank along N.
-  auto locate = [&](int unit, int& entry, int& tm, int& tn) {
+  // Unit -> K slice (its k tiles [kb, ke)), batch entry and tile; CTA `rank` of a pair takes its
+  // tile 2 * pair + rank along N.
+  auto locate = [&](int unit, int& entry, int& tm, int& tn, int& kb, int& ke) {
+    const int slice = unit / units_per_slice;
+    wgmma::slice_k_tiles(k_tiles, slice, splits, kb, ke);
+    unit -= slice * units_per_slice;
     entry = unit / units_per_entry;
     wgmma::unit_coords(unit - entry * units_per_entry, units_m, units_n, group_m, tm, tn);
     tn = tn * CLUSTER + static_cast<int>(rank);
@@ -111,10 +122,10 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       int s = 0;
       unsigned phase = 0;
       for (int unit = unit0; unit < num_units; unit += unit_step) {
-        int entry, tm, tn;
-        locate(unit, entry, tm, tn);
+        int entry, tm, tn, kb, ke;
+        locate(unit, entry, tm, tn, kb, ke);
         const int za = a_batched ? entry : 0, zb = b_batched ? entry : 0;
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = kb; kt < ke; ++kt) {
           sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
           // The full barrier counts both halves of the shared A (one from each CTA of a cluster)
           // and this CTA's B.
@@ -167,10 +178,10 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       if constexpr (CLUSTER == 2) sm90::mbar_arrive_cluster(empty_bar + 8 * st, rank ^ 1);
     };
     for (int unit = unit0; unit < num_units; unit += unit_step) {
-      int entry, tm, tn;
-      locate(unit, entry, tm, tn);
+      int entry, tm, tn, kb, ke;
+      locate(unit, entry, tm, tn, kb, ke);
       int prev = 0;
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      for (int kt = kb; kt < ke; ++kt) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
         // A consumer's rows start kWgM * 128 bytes in, in either layout (64-row boxes of 8192 bytes).
         const unsigned a_at = smem_a + s * S::kTileABytes + c * S::kWgM * 128, b_at = smem_b + s * S::kTileBBytes;
@@ -184,12 +195,12 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
 #pragma unroll
           for (int mi = 0; mi < S::kMI; ++mi) {
             // + a k step; +64 rows * 128 bytes per m64 block (>> 4: +512) in either layout.
-            Mma::run(acc[mi], da + kStepA * kk + 512 * mi, db + kStepB * kk, (kt > 0 || kk > 0) ? 1 : 0);
+            Mma::run(acc[mi], da + kStepA * kk + 512 * mi, db + kStepB * kk, (kt > kb || kk > 0) ? 1 : 0);
           }
         }
         sm90::wgmma_commit();
         sm90::wgmma_wait<1>();  // the previous k tile's wgmmas are done with their stage
-        if (kt > 0 && lane == 0) release(prev);
+        if (kt > kb && lane == 0) release(prev);
         prev = s;
         if (++s == STAGES) {
           s = 0;
@@ -199,8 +210,9 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       sm90::wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);
-      if (k_tiles > 0 && lane == 0) release(prev);
-      if (k_tiles == 0) {  // K = 0: no wgmma wrote the accumulators
+      if (ke > kb && lane == 0) release(prev);
+      if (ke == kb) {  // K = 0 (or a slice without k tiles): no wgmma wrote the accumulators
+        if (splits > 1) continue;  // nothing to add
 #pragma unroll
         for (int mi = 0; mi < S::kMI; ++mi)
 #pragma unroll
@@ -211,7 +223,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
       wgmma::store_tile<S::kMI, S::kAccRegs, BN>(acc, c_entry, ldc, M, N,
                                                  tm * BM + c * S::kWgM + warp * 16 + lane / 4,
-                                                 tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta);
+                                                 tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta, splits > 1);
     }
   }
   // No CTA of a cluster may exit while the other can still multicast into it or arrive on its
@@ -246,7 +258,7 @@ template <int PASSES, int BM, int BN, int STAGES, int CONSUMERS, int OP_A, int O
 __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, OP_B == 0>::kThreads, 1)
     wgmma_gemm_tf32x(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                       float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m,
-                      int batch, long long stride_c, int a_batched, int b_batched) {
+                      int batch, long long stride_c, int a_batched, int b_batched, int splits) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kStaged = OP_B == 0, kSplit = PASSES == 3;
   using S = wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, kStaged>;
@@ -266,10 +278,15 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
   const int tiles_per_entry = tiles_m * tiles_n;
-  const int num_units = tiles_per_entry * batch;
+  const int units_per_slice = tiles_per_entry * batch;
+  const int num_units = units_per_slice * splits;
   const int k_tiles = (K + S::kBK - 1) / S::kBK;
   const int wg = threadIdx.x / 128;
-  auto locate = [&](int unit, int& entry, int& tm, int& tn) {
+  // Unit -> K slice (its k tiles [kb, ke)), batch entry and tile.
+  auto locate = [&](int unit, int& entry, int& tm, int& tn, int& kb, int& ke) {
+    const int slice = unit / units_per_slice;
+    wgmma::slice_k_tiles(k_tiles, slice, splits, kb, ke);
+    unit -= slice * units_per_slice;
     entry = unit / tiles_per_entry;
     wgmma::unit_coords(unit - entry * tiles_per_entry, tiles_m, tiles_n, group_m, tm, tn);
   };
@@ -293,10 +310,10 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       int s = 0;
       unsigned phase = 0;
       for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-        int entry, tm, tn;
-        locate(unit, entry, tm, tn);
+        int entry, tm, tn, kb, ke;
+        locate(unit, entry, tm, tn, kb, ke);
         const int za = a_batched ? entry : 0, zb = b_batched ? entry : 0;
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = kb; kt < ke; ++kt) {
           sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
           sm90::mbar_arrive_expect_tx(full_bar + 8 * s, S::kLoadBytes);
           // MN-major operands come in boxes of 32 columns x 32 k (128-byte swizzle rows).
@@ -344,10 +361,13 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       };
       int s = 0;
       unsigned phase = 0;
-      const int units = num_units > static_cast<int>(blockIdx.x)
-                            ? (num_units - 1 - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x) + 1
-                            : 0;
-      const int total = units * k_tiles;
+      // The stages this CTA's units fill: their slices' k tiles.
+      int total = 0;
+      for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
+        int kb, ke;
+        wgmma::slice_k_tiles(k_tiles, unit / units_per_slice, splits, kb, ke);
+        total += ke - kb;
+      }
       for (int it = 0; it < total; ++it) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
         if constexpr (!kStaged && kSplit) {
@@ -375,7 +395,7 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
             float4 v[4];
 #pragma unroll
             for (unsigned i = 0; i < 4; ++i) {
-              const unsigned src = b_landed(s) + nb * 4096 + (4 * kq + i) * 128 + ((nq8 ^ (4 * (kq % 2) + i)) * 16);
+              const unsigned src = b_landed(s) + wgmma::mn_major_offset(4 * nq, 4 * kq + i);
               asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
                            : "=f"(v[i].x), "=f"(v[i].y), "=f"(v[i].z), "=f"(v[i].w)
                            : "r"(src));
@@ -454,14 +474,15 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       }
     };
     for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
-      int entry, tm, tn;
-      locate(unit, entry, tm, tn);
+      int entry, tm, tn, kb, ke;
+      locate(unit, entry, tm, tn, kb, ke);
+      if (splits > 1 && ke == kb) continue;  // a slice without k tiles: nothing to add
       if constexpr (kSplit) {
         float part[S::kAccRegs];
         Fragments abig, asml;
 #pragma unroll
         for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] = 0.f;
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = kb; kt < ke; ++kt) {
           sm90::mbar_wait(full_bar + 8 * s, phase);
           sm90::mbar_wait(ready_bar + 8 * s, phase);
           const unsigned long long dbb = sm90::smem_desc_sw128(b_big(s));
@@ -500,23 +521,23 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
           load_a(s, [&](int kk, int q, float x) { a[kk][q] = __float_as_uint(x); });  // the TMA rounded it
           sm90::wgmma_fence();
 #pragma unroll
-          for (int kk = 0; kk < S::kKSteps; ++kk) MmaRegA::run(acc[0], a[kk], db + 2 * kk, (kt > 0 || kk > 0) ? 1 : 0);
+          for (int kk = 0; kk < S::kKSteps; ++kk) MmaRegA::run(acc[0], a[kk], db + 2 * kk, (kt > kb || kk > 0) ? 1 : 0);
           sm90::wgmma_commit();
           sm90::wgmma_wait<1>();
-          if (kt > 0) {
+          if (kt > kb) {
             keep_alive(other);
             if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
           }
           prev = s;
           next_stage();
         };
-        for (int kt = 0; kt < k_tiles; kt += 2) {
+        for (int kt = kb; kt < ke; kt += 2) {
           step(kt, a0, a1);
-          if (kt + 1 < k_tiles) step(kt + 1, a1, a0);
+          if (kt + 1 < ke) step(kt + 1, a1, a0);
         }
         sm90::wgmma_wait<0>();
         sm90::fence_registers(acc[0]);
-        if (k_tiles > 0) {
+        if (ke > kb) {
           keep_alive(a0);
           keep_alive(a1);
           if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
@@ -529,7 +550,7 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 7) == 0;
       const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
       wgmma::store_tile<1, S::kAccRegs, BN>(acc, c_entry, ldc, M, N, tm * BM + c * 64 + warp * 16 + lane / 4,
-                                            tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta);
+                                            tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta, splits > 1);
     }
   }
 #else

@@ -1,7 +1,8 @@
 // The epilogue: a consumer warpgroup's accumulators straight from registers to C = alpha * acc +
 // beta * C, FP32 row-major with any ldc. beta == 0 never reads C (it may hold NaN). Interior tiles
 // with an even ldc and an 8-byte aligned C store float2 pairs without checks; edge tiles mask each
-// element (rows past M, columns past N, and a cluster pair's tile past N).
+// element (rows past M, columns past N, and a cluster pair's tile past N). Split-K (add) adds
+// alpha * acc into C with fire-and-forget reductions instead: the host scaled C by beta before.
 
 namespace gemmtune {
 namespace wgmma {
@@ -11,8 +12,9 @@ namespace wgmma {
 // row0, col0: this thread's first row and column in C.
 template <int MI, int ACC, int BN>
 __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC], float* __restrict__ C, int ldc, int M, int N,
-                                           int row0, int col0, bool interior, bool pairs, float alpha, float beta) {
-  const bool read_c = beta != 0.0f;
+                                           int row0, int col0, bool interior, bool pairs, float alpha, float beta,
+                                           bool add) {
+  const bool read_c = !add && beta != 0.0f;
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -25,13 +27,20 @@ __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC], float* _
         const int col = col0 + 8 * j;
         float v0 = alpha * acc[mi][4 * j + 2 * h], v1 = alpha * acc[mi][4 * j + 2 * h + 1];
         if (interior || (pairs && col + 1 < N)) {
-          float2* p = reinterpret_cast<float2*>(crow + col);
-          if (read_c) {
-            const float2 c = *p;
-            v0 += beta * c.x;
-            v1 += beta * c.y;
+          if (add) {
+            sm90::red_add_pair(crow + col, v0, v1);
+          } else {
+            float2* p = reinterpret_cast<float2*>(crow + col);
+            if (read_c) {
+              const float2 c = *p;
+              v0 += beta * c.x;
+              v1 += beta * c.y;
+            }
+            *p = make_float2(v0, v1);
           }
-          *p = make_float2(v0, v1);
+        } else if (add) {
+          if (col < N) sm90::red_add(crow + col, v0);
+          if (col + 1 < N) sm90::red_add(crow + col + 1, v1);
         } else {
           if (col < N) crow[col] = read_c ? v0 + beta * crow[col] : v0;
           if (col + 1 < N) crow[col + 1] = read_c ? v1 + beta * crow[col + 1] : v1;

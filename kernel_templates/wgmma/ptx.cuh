@@ -1,11 +1,12 @@
 // The sm_90a PTX the Hopper family needs and CUDA C++ has no portable spelling for: mbarriers (the
 // producer/consumer hand-off), TMA tile loads (cp.async.bulk.tensor, completing on an mbarrier;
 // 3-D for strided batches, multicast for clusters), wgmma fences and groups, shared-memory matrix
-// descriptors, setmaxnreg, the dependent-launch wait, and 3xtf32's TF32 rounding. Everything is
-// guarded by __CUDA_ARCH_FEAT_SM90_ALL (defined for sm_90a only; CCCL's NV_HAS_FEATURE_SM_90a is not
-// honoured under NVRTC) and does nothing elsewhere; the kernels trap there, and the host never
-// compiles the family for another arch (compile_arch in core/kernel_config.cpp). From the spike of
-// scripts/spikes/hopper/ (ptx_sm90.cuh; NOTES.md has the measurements).
+// descriptors, setmaxnreg, the dependent-launch wait, split-K's vector reductions and 3xtf32's TF32
+// rounding. Everything is guarded by __CUDA_ARCH_FEAT_SM90_ALL (defined for sm_90a only; CCCL's
+// NV_HAS_FEATURE_SM_90a is not honoured under NVRTC) and does nothing elsewhere; the kernels trap
+// there, and the host never compiles the family for another arch (compile_arch in
+// core/kernel_config.cpp). From the spike of scripts/spikes/hopper/ (ptx_sm90.cuh; NOTES.md has the
+// measurements).
 
 namespace gemmtune {
 
@@ -153,6 +154,19 @@ __device__ __forceinline__ void tma_load_3d_multicast(unsigned dst, const Tensor
       "%3, %4}], [%5], %6;\n" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(z), "r"(bar), "h"(cta_mask)
       : "memory");
+#endif
+}
+
+// Split-K's fire-and-forget additions into C: one float, or a pair at an 8-byte aligned p.
+__device__ __forceinline__ void red_add(float* p, float v) {
+#if GEMMTUNE_SM90A
+  asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void red_add_pair(float* p, float a, float b) {
+#if GEMMTUNE_SM90A
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(p), "f"(a), "f"(b) : "memory");
 #endif
 }
 

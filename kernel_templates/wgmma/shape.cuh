@@ -1,6 +1,6 @@
 // The block's geometry: the element size and K tile of each precision, the shared-memory layout of
 // the stage ring (sizes the host mirrors in KernelConfig::shared_bytes), the register split between
-// the producer and the consumer warpgroups, and the raster order of the tiles.
+// the producer and the consumer warpgroups, the raster order of the tiles and split-K's share of K.
 
 namespace gemmtune {
 namespace wgmma {
@@ -61,8 +61,16 @@ struct SplitShape {
 
 // Byte offset of element (mn, k) in an MN-major FP32 tile as the TMA lands it with the 128-byte
 // swizzle: sub-tiles of 32 rows/columns (one 128-byte swizzle row a k), each 32 k x 128 bytes.
-__device__ __forceinline__ unsigned mn_major_offset(int mn, int k) {
+// Unsigned: signed division and remainder cost the splitters a third of their speed (H100).
+__device__ __forceinline__ unsigned mn_major_offset(unsigned mn, unsigned k) {
   return (mn / 32) * 4096 + k * 128 + ((((mn % 32) / 4) ^ (k % 8)) * 16) + (mn % 4) * 4;
+}
+
+// Split-K: the k tiles [begin, end) of slice `slice` of `splits`, as even as whole tiles allow (a
+// slice may get none when K has fewer tiles than slices).
+__device__ __forceinline__ void slice_k_tiles(int k_tiles, int slice, int splits, int& begin, int& end) {
+  begin = k_tiles * slice / splits;
+  end = k_tiles * (slice + 1) / splits;
 }
 
 // Unit `unit` of a units_m x units_n grid in raster order: groups of group_m unit rows walked

@@ -262,8 +262,9 @@ void make_deterministic(Selection& selection) {
   if (config.split_k_atomic) {
     config.split_k_atomic = false;  // the same tiles, reduced through a workspace instead
     selection.reason += "; atomic split-K reduced through a workspace instead (GEMMTUNE_DETERMINISTIC)";
-  } else if (config.family == KernelFamily::skinny_tiled && config.split_k > 1) {
-    config.split_k = 1;  // its slices add into the workspace in whatever order they finish
+  } else if ((config.family == KernelFamily::skinny_tiled || adds_slices_into_c(config.family)) &&
+             config.split_k > 1) {
+    config.split_k = 1;  // its slices add into the workspace, or C, in whatever order they finish
     selection.reason += "; K not split (GEMMTUNE_DETERMINISTIC)";
   }
 }

@@ -296,7 +296,8 @@ KernelConfig hopper(Precision precision, int bm, int bn, int consumers, int stag
 }
 
 // Configs covering the family for p in layout: each kind of tile, persistent launches and not,
-// clusters where the kernel has them, stages that fit (a staged B takes one more tile a stage).
+// clusters where the kernel has them, stages that fit (a staged B takes one more tile a stage),
+// split-K in 3 slices (uneven, and empty where K has fewer than 3 k tiles).
 std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
   KernelConfig probe = hopper(p, 128, 128, 2, 3, 1, true);
   probe.layout = layout;
@@ -308,6 +309,8 @@ std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
     configs = {hopper(p, 128, 256, 2, 4, 1, true), hopper(p, 128, 128, 1, 3, 1, false),
                hopper(p, 256, 128, 2, 3, 1, true), hopper(p, 128, 128, 2, 4, 2, true)};
   }
+  configs.push_back(configs.front());
+  configs.back().split_k = 3;
   for (KernelConfig& c : configs) c.layout = layout;
   return configs;
 }
@@ -370,12 +373,18 @@ TEST(Wgmma, PassesTheTunersCheck) {
   for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})
     for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, Layout::nt, 1, p},
                                    GemmShape{513, 2048, 264, Layout::nt, 1, p}}) {
-      const KernelConfig c = p == Precision::tf32x3 ? hopper(p, 128, 128, 2, 4, 1, true)
-                                                    : hopper(p, 128, 256, 2, 4, 1, true);
-      GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
-      const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);
-      const Verification v = bench.verify(kernel);
-      EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
+      KernelConfig c = p == Precision::tf32x3 ? hopper(p, 128, 128, 2, 4, 1, true)
+                                              : hopper(p, 128, 256, 2, 4, 1, true);
+      for (const int split_k : {1, 4}) {  // split-K: C poisoned with NaN is scaled by beta = 0 first
+        c.split_k = split_k;
+        GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
+        const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);
+        const Verification v = bench.verify(kernel);
+        EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
+        if (p == Precision::tf32x3) {
+          EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << c.name();
+        }
+      }
     }
   for (const Precision p : {Precision::bf16, Precision::tf32, Precision::tf32x3})  // MN-major operands
     for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt})

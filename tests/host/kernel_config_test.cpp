@@ -322,7 +322,13 @@ TEST(KernelConfig, WgmmaRules) {
   rejects(bad, "block_n");
   bad = c, bad.cluster = 4;
   rejects(bad, "cluster");
-  bad = c, bad.split_k = 2;
+  KernelConfig split = c;  // split-K: launch-time, the same binary; named when on
+  split.split_k = 4;
+  EXPECT_EQ(config_error(split), std::nullopt);
+  EXPECT_TRUE(split.same_binary(c));
+  EXPECT_EQ(split.name(), "wgmma_bf16_128x256x64_c2_s4_p1_k4_nt");
+  EXPECT_EQ(nlohmann::json(split).get<KernelConfig>(), split);
+  bad = c, bad.split_k = 65;
   rejects(bad, "split_k");
   bad = c, bad.warp_m = 32;  // the mma family's
   rejects(bad, "warp_m");

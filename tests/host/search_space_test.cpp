@@ -316,5 +316,27 @@ TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndItsLayouts) {
   }
 }
 
+// Problems of fewer tiles than SMs (64x4096x4096, 1024) get wgmma candidates, row-by-row raster
+// and split-K among them; a problem of many tiles is never split.
+TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {
+  std::vector<SearchSpace> hopper;
+  for (const SearchSpace& s : load_search_spaces({}))
+    if (s.family == KernelFamily::wgmma) hopper.push_back(s);
+  const DeviceProfile h100 = load_device_profile("h100");
+  for (const Precision p : {Precision::bf16, Precision::tf32x3}) {
+    for (const GemmShape& few :
+         {GemmShape{64, 4096, 4096, Layout::nn, 1, p}, GemmShape{1024, 1024, 1024, Layout::nn, 1, p}}) {
+      const Enumeration e = enumerate(hopper, h100, &few);
+      const auto split = std::count_if(e.candidates.begin(), e.candidates.end(),
+                                       [](const KernelConfig& c) { return c.split_k > 1; });
+      EXPECT_GT(split, 0) << few.label();
+      EXPECT_LT(split, static_cast<long>(e.candidates.size())) << few.label();
+      for (const KernelConfig& c : e.candidates) EXPECT_GE(few.k / c.split_k, 256) << c.name();  // min_k_per_split
+    }
+    const GemmShape many{8192, 8192, 8192, Layout::nn, 1, p};
+    for (const KernelConfig& c : enumerate(hopper, h100, &many).candidates) EXPECT_EQ(c.split_k, 1) << c.name();
+  }
+}
+
 }  // namespace
 }  // namespace gemmtune

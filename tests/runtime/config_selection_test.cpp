@@ -268,6 +268,18 @@ TEST(ConfigSelection, DeterministicTurnsAtomicSplitKIntoTheWorkspaceReduction) {
   EXPECT_NE(s.reason.find("GEMMTUNE_DETERMINISTIC"), std::string::npos) << s.reason;
 }
 
+// The tensor-core families' slices add into C in whatever order they finish: no split at all.
+TEST(ConfigSelection, DeterministicDoesNotSplitKOnTheTensorCores) {
+  for (const KernelFamily family : {KernelFamily::mma, KernelFamily::wgmma}) {
+    KernelConfig split;
+    split.family = family, split.precision = Precision::bf16, split.split_k = 4;
+    Selection s{Implementation::tuned_kernel, split, ConfigSource::exact_shape, "tuned", {}};
+    make_deterministic(s);
+    EXPECT_EQ(s.config.split_k, 1) << family_name(family);
+    EXPECT_NE(s.reason.find("K not split"), std::string::npos) << s.reason;
+  }
+}
+
 TEST(ConfigSelection, TiesGoToTheFirstFile) {
   const auto catalog = catalog_of({document_v2(h100(), {raced_entry(512, 512, 512, kSmall, 1.2)}),
                                    document_v2(h100(), {raced_entry(512, 512, 512, kScalar, 1.2)})});
