@@ -9,6 +9,8 @@
 // four rounds, then ten to recover) moves the two measures differently, so where they disagree the
 // row was disturbed. Prints a table and writes the JSON given with -o. A program that prints
 // numbers, not a test.
+// The LLM set (--only llm; not in the default run) is issue #45's projections of LLaMA-2-7B and -70B
+// at 512 and 4096 tokens, which with the tuned set make its 19 shapes (--only tuned,llm).
 // The decode set (--only decode; not in the default run) is token-by-token inference: m from 1 to 32
 // rows against LLM widths, memory-bound, so its rows also give the bandwidth achieved (bytes of A, B
 // and C over the time) as a fraction of the device-to-device copy bandwidth measured in the same run.
@@ -16,7 +18,7 @@
 // precision: cublasGemmEx with FAST_TF32 for tf32, 16-bit A and B with FP32 C for bf16 and fp16,
 // cublasSgemm for 3xtf32, whose users ask for FP32); for 3xtf32 each row also gives the normwise
 // errors of the library's C and of SGEMM's against a float64 reference (DGEMM) on the same inputs.
-//   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only heldout|tuned|decode]
+//   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only SET[,SET...]]
 //                    [--precision fp32|3xtf32|tf32|bf16|fp16]
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -43,7 +45,7 @@ using gemmtune::GemmProblem;
 using gemmtune::Op;
 
 struct Shape {
-  const char* set;  // "heldout", "tuned" or "decode"
+  const char* set;  // "heldout", "tuned", "llm" or "decode"
   const char* kind;
   int m, n, k;
   Op op_a = Op::n, op_b = Op::n;
@@ -115,6 +117,16 @@ std::vector<Shape> decode_shapes() {
   for (const Op op_b : {Op::n, Op::t})
     for (const auto& [n, k] : widths)
       for (const int m : {1, 2, 4, 8, 16, 32}) shapes.push_back({"decode", op_b == Op::n ? "nn" : "nt", m, n, k, Op::n, op_b});
+  return shapes;
+}
+
+// Issue #45's LLM projections: m in {512, 4096} x (n, k) in {(11008, 4096), (4096, 11008),
+// (28672, 8192), (8192, 28672)}.
+std::vector<Shape> llm_shapes() {
+  std::vector<Shape> shapes;
+  for (const int m : {512, 4096})
+    for (const auto& [n, k] : {std::pair{11008, 4096}, {4096, 11008}, {28672, 8192}, {8192, 28672}})
+      shapes.push_back({"llm", "projection", m, n, k});
   return shapes;
 }
 
@@ -318,7 +330,9 @@ int main(int argc, char** argv) {
     if ((arg == "-o" || arg == "--results" || arg == "--only" || arg == "--precision") && i + 1 < argc) {
       (arg == "-o" ? output : arg == "--results" ? results : arg == "--only" ? only : precision_name) = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [-o FILE] [--results DIR] [--only heldout|tuned|decode] [--precision P]\n",
+      std::fprintf(stderr,
+                   "usage: %s [-o FILE] [--results DIR] [--only SET[,SET...]] [--precision P]\n"
+                   "  sets: heldout and tuned (the default run), llm, decode\n",
                    argv[0]);
       return 2;
     }
@@ -331,6 +345,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Precision precision = named->second;
+  // The sets to run: --only's comma-separated list, or the default run's two.
+  const std::string shape_sets = only.empty() ? "heldout,tuned" : only;
+  const auto runs = [&](const std::string& set) {
+    return ("," + shape_sets + ",").find("," + set + ",") != std::string::npos;
+  };
+  for (std::size_t at = 0; at <= shape_sets.size();) {
+    const std::size_t end = std::min(shape_sets.find(',', at), shape_sets.size());
+    const std::string set = shape_sets.substr(at, end - at);
+    if (set != "heldout" && set != "tuned" && set != "llm" && set != "decode") {
+      std::fprintf(stderr, "%s: unknown set '%s' in --only (heldout, tuned, llm, decode)\n", argv[0], set.c_str());
+      return 2;
+    }
+    at = end + 1;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("no GPU\n");
@@ -351,11 +379,12 @@ int main(int argc, char** argv) {
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
   const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
-  const bool decode = only == "decode";
+  const bool decode = runs("decode");
   const double copy = decode ? copy_gbps(stream, start, stop) : 0;
   if (decode) std::printf("device-to-device copy: %.0f GB/s (bytes read + written)\n", copy);
 
-  std::vector<Shape> shapes = decode ? decode_shapes() : std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
+  std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
+  for (const auto& more : {llm_shapes(), decode_shapes()}) shapes.insert(shapes.end(), more.begin(), more.end());
   nlohmann::json entries = nlohmann::json::array();
   // 3xtf32: the normwise errors of the library's C and of SGEMM's (the cuBLAS column) against float64.
   const bool with_errors = precision == Precision::tf32x3;
@@ -363,7 +392,7 @@ int main(int argc, char** argv) {
               "cuBLAS", "ratio", with_errors ? "       err  SGEMM err" : "", decode ? "   GB/s  % copy" : "");
   int failures = 0;
   for (const Shape& s : shapes) {
-    if (!only.empty() && only != s.set) continue;
+    if (!runs(s.set)) continue;
     GemmProblem p = problem_of(s);
     p.precision = precision;
     const std::size_t fa = floats_a(p), fb = floats_b(p), fc = floats_c(p), eb = element_bytes(precision);
@@ -518,11 +547,13 @@ int main(int argc, char** argv) {
   }
 
   nlohmann::json summary;
-  for (const char* set : {"heldout", "tuned", "decode"}) {
+  // Per set, then over every shape when more than one set ran.
+  for (const char* set : {"heldout", "tuned", "llm", "decode", "all"}) {
+    if (std::string(set) == "all" && shape_sets.find(',') == std::string::npos) continue;
     double log_sum = 0, lowest = INFINITY, paired_log_sum = 0, paired_lowest = INFINITY, lowest_copy = INFINITY;
     int count = 0;
     for (const auto& e : entries)
-      if (e["set"] == set && e["correct"].get<bool>()) {
+      if ((e["set"] == set || std::string(set) == "all") && e["correct"].get<bool>()) {
         const double ratio = e["ratio_vs_cublas"].get<double>(), paired = e["paired_ratio_vs_cublas"].get<double>();
         if (e.contains("fraction_of_copy")) lowest_copy = std::min(lowest_copy, e["fraction_of_copy"].get<double>());
         log_sum += std::log(ratio);
