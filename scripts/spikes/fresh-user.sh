@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# A fresh user's search (empty results directory, cold compile cache) in bf16 and in fp32 over
-# 512,1024,4096, timed, with the shipped H100 winners' TFLOP/s printed beside for comparison.
+# A fresh user's search (empty results directory, cold compile cache) in bf16 and in fp32 (or the
+# precisions in $PRECISIONS) over 512,1024,4096, timed, with the shipped H100 winners' TFLOP/s
+# printed beside for comparison.
 set -uo pipefail
 B=${B:-.device-build}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
-for p in bf16 fp32; do
+for p in ${PRECISIONS:-bf16 fp32}; do
   cache=$(mktemp -d); res=$(mktemp -d); start=$(date +%s.%N)
   GEMMTUNE_CACHE_DIR=$cache timeout 200 $B/tuner/gemm-tune --gpu auto --sizes 512,1024,4096 --precision $p \
     --results-dir $res > $OUT/fresh-$p.log 2>&1
