@@ -92,7 +92,7 @@ TunedShape read_entry(const Field& entry, int version) {
 
 }  // namespace
 
-TunedResults read_results(const nlohmann::json& document, const std::string& origin) {
+TunedResults read_results(const nlohmann::json& document, const std::string& origin, BadEntry bad_entry) {
   const Field top(document, "");
   if (!document.is_object()) top.fail("must be a JSON object");
   TunedResults results;
@@ -121,17 +121,22 @@ TunedResults read_results(const nlohmann::json& document, const std::string& ori
     entries.fail(fmt::format("holds more than {} entries", kMaxResultsEntries));
   std::set<GemmShape> seen;
   for (const Field& entry : entries.elements()) {
-    if (!entry.json().is_object()) entry.fail("must be an object");
-    // Schemas 1 and 2 only ever held FP32 ("dtype": "f32"); anything else there is not ours to run.
-    if (results.schema_version < 3 && entry.has("dtype") && entry["dtype"].text() != "f32") continue;
-    TunedShape shape = read_entry(entry, results.schema_version);
-    if (!seen.insert(shape.problem).second) entry.fail(fmt::format("repeats problem {}", shape.problem.label()));
-    results.shapes.push_back(std::move(shape));
+    try {
+      if (!entry.json().is_object()) entry.fail("must be an object");
+      // Schemas 1 and 2 only ever held FP32 ("dtype": "f32"); anything else there is not ours to run.
+      if (results.schema_version < 3 && entry.has("dtype") && entry["dtype"].text() != "f32") continue;
+      TunedShape shape = read_entry(entry, results.schema_version);
+      if (!seen.insert(shape.problem).second) entry.fail(fmt::format("repeats problem {}", shape.problem.label()));
+      results.shapes.push_back(std::move(shape));
+    } catch (const std::invalid_argument& e) {
+      if (bad_entry == BadEntry::refuse_file) throw;
+      results.left_out.emplace_back(e.what());
+    }
   }
   return results;
 }
 
-TunedResults read_results_text(std::string_view text, const std::string& origin) {
+TunedResults read_results_text(std::string_view text, const std::string& origin, BadEntry bad_entry) {
   if (text.size() > kMaxResultsFileBytes)
     throw std::invalid_argument(fmt::format("is larger than {} bytes", kMaxResultsFileBytes));
   if (const std::string nesting = json_nesting_error(text, kMaxResultsNesting); !nesting.empty())
@@ -142,7 +147,7 @@ TunedResults read_results_text(std::string_view text, const std::string& origin)
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument("is not valid JSON: " + printable(e.what(), 160));
   }
-  return read_results(document, origin);
+  return read_results(document, origin, bad_entry);
 }
 
 std::string json_nesting_error(std::string_view text, int max_depth) {

@@ -58,6 +58,12 @@ struct TunedShape {
   bool has_kernel() const { return !raced.empty(); }
 };
 
+// What read_results does with an entry that fails its checks. The tuner's commands refuse the whole
+// file (they rewrite and merge it: nothing may be dropped silently); the runtime leaves the entry
+// out and serves the rest, so an entry it cannot use (a kernel family a newer tuner wrote, one
+// damaged problem) costs that problem alone, not every call.
+enum class BadEntry { refuse_file, leave_out };
+
 // One validated results file: tuned problems ("measured") or a portfolio grid ("portfolio").
 struct TunedResults {
   std::string origin;  // the path, printable
@@ -66,6 +72,7 @@ struct TunedResults {
   std::string updated;  // when the file was last written, as it says; may be empty
   bool portfolio = false;
   std::vector<TunedShape> shapes;  // in file order; schema 1 and 2 entries of other element types are left out
+  std::vector<std::string> left_out;  // BadEntry::leave_out: why each entry that failed was left out
 };
 
 // Thrown by read_results for a document of another gemm-tune kind (a plan, a cross report, a bench
@@ -77,12 +84,15 @@ class NotResultsDocument : public std::invalid_argument {
 
 // Reads a parsed results document of any results schema. Throws std::invalid_argument with one
 // line naming the first problem found: wrong schema or kind, a missing field, a wrong type, a value
-// out of range, a kernel of another layout than its entry, or a problem listed twice.
-TunedResults read_results(const nlohmann::json& document, const std::string& origin);
+// out of range, a kernel of another layout than its entry, or a problem listed twice; with
+// BadEntry::leave_out only for the file's own fields, an entry's failure going to left_out.
+TunedResults read_results(const nlohmann::json& document, const std::string& origin,
+                          BadEntry bad_entry = BadEntry::refuse_file);
 
 // The same from text, bounded before the parser sees it: larger than kMaxResultsFileBytes or nested
 // deeper than kMaxResultsNesting is refused, as is text that is not JSON.
-TunedResults read_results_text(std::string_view text, const std::string& origin);
+TunedResults read_results_text(std::string_view text, const std::string& origin,
+                                BadEntry bad_entry = BadEntry::refuse_file);
 
 // Why text nests JSON arrays and objects deeper than max_depth, or an empty string. Runs before the
 // parser so hostile nesting never reaches it.

@@ -1,5 +1,5 @@
-// Only a file that passes every check of core's reader is added to the catalog; the file's size is
-// bounded before it is read.
+// Only a file whose own fields pass every check of core's reader is added to the catalog, less the
+// entries that fail theirs; the file's size is bounded before it is read.
 #include "results_catalog.hpp"
 
 #include <fmt/format.h>
@@ -43,7 +43,9 @@ void add_issue(ResultsCatalog& catalog, ResultsIssue::Kind kind, std::string mes
 TunedResults parse_results(std::string_view text, const std::string& origin) {
   // Every message may quote the file: made printable before it reaches a log line.
   try {
-    return read_results_text(text, origin);
+    TunedResults results = read_results_text(text, origin, BadEntry::leave_out);
+    for (std::string& reason : results.left_out) reason = printable(reason);
+    return results;
   } catch (const NotResultsDocument& e) {
     throw NotResultsDocument(printable(e.what()));
   } catch (const std::invalid_argument& e) {
@@ -83,6 +85,10 @@ ResultsCatalog load_results(const std::filesystem::path& path, bool must_exist) 
     const std::string file_shown = printable(file.string());
     try {
       catalog.files.push_back(load_file(file));
+      if (const auto& left_out = catalog.files.back().left_out; !left_out.empty())
+        add_issue(catalog, ResultsIssue::Kind::invalid,
+                  fmt::format("{}: {} entr{} left out, the rest serve; the first {}", file_shown, left_out.size(),
+                              left_out.size() == 1 ? "y" : "ies", left_out.front()));
       runtime_logger().debug("results {}: {} shapes for {} (sm_{})", file_shown,
                              catalog.files.back().shapes.size(), catalog.files.back().device.slug,
                              catalog.files.back().device.compute_capability);

@@ -1,6 +1,7 @@
 // The runtime's catalog of results files: one file, or every *.json file of a directory, each read
-// whole by core's results reader before any of it is used. A file that fails is ignored as a whole
-// and reported as an issue; nothing here throws for bad input.
+// whole by core's results reader before any of it is used. A file whose own fields fail is ignored
+// as a whole, an entry that fails is left out of its file, and either is reported as an issue;
+// nothing here throws for bad input.
 #pragma once
 
 #include <cstddef>
@@ -27,8 +28,9 @@ struct ResultsCatalog {
   bool single_file = false;  // the path named a file rather than a directory
 };
 
-// Validates one document (core/results_file.hpp); throws std::invalid_argument (or
-// NotResultsDocument) with a printable reason. origin names the document in messages.
+// Validates one document (core/results_file.hpp), leaving out the entries that fail (their reasons
+// in left_out); throws std::invalid_argument (or NotResultsDocument) with a printable reason where
+// the file's own fields fail. origin names the document in messages.
 TunedResults parse_results(std::string_view text, const std::string& origin);
 
 // Loads a results file, or every *.json file directly in a directory (plans are skipped there).

@@ -1,10 +1,12 @@
 // Results files as untrusted input: the shipped files load; every kind of damaged or hostile file
 // (truncated, wrong types, huge numbers, code in config fields, deep nesting, oversized, not a
-// regular file) is rejected whole with a printable one-line reason, and nothing reaches further.
+// regular file) is rejected with a printable one-line reason (the file, or where only an entry is
+// bad that entry, the rest serving), and nothing reaches further.
 #include "results_catalog.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -271,29 +273,64 @@ std::vector<BadDocument> bad_documents() {
 
 class RejectsBadDocument : public ::testing::TestWithParam<BadDocument> {};
 
+// A bad file is refused with its reason; a bad entry is left out with its reason, and the file's
+// good entries serve.
 TEST_P(RejectsBadDocument, WithAPrintableReason) {
   try {
-    parse_results(GetParam().text, "bad.json");
-    FAIL() << "accepted";
+    const TunedResults results = parse_results(GetParam().text, "bad.json");
+    ASSERT_FALSE(results.left_out.empty()) << "accepted";
+    EXPECT_EQ(results.shapes.size() + results.left_out.size(),
+              nlohmann::json::parse(GetParam().text)["entries"].size());
+    EXPECT_TRUE(std::any_of(results.left_out.begin(), results.left_out.end(),
+                            [](const std::string& r) { return r.find(GetParam().reason) != std::string::npos; }))
+        << results.left_out[0];
+    for (const std::string& reason : results.left_out) EXPECT_TRUE(printable_line(reason)) << reason;
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(GetParam().reason), std::string::npos) << e.what();
     EXPECT_TRUE(printable_line(e.what())) << e.what();
   }
 }
 
+// The tuner's commands read the same documents strictly: a bad entry refuses the whole file.
+TEST_P(RejectsBadDocument, WholeFileWhereTheReaderIsStrict) {
+  EXPECT_THROW(read_results_text(GetParam().text, "bad.json"), std::invalid_argument);
+}
+
 INSTANTIATE_TEST_SUITE_P(Hostile, RejectsBadDocument, ::testing::ValuesIn(bad_documents()),
                          [](const auto& param_info) { return std::string(param_info.param.label); });
 
-TEST_F(ResultsFiles, BadFilesBecomeIssuesAndAddNothing) {
+// Each bad document is one issue: a bad file adds nothing, a file with a bad entry adds the rest.
+TEST_F(ResultsFiles, BadFilesAndEntriesBecomeIssues) {
+  int files_kept = 0;
   for (const BadDocument& bad : bad_documents()) {
     const auto path = dir_ / (std::string(bad.label) + ".json");
     write(path, bad.text);
     const ResultsCatalog catalog = load_results(path, true);
-    EXPECT_TRUE(catalog.files.empty()) << bad.label;
+    if (!catalog.files.empty()) {
+      ++files_kept;
+      EXPECT_FALSE(catalog.files[0].left_out.empty()) << bad.label;
+    }
     ASSERT_EQ(catalog.issues.size(), 1u) << bad.label;
     EXPECT_EQ(catalog.issues[0].kind, ResultsIssue::Kind::invalid);
     EXPECT_TRUE(printable_line(catalog.issues[0].message)) << catalog.issues[0].message;
   }
+  EXPECT_GT(files_kept, 10);  // the entry-level cases (m, config fields, a repeated problem, ...)
+}
+
+// An entry this library cannot use (here a kernel family it does not know, as from a newer tuner)
+// costs that problem alone: the file's other entries still serve.
+TEST_F(ResultsFiles, AnUnknownKernelFamilyLeavesOnlyItsEntryOut) {
+  nlohmann::json doc = valid_document();
+  doc["entries"][0]["best"]["config"]["family"] = "tcgen05";
+  write(dir_ / "newer.json", doc.dump());
+  const ResultsCatalog catalog = load_results(dir_, true);
+  ASSERT_EQ(catalog.files.size(), 1u);
+  ASSERT_EQ(catalog.files[0].shapes.size(), 1u);
+  EXPECT_EQ(catalog.files[0].shapes[0].problem.m, 1024);
+  ASSERT_EQ(catalog.issues.size(), 1u);
+  EXPECT_NE(catalog.issues[0].message.find("1 entry left out, the rest serve"), std::string::npos)
+      << catalog.issues[0].message;
+  EXPECT_NE(catalog.issues[0].message.find("'family'"), std::string::npos) << catalog.issues[0].message;
 }
 
 TEST(ResultsCatalog, HostileTextCannotForgeLogLines) {
