@@ -29,8 +29,9 @@
 // A call whose rows are less aligned than a kernel's vector loads (lda, ldb or the pointers of A and
 // B not aligned to its vector width) may cost that kernel up to sqrt(vector width / alignment) of
 // its speed: its margin over cuBLAS is divided by that before it is trusted.
-// Results files are untrusted input: each is validated whole before anything is compiled, and one
-// that fails is ignored with a status and a log line. Kernels are compiled with NVRTC on first use
+// Results files are untrusted input: each is validated whole before anything is compiled; a file
+// that fails is ignored, an entry that fails is left out (the file's others serve), each with a
+// status and a log line. Kernels are compiled with NVRTC on first use
 // through the tuner's disk cache (~/.cache/gemmtune or $GEMMTUNE_CACHE_DIR), so a machine that ran the
 // tuner compiles nothing. Log level: $GEMMTUNE_LOG_LEVEL (trace, debug, info, warn (default), error,
 // off); choices are logged at debug. Tuned atomic split-K kernels add their slices into C in any
@@ -61,7 +62,7 @@ enum class Status : int {
   no_device = 2,                 // no CUDA driver or device
   unsupported_device = 3,        // compute capability below 7.5
   results_not_found = 4,         // the results path asked for does not exist or holds no results file
-  invalid_results = 5,           // a results file failed validation and is ignored; the rest serve
+  invalid_results = 5,           // a results file, or an entry of one, failed validation: ignored, the rest serve
   results_for_other_device = 6,  // the results file asked for is another GPU's (used only if same arch)
   compile_failed = 7,            // NVRTC failed even for the built-in default
   cuda_error = 8,                // loading or launching failed (also earlier asynchronous errors)
