@@ -316,6 +316,26 @@ TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndItsLayouts) {
   }
 }
 
+// Decode rows count as min_counted_rows (16 in the 16-bit mma spaces) for the tile waste: m = 4 and 8
+// get the 32-row tensor-core tiles (and no wider ones), which the plain rule refused.
+TEST(SearchSpace, DecodeRowsGetTheSmallestTensorCoreTile) {
+  std::vector<SearchSpace> mma;
+  for (const SearchSpace& s : load_search_spaces({}))
+    if (s.family == KernelFamily::mma && s.precision == Precision::bf16) mma.push_back(s);
+  ASSERT_EQ(mma.size(), 1u);
+  const DeviceProfile h100 = load_device_profile("h100");
+  for (const int m : {4, 8, 16}) {
+    const GemmShape decode{m, 4096, 4096, Layout::nt, 1, Precision::bf16};
+    const Enumeration e = enumerate(mma, h100, &decode);
+    EXPECT_FALSE(e.candidates.empty()) << decode.label();
+    for (const KernelConfig& c : e.candidates) EXPECT_EQ(c.block_m, 32) << c.name();
+  }
+  SearchSpace plain = mma[0];
+  plain.settings.min_counted_rows = 0;
+  const GemmShape eight{8, 4096, 4096, Layout::nt, 1, Precision::bf16};
+  EXPECT_TRUE(enumerate({plain}, h100, &eight).candidates.empty());
+}
+
 // Problems of fewer tiles than SMs (64x4096x4096, 1024) get wgmma candidates, row-by-row raster
 // and split-K among them; a problem of many tiles is never split.
 TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {

@@ -141,7 +141,7 @@ const std::vector<Constraint>& constraints() {
        [](const KernelConfig& c, const DeviceProfile& d, const GemmShape* p, const ConstraintSettings& s) {
          if (!p) return true;
          // Tiles mostly outside C waste the block; a small problem wants a small tile.
-         const double used = double(p->m) * p->n;
+         const double used = double(std::max(p->m, s.min_counted_rows)) * std::max(p->n, s.min_counted_rows);
          const double covered =
              double(ceil_div(p->m, c.block_m)) * c.block_m * ceil_div(p->n, c.block_n) * c.block_n;
          if (1.0 - used / covered > s.max_tile_waste) return false;
@@ -319,6 +319,7 @@ SearchSpace parse_search_space(const nlohmann::json& j, const std::string& sourc
         s.register_overhead = get_setting(settings, "overhead", s.register_overhead, name);
       } else if (name == "load_balance") {
         s.max_tile_waste = get_setting(settings, "max_tile_waste", s.max_tile_waste, name);
+        s.min_counted_rows = get_setting(settings, "min_counted_rows", s.min_counted_rows, name);
         s.min_k_per_split = get_setting(settings, "min_k_per_split", s.min_k_per_split, name);
         s.split_k_max_waves = get_setting(settings, "split_k_max_waves", s.split_k_max_waves, name);
       }

@@ -24,6 +24,10 @@ struct ConstraintSettings {
   int max_micro_tile_aspect = 2;     // longer side of the micro-tile over the shorter
   int register_overhead = 28;        // registers beyond accumulators, fragments and load staging
   double max_tile_waste = 0.5;       // fraction of a block tile allowed to fall outside C
+  // A problem of fewer rows (or columns) than this counts as this many for max_tile_waste: a
+  // decode-sized call is bound by reading the other operand once, so a tensor-core tile's rows past
+  // the problem's cost no bandwidth, only compute the tensor cores have to spare (0: off).
+  int min_counted_rows = 0;
   int min_k_per_split = 128;         // split-K slices thinner than this are not worth a reduction
   double split_k_max_waves = 1.0;    // split-K only while the plain grid fills fewer waves than this
 };
