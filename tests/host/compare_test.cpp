@@ -192,6 +192,33 @@ TEST_F(Compare, TableShowsEachGpusWinnerAndTheParametersThatDiffer) {
   EXPECT_EQ(differences.rows.size(), measured_problems(h100_results()));
 }
 
+// Winners of different families hold different fields: each field either lacks reads as "-".
+TEST_F(Compare, WinnersOfDifferentFamiliesShowTheFieldsEitherHas) {
+  auto doc = derived_h200_document();
+  for (auto& entry : doc["entries"])
+    if (entry["m"] == 512 && entry["n"] == 512 && entry["k"] == 512 && entry.value("precision", "fp32") == "fp32" &&
+        entry.value("layout", "nn") == "nn" && entry.value("batch", 1) == 1) {
+      KernelConfig skinny;
+      skinny.family = KernelFamily::skinny_tiled;
+      skinny.block_m = 32, skinny.block_n = 128, skinny.block_k = 16, skinny.thread_m = 8, skinny.thread_n = 4;
+      skinny.stages = 3, skinny.k_groups = 1, skinny.min_blocks = 4;
+      ASSERT_EQ(config_error(skinny), std::nullopt) << *config_error(skinny);
+      entry["best"]["config"] = skinny;
+      entry["best"]["name"] = skinny.name();
+    }
+  const auto tables =
+      comparison_tables(comparison_of({h100_results(), write("h200.json", doc.dump())}));
+  const ReportTable& differences = table_titled(tables, "Measured winners: parameters that differ");
+  // A problem's first row names it; its other parameters follow with the problem left blank.
+  std::string problem;
+  std::vector<std::string> family_row;
+  for (const auto& row : differences.rows) {
+    if (!row[0].empty()) problem = row[0];
+    if (problem == "512" && row[1] == "family") family_row = row;
+  }
+  EXPECT_EQ(family_row, (std::vector<std::string>{"", "family", "-", "skinny_tiled"}));
+}
+
 TEST_F(Compare, MarkdownHasTheSameContentAsPipeTables) {
   const std::string md = compare_report({{h100_results(), derived_h200()}, "md", ""});
   EXPECT_EQ(md.rfind("# GPU comparison", 0), 0u) << md;

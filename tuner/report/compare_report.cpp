@@ -33,21 +33,36 @@ std::vector<ParameterDifference> differences_between(
     const std::vector<std::optional<ComparedWinner>>& winners) {
   std::vector<nlohmann::json> configs;
   for (const auto& w : winners) configs.push_back(w ? nlohmann::json(w->config) : nlohmann::json());
-  const auto first = std::find_if(configs.begin(), configs.end(), [](const auto& c) { return !c.is_null(); });
+  // Every parameter any winner has, in the order first met: winners of different families (an mma
+  // kernel on one GPU, a skinny one on the other) hold different fields, and a field one lacks reads
+  // as "-".
+  std::vector<std::string> parameters;
+  for (const auto& c : configs)
+    if (c.is_object())
+      for (const auto& item : c.items())
+        if (std::find(parameters.begin(), parameters.end(), item.key()) == parameters.end())
+          parameters.push_back(item.key());
+  const auto value_of = [](const nlohmann::json& c, const std::string& parameter) {
+    const auto it = c.find(parameter);
+    return it == c.end() ? nlohmann::json() : *it;
+  };
   std::vector<ParameterDifference> out;
-  if (first == configs.end()) return out;
-  for (const auto& item : first->items()) {
-    // Plain names, not structured bindings: C++17 lambdas cannot capture those (clang refuses).
-    const std::string parameter = item.key();
-    const nlohmann::json& reference = item.value();
-    const bool differs = std::any_of(configs.begin(), configs.end(), [&](const nlohmann::json& c) {
-      return !c.is_null() && c.at(parameter) != reference;
-    });
+  for (const std::string& parameter : parameters) {
+    std::optional<nlohmann::json> reference;
+    bool differs = false;
+    for (const auto& c : configs) {
+      if (c.is_null()) continue;
+      const nlohmann::json value = value_of(c, parameter);
+      if (!reference) reference = value;
+      differs = differs || value != *reference;
+    }
     if (!differs) continue;
     ParameterDifference d{parameter, {}};
-    for (const auto& c : configs)
+    for (const auto& c : configs) {
+      const nlohmann::json value = c.is_null() ? nlohmann::json() : value_of(c, parameter);
       d.values.push_back(c.is_null() ? std::nullopt
-                                     : std::optional<std::string>(parameter_text(c.at(parameter))));
+                                     : std::optional<std::string>(value.is_null() ? "-" : parameter_text(value)));
+    }
     out.push_back(std::move(d));
   }
   return out;
