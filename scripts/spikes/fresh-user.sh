@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A fresh user's search (empty results directory, cold compile cache) in bf16 and in fp32 (or the
-# precisions in $PRECISIONS) over 512,1024,4096, timed, with the shipped H100 winners' TFLOP/s
-# printed beside for comparison.
+# precisions in $PRECISIONS) over 512,1024,4096, timed, with the shipped winners' TFLOP/s for the
+# same GPU printed beside for comparison.
 set -uo pipefail
 B=${B:-.device-build}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
@@ -13,9 +13,10 @@ for p in ${PRECISIONS:-bf16 fp32}; do
   echo "fresh $p rc $rc: $(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" $start) s"
   grep -A4 "^problem" $OUT/fresh-$p.log | cut -c1-120
 done
-python3 - <<'PY'
-import json
-d = json.load(open("results/nvidia-h100-80gb-hbm3.json"))
+shipped=results/$(basename "$(ls $res/*.json | grep -v -- '-log' | head -1)")
+SHIPPED=$shipped python3 - <<'PY'
+import json, os
+d = json.load(open(os.environ["SHIPPED"]))
 for e in d["entries"]:
     if e["m"] == e["n"] == e["k"] and e["m"] in (512, 1024, 4096) and e.get("layout", "nn") == "nn" \
             and e.get("batch", 1) == 1 and e.get("precision", "fp32") in ("bf16", "fp32"):
