@@ -662,34 +662,7 @@ ShapeTuner::FinalRace ShapeTuner::race_finalists(const Candidates& candidates, c
     alt["ratio_vs_cublas"] = cublas_median / ms;
     race.ranked.push_back(alt);
   }
-  if (finalists.size() > 1 && ranking.front().first < race.baselines.best_ms())
-    confirm_winner(finalists[ranking.front().second], prepared, race, search);
   return race;
-}
-
-// A winner among several finalists is raced once more, alone against cuBLAS and cuBLASLt, as
-// `gemm-tune bench` and the library's callers see it; that race decides and gives its figures (the
-// runners-up keep the first race's). On the H200 (2026-11-27) three bf16 decode winners of the final
-// race, at 1.00 to 1.02x cuBLAS there, ran at 0.82 to 0.97x in a race of their own and 0.77 to 0.95x
-// through the library; 49 others agreed within 3%.
-void ShapeTuner::confirm_winner(const KernelConfig& winner, const PreparedShape& prepared, FinalRace& race,
-                                Search& search) {
-  const auto tr = Clock::now();
-  const RaceResult alone = gpu_->race({winner});
-  search.gpu_seconds += seconds_since(tr);
-  search.outcome.times.race += seconds_since(tr);
-  const double flops = search.outcome.shape.flops();
-  race.baselines = baselines_of(prepared.cublaslt, alone.cublas_ms, alone.cublaslt_first_ms, alone.cublaslt_best_ms,
-                                flops);
-  const double first_ratio = race.ranked[0]["ratio_vs_cublas"].get<double>();
-  nlohmann::json best = timing_summary(alone.configs_ms[0], flops);
-  best["name"] = winner.name();
-  best["config"] = winner;
-  best["ratio_vs_cublas"] = race.baselines.cublas_ms / median(alone.configs_ms[0]);
-  best["ratio_among_finalists"] = first_ratio;
-  spdlog::debug("{}: {} at {:.3f}x cuBLAS among the finalists, {:.3f}x alone", search.outcome.shape.label(),
-                winner.name(), first_ratio, best["ratio_vs_cublas"].get<double>());
-  race.ranked[0] = std::move(best);
 }
 
 // The shape's entry in results/<gpu-slug>.json: the winner, the runners-up, cuBLAS from the same

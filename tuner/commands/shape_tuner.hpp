@@ -110,7 +110,6 @@ class ShapeTuner : public ProblemTuner {
                           const std::shared_future<CompileOutcome>& compiled, Search& search);
   double book(std::size_t index, const std::string& name, const nlohmann::json& record, Search& search) const;
   FinalRace race_finalists(const Candidates& candidates, const PreparedShape& prepared, Search& search);
-  void confirm_winner(const KernelConfig& winner, const PreparedShape& prepared, FinalRace& race, Search& search);
   ShapeOutcome record_cublas_fallback(const Candidates& candidates, Search& search, const std::string& reason,
                                       const PreparedShape* prepared);
   nlohmann::json results_entry(const Candidates& candidates, const PreparedShape& prepared,
