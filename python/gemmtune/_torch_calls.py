@@ -300,12 +300,18 @@ def addmm(c, a, b, beta=1.0, alpha=1.0, precision=None, out_dtype=None, name="ge
 
 TORCH_LINEAR, TORCH_ADDMM = 1, 2  # _LinearPlan.torch_route: how torch runs a product given to cuBLAS
 TORCH_OTHER = 3  # not ours (a CPU tensor, another dtype): torch's linear, for nn.Linear as a drop-in
-# From this K on, a float32 layer with few output tiles gains from cuBLAS splitting K, which torch's
-# linear (cuBLASLt, the bias in its epilogue) never does: 64x1024xK:nt with bias, H200, 2026-11-26,
-# torch's linear against its addmm over the expanded bias, in us: K = 256 7.1 against 9.3, K = 512
-# 20.3 against 12.6. For bfloat16 its linear was faster at every K to 2048 (5.4 against 7.2), and at
-# 4096x4096x1024 (52.7 against 87.0).
-SPLIT_K_FROM = 512
+# A float32 layer with few output tiles and a long K gains from cuBLAS splitting K, which torch's
+# linear (cuBLASLt, the bias in its epilogue) never does; but that route (torch's addmm over the
+# expanded bias) makes two or three launches where linear makes one, 5 to 12 us more host time a
+# layer, which an eager forward at 64 rows pays in full (H100, 2026-11-27: the 2-layer MLP at 64 rows
+# 0.89x torch's with every long-K layer routed so). So it is taken where it saves more GPU time than
+# that: K from SPLIT_K_FROM and at most sm_count / SPLIT_K_TILES tiles of 128x128. Torch's linear
+# against the addmm, GPU us, same run: 8 tiles at K = 512, 1024, 2048, 4096: 20.5/12.6, 24.9/14.9,
+# 34.7/18.8, 55.3/26.8; 32 tiles (512x1024x4096) 132.0/105.6, but 32 tiles at K = 1024 (64x4096x1024)
+# 29.5/25.4 and 128 tiles (512x4096x1024) 95.5/116.7. For bfloat16 torch's linear was faster at every
+# K to 2048 (H200, 2026-11-26: 5.4 against 7.2 us), and at 4096x4096x1024 (52.7 against 87.0).
+SPLIT_K_FROM = 2048
+SPLIT_K_TILES = 4
 
 
 class _LinearPlan(NamedTuple):
@@ -325,10 +331,11 @@ _sm_counts: dict = {}
 
 def torch_linear_route(m, n, k, sm_count, sixteen_bit) -> int:
     """How torch runs a layer's product that the library gives cuBLAS: its linear, but for float32
-    products with fewer 128x128 output tiles than the GPU has SMs and a long K, its addmm over the
-    expanded bias (cuBLAS may split K)."""
+    products of a long K with a 128x128 output tile for at most a quarter of the SMs, its addmm over
+    the expanded bias (cuBLAS may split K; see SPLIT_K_FROM)."""
     tiles = -(-m // 128) * -(-n // 128)
-    return TORCH_LINEAR if sixteen_bit or tiles >= sm_count or k < SPLIT_K_FROM else TORCH_ADDMM
+    few_tiles = tiles * SPLIT_K_TILES <= sm_count
+    return TORCH_ADDMM if not sixteen_bit and few_tiles and k >= SPLIT_K_FROM else TORCH_LINEAR
 
 
 def _addmm_in_torch(rows, weight, bias):

@@ -249,13 +249,18 @@ def test_tf32_setting_is_read_through_either_api():
 
 def test_linear_route_to_torch():
     """Where the library gives a layer's product to cuBLAS: torch's linear for 16-bit tensors, with a
-    128x128 tile for every SM, or a short K, else its addmm over the expanded bias (cuBLAS may split K)."""
+    128x128 tile for more than a quarter of the SMs, or a short K, else its addmm over the expanded bias
+    (cuBLAS may split K)."""
     from gemmtune._torch_calls import SPLIT_K_FROM, TORCH_ADDMM, TORCH_LINEAR, torch_linear_route
     assert torch_linear_route(64, 64, 64, 132, False) == TORCH_LINEAR
     assert torch_linear_route(64, 1024, 4096, 132, False) == TORCH_ADDMM
+    assert torch_linear_route(512, 1024, 4096, 132, False) == TORCH_ADDMM  # 32 tiles
     assert torch_linear_route(64, 1024, 4096, 132, True) == TORCH_LINEAR  # 16-bit: always its linear
     assert torch_linear_route(64, 4096, SPLIT_K_FROM - 1, 132, False) == TORCH_LINEAR
     assert torch_linear_route(64, 4096, SPLIT_K_FROM, 132, False) == TORCH_ADDMM
+    assert torch_linear_route(64, 4096, 1024, 132, False) == TORCH_LINEAR  # saves 4 us of GPU, costs more host
+    assert torch_linear_route(512, 4096, 4096, 132, False) == TORCH_LINEAR  # 128 tiles
+    assert torch_linear_route(512, 4096, 4096, 528, False) == TORCH_ADDMM  # a quarter of 528 SMs
     assert torch_linear_route(4096, 4096, 1024, 132, False) == TORCH_LINEAR
 
 
