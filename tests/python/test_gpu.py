@@ -367,21 +367,27 @@ def test_linear_with_a_bias_that_the_library_gives_cublas_is_torchs_linear(tmp_p
 
 
 def test_linear_with_a_bias_few_tiles_and_cublas_is_torchs_addmm_over_the_expanded_bias():
+    """64x1024x4096: 8 output tiles and a long K, where cuBLAS splitting K pays (SPLIT_K_FROM); at
+    64x4096x1024 (32 tiles, a shorter K) torch's linear runs, as at 4096 rows."""
     torch.manual_seed(0)
-    ours = gemmtune.nn.Linear(1024, 4096).cuda()
-    x = rand(64, 1024, seed=61)
+    ours = gemmtune.nn.Linear(4096, 1024).cuda()
+    x = rand(64, 4096, seed=61)
     if gemmtune.explain(x, ours.weight.t()).config != "cublas":
-        pytest.skip("the results for this GPU run a kernel at 64x4096x1024:nt")
+        pytest.skip("the results for this GPU run a kernel at 64x1024x4096:nt")
     with torch.no_grad():
-        want = torch.addmm(ours.bias.expand(64, 4096), x, ours.weight.t())  # C = bias, cublasSgemm beta 1
+        want = torch.addmm(ours.bias.expand(64, 1024), x, ours.weight.t())  # C = bias, cublasSgemm beta 1
         assert torch.equal(ours(x), want)
         from gemmtune import _torch_calls
         _torch_calls.torch_linear_for_cublas = False
         try:  # the library's own cuBLAS call: the same product within the bound
-            ok, worst = within_bound(ours(x) - ours.bias, x.double(), ours.weight.double().t(), 1024)
+            ok, worst = within_bound(ours(x) - ours.bias, x.double(), ours.weight.double().t(), 4096)
         finally:
             _torch_calls.torch_linear_for_cublas = True
         assert ok, worst
+        shorter = gemmtune.nn.Linear(1024, 4096).cuda()
+        y = rand(64, 1024, seed=62)
+        if gemmtune.explain(y, shorter.weight.t()).config == "cublas":
+            assert torch.equal(shorter(y), torch.nn.functional.linear(y, shorter.weight, shorter.bias))
 
 
 # Precisions (issue #44's, through gemmtune_gemm): 16-bit operands, and float32 ones asked for tf32 or
