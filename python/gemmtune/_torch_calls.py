@@ -302,7 +302,7 @@ TORCH_LINEAR, TORCH_ADDMM = 1, 2  # _LinearPlan.torch_route: how torch runs a pr
 TORCH_OTHER = 3  # not ours (a CPU tensor, another dtype): torch's linear, for nn.Linear as a drop-in
 # A float32 layer with few output tiles and a long K gains from cuBLAS splitting K, which torch's
 # linear (cuBLASLt, the bias in its epilogue) never does; but that route (torch's addmm over the
-# expanded bias) makes two or three launches where linear makes one, 5 to 12 us more host time a
+# expanded bias) makes two or three launches where linear makes one, 4 to 12 us more host time a
 # layer, which an eager forward at 64 rows pays in full (H100, 2026-11-27: the 2-layer MLP at 64 rows
 # 0.89x torch's with every long-K layer routed so). So it is taken where it saves more GPU time than
 # that: K from SPLIT_K_FROM and at most sm_count / SPLIT_K_TILES tiles of 128x128. Torch's linear
