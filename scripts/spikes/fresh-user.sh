@@ -13,7 +13,7 @@ for p in ${PRECISIONS:-bf16 fp32}; do
   echo "fresh $p rc $rc: $(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" $start) s"
   grep -A4 "^problem" $OUT/fresh-$p.log | cut -c1-120
 done
-shipped=results/$(basename "$(ls $res/*.json | grep -v -- '-log' | head -1)")
+shipped=results/$(basename "$(ls $res/*.json | head -1)")  # the GPU's results file (logs lie in logs/)
 SHIPPED=$shipped python3 - <<'PY'
 import json, os
 d = json.load(open(os.environ["SHIPPED"]))
