@@ -106,9 +106,12 @@ std::string describe(const CublasLtAlgo& a) {
 
 std::size_t cublaslt_version() { return cublasLtGetVersion(); }
 
-CublasLtMatmul::CublasLtMatmul(cublasLtHandle_t handle, Layout layout, Precision precision,
+CublasLtMatmul::CublasLtMatmul(cublasLtHandle_t handle, Layout layout, Precision precision, bool c16,
                                const GemmArguments& dims)
-    : handle_(handle), precision_(precision), dims_(dims) {
+    : handle_(handle),
+      precision_(precision),
+      c_type_(c16 && operand_bytes(precision) == 2 ? operand_type(precision) : CUDA_R_32F),
+      dims_(dims) {
   dims_.a = dims_.b = nullptr;
   dims_.c = nullptr;
   const bool ta = op_a_transposed(layout), tb = op_b_transposed(layout);
@@ -125,7 +128,7 @@ CublasLtMatmul::CublasLtMatmul(cublasLtHandle_t handle, Layout layout, Precision
             : make_layout(type, dims.n, dims.k, dims.ldb, dims.batch, dims.stride_b);
     b_ = ta ? make_layout(type, dims.m, dims.k, dims.lda, dims.batch, dims.stride_a)
             : make_layout(type, dims.k, dims.m, dims.lda, dims.batch, dims.stride_a);
-    c_ = make_layout(CUDA_R_32F, dims.n, dims.m, dims.ldc, dims.batch, dims.stride_c);
+    c_ = make_layout(c_type_, dims.n, dims.m, dims.ldc, dims.batch, dims.stride_c);
   } catch (...) {
     release();
     throw;
@@ -173,7 +176,7 @@ std::optional<CublasLtChoice> CublasLtMatmul::rebuild(const CublasLtAlgo& a, std
   CublasLtChoice choice;
   const cudaDataType_t type = operand_type(precision_);
   cublasStatus_t status = cublasLtMatmulAlgoInit(handle_, compute_type(precision_), CUDA_R_32F, type, type,
-                                                 CUDA_R_32F, CUDA_R_32F, a.id, &choice.algo);
+                                                 c_type_, c_type_, a.id, &choice.algo);
   if (status != CUBLAS_STATUS_SUCCESS) {
     why = fmt::format("cublasLtMatmulAlgoInit: {}", cublasLtGetStatusString(status));
     return std::nullopt;

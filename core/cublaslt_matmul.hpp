@@ -7,7 +7,7 @@
 // Row-major to column-major as for cuBLAS (runtime/src/cublas_calls.cpp): cuBLASLt computes
 // C^T = op(B)^T op(A)^T, so its A is our B. Precisions as cuBLAS's own calls (gemmtune.hpp,
 // Implementation::cublas): pure FP32 for fp32 and 3xtf32, FAST_TF32 for tf32, 16-bit A and B with
-// FP32 accumulation for bf16 and fp16; C is FP32 throughout.
+// FP32 accumulation for bf16 and fp16; C is FP32, or for c16 the operands' 16-bit type.
 #pragma once
 
 #include <cublasLt.h>
@@ -61,7 +61,8 @@ class CublasLtMatmul {
  public:
   // dims: m, n, k, leading dimensions, batch and strides (the pointers and alpha/beta are not read).
   // Throws CudaError (cuBLAS status in the message) when a descriptor cannot be made.
-  CublasLtMatmul(cublasLtHandle_t handle, Layout layout, Precision precision, const GemmArguments& dims);
+  // c16: C (and D) hold the operands' 16-bit type (bf16 and fp16 only).
+  CublasLtMatmul(cublasLtHandle_t handle, Layout layout, Precision precision, bool c16, const GemmArguments& dims);
   ~CublasLtMatmul();
   CublasLtMatmul(const CublasLtMatmul&) = delete;
   CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
@@ -85,6 +86,7 @@ class CublasLtMatmul {
 
   cublasLtHandle_t handle_;
   Precision precision_;
+  cudaDataType_t c_type_;
   GemmArguments dims_;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;  // cuBLASLt's A, B, C (our B, A, C)

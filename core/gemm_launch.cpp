@@ -84,7 +84,7 @@ std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch)
     return tiles * slices * std::size_t(config.block_m) * std::size_t(config.block_n) * sizeof(float) +
            tiles * sizeof(unsigned);
   }
-  if (adds_slices_into_c(config.family)) return 0;  // nothing to keep
+  if (adds_slices_into_c(config)) return 0;  // nothing to keep
   if (config.split_k_atomic) return entries * std::size_t(tile_count(config, m, n)) * sizeof(unsigned long long);
   return entries * std::size_t(config.split_k) * std::size_t(m) * std::size_t(n) * sizeof(float);
 }
@@ -174,7 +174,7 @@ cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cu
     const long long operand = operand_bytes(config_.precision);
     part.a = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.a) + first * args.stride_a * operand);
     part.b = reinterpret_cast<const float*>(reinterpret_cast<const char*>(args.b) + first * args.stride_b * operand);
-    part.c += first * args.stride_c;
+    part.c = static_cast<char*>(args.c) + first * args.stride_c * (config_.c16 ? 2 : 4);
     if (const cudaError_t err = launch_entries(part, workspace, stream); err != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -185,7 +185,7 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   int splits = config_.split_k;
   // Its workspace is optional; the tensor-core kernels split K only this way.
-  const bool atomic = splits > 1 && (config_.split_k_atomic || adds_slices_into_c(config_.family));
+  const bool atomic = splits > 1 && (config_.split_k_atomic || adds_slices_into_c(config_));
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
   if (is_skinny(config_.family)) return launch_skinny(args, workspace, stream, tiles);
 
@@ -194,7 +194,7 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   float alpha = args.alpha, beta = args.beta;
   const float* a = args.a;
   const float* b = args.b;
-  float* c = args.c;
+  void* c = args.c;
   int swizzle = config_.swizzle;
   // The split-K kernel over C (the reduction, or atomic split-K's scaling): a thread per element,
   // each looping over several when max_blocks caps the grid.
@@ -220,7 +220,11 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
         err != cudaSuccess)
       return err;
   }
-  if (config_.family == KernelFamily::wgmma) return launch_wgmma(args, stream);
+  if (config_.family == KernelFamily::wgmma) {
+    const cudaError_t err = launch_wgmma(args, gemm_workspace, stream);
+    if (err != cudaSuccess || splits == 1 || atomic) return err;
+    return launch_over_c(splits, workspace, programmatic_launch_, 65535LL * 8);
+  }
   void* gemm_params[] = {&m,   &n,   &k,   &alpha,          &a,       &lda,      &b,        &ldb,
                          &beta, &c,  &ldc, &gemm_workspace, &swizzle, &stride_a, &stride_b, &stride_c};
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(batch), static_cast<unsigned>(splits));
@@ -242,7 +246,7 @@ cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* worksp
   float alpha = args.alpha, beta = args.beta;
   const float* a = args.a;
   const float* b = args.b;
-  float* c = args.c;
+  void* c = args.c;
   if (tiles * splits > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   void* params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &splits,
                     &stride_a, &stride_b, &stride_c};
@@ -253,7 +257,7 @@ cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* worksp
 
 // kernel_templates/wgmma.cuh: A and B through tensor maps encoded here (they hold the pointers),
 // one CTA (cluster) per unit or, persistent, as many as are resident at once; the kernel loops.
-cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, cudaStream_t stream) const {
+cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
   const KernelConfig& c = config_;
   EncodedTensorMap map_a, map_b;
   int a_batched = 0, b_batched = 0;
@@ -288,10 +292,11 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, cudaStream_t s
   int m = args.m, n = args.n, k = args.k, ldc = args.ldc, batch = args.batch, group_m = c.swizzle,
       splits = c.split_k;
   float alpha = args.alpha, beta = args.beta;
-  float* cp = args.c;
+  void* cp = args.c;
   long long stride_c = args.stride_c;
-  void* params[] = {&map_a, &map_b,   &cp,    &m,        &n,         &k,         &ldc,   &alpha,
-                    &beta,  &group_m, &batch, &stride_c, &a_batched, &b_batched, &splits};
+  void* params[] = {&map_a, &map_b,    &cp,        &m,         &n,      &k,         &ldc,
+                    &alpha, &beta,     &group_m,   &batch,     &stride_c, &a_batched, &b_batched,
+                    &splits, &workspace};
   WgmmaLaunch launch(c, dim3(static_cast<unsigned>(grid_units * c.cluster)), stream, programmatic_launch_);
   return cudaLaunchKernelExC(&launch.config, reinterpret_cast<const void*>(gemm_), params);
 }

@@ -15,6 +15,8 @@ namespace gemmtune {
 // One GEMM call: C = alpha * op(A) * op(B) + beta * C, row-major, op(A) is m x k, op(B) is k x n, C
 // is m x n, over `batch` entries (entry i at a + i * stride_a, ...). The layout, which operands are
 // stored transposed, is the kernel's (KernelConfig::layout): A is then k x m (lda >= m), B n x k.
+// A and B hold the kernel's precision's elements, C FP32 or, for a c16 kernel, that 16-bit type;
+// leading dimensions and strides count elements.
 struct GemmArguments {
   int m = 0, n = 0, k = 0;
   float alpha = 1.0f;
@@ -23,7 +25,7 @@ struct GemmArguments {
   const float* b = nullptr;
   int ldb = 0;
   float beta = 0.0f;
-  float* c = nullptr;
+  void* c = nullptr;
   int ldc = 0;
   int batch = 1;
   long long stride_a = 0, stride_b = 0, stride_c = 0;
@@ -79,7 +81,7 @@ class LoadedKernel {
  private:
   cudaError_t launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
   cudaError_t launch_skinny(const GemmArguments& args, float* workspace, cudaStream_t stream, long long tiles) const;
-  cudaError_t launch_wgmma(const GemmArguments& args, cudaStream_t stream) const;
+  cudaError_t launch_wgmma(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
   KernelConfig config_;
   KernelPath path_ = KernelPath::general;

@@ -28,7 +28,15 @@ std::string embedded_template() {
   return std::string(src);
 }
 
-std::string reduce_expression() { return fmt::format("gemmtune::splitk_reduce<{}>", kReduceThreads); }
+// splitk_reduce's CTYPE, C's element: 0 FP32, 1 bf16, 2 fp16.
+int reduce_c_type(const KernelConfig& config) {
+  if (!config.c16) return 0;
+  return config.precision == Precision::bf16 ? 1 : 2;
+}
+
+std::string reduce_expression(int c_type) {
+  return fmt::format("gemmtune::splitk_reduce<{},{}>", kReduceThreads, c_type);
+}
 
 std::vector<std::string> nvrtc_options(const std::string& arch) {
   return {"--gpu-architecture=" + arch, "--std=c++17", "-Xptxas=-v",
@@ -235,7 +243,7 @@ std::optional<CompiledKernel> KernelCompiler::cached(const KernelConfig& config,
       load_cached(cache_dir_, cache_key(config.family, config.name_expression(path), arch));
   if (!k) return std::nullopt;
   k->path = path;
-  if (needs_reduction(config)) k->reduce = reduce_kernel(arch);
+  if (needs_reduction(config)) k->reduce = reduce_kernel(arch, reduce_c_type(config));
   return k;
 }
 
@@ -244,16 +252,16 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
   CompiledKernel k =
       compile_expression(config.family, config.name_expression(path), arch, config.name());
   k.path = path;
-  if (needs_reduction(config)) k.reduce = reduce_kernel(arch);
+  if (needs_reduction(config)) k.reduce = reduce_kernel(arch, reduce_c_type(config));
   return k;
 }
 
-std::shared_ptr<const CompiledKernel> KernelCompiler::reduce_kernel(const std::string& arch) const {
+std::shared_ptr<const CompiledKernel> KernelCompiler::reduce_kernel(const std::string& arch, int c_type) const {
   std::lock_guard<std::mutex> lock(reduce_kernels_->mutex);
-  auto& slot = reduce_kernels_->by_arch[arch];
+  auto& slot = reduce_kernels_->by_arch_and_c[{arch, c_type}];
   if (!slot)
     slot = std::make_shared<const CompiledKernel>(
-        compile_expression(KernelFamily::sgemm, reduce_expression(), arch, "splitk_reduce"));
+        compile_expression(KernelFamily::sgemm, reduce_expression(c_type), arch, "splitk_reduce"));
   return slot;
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/kernel_config.hpp"
@@ -81,8 +82,9 @@ class KernelCompiler {
   CompiledKernel compile(const KernelConfig& config, const std::string& arch,
                          KernelPath path = KernelPath::general) const;
 
-  // The split-K kernel over C for arch: compiled (or read from the disk cache) once per compiler.
-  std::shared_ptr<const CompiledKernel> reduce_kernel(const std::string& arch) const;
+  // The split-K kernel over C for arch and C's element type (0 FP32, 1 bf16, 2 fp16): compiled (or
+  // read from the disk cache) once per compiler.
+  std::shared_ptr<const CompiledKernel> reduce_kernel(const std::string& arch, int c_type) const;
 
   // The PTX of the same compile, never cached: scripts/check-template-ptx.sh compares it between
   // template revisions.
@@ -124,7 +126,7 @@ class KernelCompiler {
   Template wgmma_;
   struct ReduceKernels {
     std::mutex mutex;
-    std::map<std::string, std::shared_ptr<const CompiledKernel>> by_arch;
+    std::map<std::pair<std::string, int>, std::shared_ptr<const CompiledKernel>> by_arch_and_c;
   };
   std::shared_ptr<ReduceKernels> reduce_kernels_ = std::make_shared<ReduceKernels>();
 };

@@ -22,7 +22,7 @@ auto fields(const KernelConfig& c) {
                   c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
                   c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
                   c.prefetch, c.precision, c.warp_m, c.warp_n, c.round_split, c.consumers, c.cluster,
-                  c.persistent);
+                  c.persistent, c.c16);
 }
 
 // The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
@@ -97,7 +97,8 @@ std::size_t KernelConfig::shared_bytes() const {
 }
 
 std::string KernelConfig::name() const {
-  const std::string layout_suffix = layout == Layout::nn ? "" : std::string("_") + layout_name(layout);
+  const std::string layout_suffix =
+      std::string(c16 ? "_c16" : "") + (layout == Layout::nn ? "" : std::string("_") + layout_name(layout));
   if (family == KernelFamily::skinny_stream)  // FP32's names from before the 16-bit operands stay
     return fmt::format("skinny_{}s{}x{}_t{}_l{}_w{}x{}_u{}{}_k{}{}",
                        precision == Precision::fp32 ? "" : fmt::format("{}_", precision_name(precision)), block_m,
@@ -130,8 +131,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
   if (family == KernelFamily::skinny_stream) {
     // The template's ELEM: 0 fp32, 1 bf16, 2 fp16.
     const int elem = precision == Precision::bf16 ? 1 : precision == Precision::fp16 ? 2 : 0;
-    return fmt::format("gemmtune::skinny::stream<{},{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, thread_n,
-                       lanes_k, warps_n, k_groups, unroll, int(prefetch), int(path), elem);
+    return fmt::format("gemmtune::skinny::stream<{},{},{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, thread_n,
+                       lanes_k, warps_n, k_groups, unroll, int(prefetch), int(path), elem, int(c16));
   }
   if (family == KernelFamily::skinny_tiled)
     return fmt::format("gemmtune::skinny::tiled<{},{},{},{},{},{},{},{},{},{},{}>", op_a, op_b, block_m, block_n,
@@ -142,8 +143,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
                      : precision == Precision::tf32x3 ? 1
                      : precision == Precision::bf16   ? 2
                                                       : 3;
-    return fmt::format("gemmtune::mma_gemm<{},{},{},{},{},{},{},{},{},{},{},{}>", mode, block_m, block_n, block_k,
-                       warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks, int(round_split));
+    return fmt::format("gemmtune::mma_gemm<{},{},{},{},{},{},{},{},{},{},{},{},{}>", mode, block_m, block_n, block_k,
+                       warp_m, warp_n, stages, op_a, op_b, int(path), min_blocks, int(round_split), int(c16));
   }
   if (family == KernelFamily::wgmma) {
     // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32, and tf32 outside nt, run the A-in-registers
@@ -152,8 +153,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
       return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}>", precision == Precision::tf32x3 ? 3 : 1,
                          block_m, block_n, stages, consumers, op_a, op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
-    return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers,
-                       cluster, op_a, op_b);
+    return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers,
+                       cluster, op_a, op_b, int(c16));
   }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
@@ -212,6 +213,7 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"consumers", c.consumers, d.consumers, wgmma},
       {"cluster", c.cluster, d.cluster, wgmma},
       {"persistent", c.persistent, d.persistent, wgmma},
+      {"c16", c.c16, d.c16, (mma || wgmma || stream) && operand_bytes(c.precision) == 2},
   };
   for (const Field& f : fields)
     if (!f.used && f.value != f.fallback)
@@ -447,6 +449,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
     j["cluster"] = c.cluster;
     j["persistent"] = c.persistent;
   }
+  if (c.c16) j["c16"] = true;  // absent for FP32 C, as in every entry from before it existed
 }
 
 void from_json(const nlohmann::json& j, KernelConfig& c) {
@@ -510,6 +513,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   if (j.contains("consumers")) get_int("consumers", r.consumers);  // the Hopper family's own
   if (j.contains("cluster")) get_int("cluster", r.cluster);
   if (j.contains("persistent")) get_bool("persistent", r.persistent);
+  if (j.contains("c16")) get_bool("c16", r.c16);
   if (const auto it = j.find("precision"); it != j.end()) {
     const auto precision = it->is_string() ? parse_precision(it->get<std::string>()) : std::nullopt;
     if (!precision) throw std::invalid_argument("kernel config 'precision' is not fp32, 3xtf32, tf32, bf16 or fp16");

@@ -102,6 +102,10 @@ struct KernelConfig {
   // 3xtf32: both parts of the split rounded (more accurate, slower) or the small one truncated by
   // the tensor core (kernel_templates/mma.cuh, ROUND_SPLIT).
   bool round_split = false;
+  // C holds the operands' 16-bit type (bf16, fp16) instead of FP32: mma, wgmma and the stream kernel
+  // with 16-bit operands. Compile-time (the epilogue packs and rounds); with split-K the slices add
+  // into an FP32 workspace that the reduction kernel rounds into C, never into 16-bit C itself.
+  bool c16 = false;
   // The Hopper kernels' own (kernel_templates/wgmma.cuh).
   int consumers = 1;        // consumer warpgroups (each owns block_m / consumers rows of the tile)
   int cluster = 1;          // CTAs per cluster: 2 pairs tiles along N, sharing A by TMA multicast
@@ -120,7 +124,8 @@ struct KernelConfig {
   // prefetch, split-K); skinny_32x128x16_t8x4_s3_g1_b4_k8 (tiled: tile, thread tile, stages,
   // k groups, min blocks, split-K); mma_bf16_128x128x32_w64x64_s4_b1_z8_k1 (precision, tile, warp
   // tile, stages, min blocks, swizzle, split-K; 3xtf32 with round_split adds _r); a 16-bit stream
-  // kernel names its precision: skinny_bf16_s8x256_t4_l8_w2x4_u2p_k4_nt.
+  // kernel names its precision: skinny_bf16_s8x256_t4_l8_w2x4_u2p_k4_nt. A 16-bit C adds _c16 before
+  // the layout: mma_bf16_64x64x32_w32x32_s3_b1_z1_k1_c16_nt.
   std::string name() const;
   // NVRTC name expression of the template instantiation for that path (launch-time fields
   // excluded).
@@ -132,10 +137,12 @@ struct KernelConfig {
   friend bool operator!=(const KernelConfig& a, const KernelConfig& b) { return !(a == b); }
 };
 
-// The tensor-core families split K one way only: each slice adds alpha * its part into C (which
-// a kernel over C first scales by beta), with no workspace and no reduction of partial sums.
-inline bool adds_slices_into_c(KernelFamily family) {
-  return family == KernelFamily::mma || family == KernelFamily::wgmma;
+// The tensor-core families split K one way with an FP32 C: each slice adds alpha * its part into C
+// (which a kernel over C first scales by beta), with no workspace and no reduction of partial sums.
+// With a 16-bit C they write each slice's partial sums to the workspace instead, and the reduction
+// kernel adds them up and rounds once (adding into 16-bit C would round every partial sum).
+inline bool adds_slices_into_c(const KernelConfig& c) {
+  return (c.family == KernelFamily::mma || c.family == KernelFamily::wgmma) && !c.c16;
 }
 
 // The wgmma kernel that takes A's fragments from registers and B through the splitter warps

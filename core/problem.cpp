@@ -18,7 +18,7 @@ int parse_number(const std::string& token, const std::string& entry, const char*
   for (char ch : token)
     if (!std::isdigit(static_cast<unsigned char>(ch)))
       throw std::invalid_argument(
-          fmt::format("size '{}' is not a number (use N or MxNxK, then :nn|nt|tn|tt, :bCOUNT and :PRECISION)", entry));
+          fmt::format("size '{}' is not a number (use N or MxNxK, then :nn|nt|tn|tt, :bCOUNT, :PRECISION and :c16)", entry));
   if (token.size() > 9 || std::stol(token) > max)
     throw std::invalid_argument(fmt::format("size '{}' is too large (each {} at most {})", entry, what, max));
   const int value = std::stoi(token);
@@ -51,18 +51,19 @@ std::string GemmShape::label() const {
   if (layout != Layout::nn) text += std::string(":") + layout_name(layout);
   if (batch != 1) text += fmt::format(":b{}", batch);
   if (precision != Precision::fp32) text += std::string(":") + precision_name(precision);
+  if (c16) text += ":c16";
   return text;
 }
 
 bool operator<(const GemmShape& a, const GemmShape& b) {
-  return std::tie(a.precision, a.m, a.n, a.k, a.layout, a.batch) <
-         std::tie(b.precision, b.m, b.n, b.k, b.layout, b.batch);
+  return std::tie(a.precision, a.c16, a.m, a.n, a.k, a.layout, a.batch) <
+         std::tie(b.precision, b.c16, b.m, b.n, b.k, b.layout, b.batch);
 }
 
 std::size_t GemmShapeHash::operator()(const GemmShape& s) const noexcept {
   std::size_t h = static_cast<std::size_t>(s.m) * 0x9E3779B97F4A7C15ull;
   for (const long long v : {static_cast<long long>(s.n), static_cast<long long>(s.k), static_cast<long long>(s.batch),
-                            static_cast<long long>(s.layout) * 8 + static_cast<long long>(s.precision)})
+                            static_cast<long long>(s.layout) * 16 + static_cast<long long>(s.precision) * 2 + (s.c16 ? 1 : 0)})
     h ^= static_cast<std::size_t>(v) + 0x9E3779B9ull + (h << 6) + (h >> 2);
   return h;
 }
@@ -88,7 +89,10 @@ GemmShape parse_shape(const std::string& raw, Precision precision) {
   bool layout_seen = false, batch_seen = false, precision_seen = false;
   for (std::size_t i = 1; i < fields.size(); ++i) {
     const std::string& field = fields[i];
-    if (const auto p = parse_precision(field)) {
+    if (field == "c16") {
+      if (shape.c16) throw std::invalid_argument(fmt::format("size '{}' gives c16 twice", entry));
+      shape.c16 = true;
+    } else if (const auto p = parse_precision(field)) {
       if (precision_seen) throw std::invalid_argument(fmt::format("size '{}' gives the precision twice", entry));
       precision_seen = true;
       shape.precision = *p;
@@ -101,12 +105,16 @@ GemmShape parse_shape(const std::string& raw, Precision precision) {
       layout_seen = true;
       if (field != "nn" && field != "nt" && field != "tn" && field != "tt")
         throw std::invalid_argument(
-            fmt::format("size '{}': '{}' is neither a layout (nn, nt, tn, tt), a batch (bCOUNT) nor a precision "
-                        "(fp32, 3xtf32, tf32, bf16, fp16)",
+            fmt::format("size '{}': '{}' is neither a layout (nn, nt, tn, tt), a batch (bCOUNT), c16 nor a "
+                        "precision (fp32, 3xtf32, tf32, bf16, fp16)",
                         entry, field));
       shape.layout = parse_layout(field);
     }
   }
+  if (shape.c16 && operand_bytes(shape.precision) != 2)
+    throw std::invalid_argument(fmt::format("size '{}': c16 (C in the operands' 16-bit type) needs bf16 or fp16, "
+                                            "not {}",
+                                            entry, precision_name(shape.precision)));
   const long long largest = std::max({static_cast<long long>(shape.m) * shape.k,
                                       static_cast<long long>(shape.k) * shape.n,
                                       static_cast<long long>(shape.m) * shape.n});
@@ -135,6 +143,11 @@ void shape_to_json(nlohmann::json& object, const GemmShape& shape) {
   object["layout"] = layout_name(shape.layout);
   object["batch"] = shape.batch;
   object["precision"] = precision_name(shape.precision);
+  if (shape.c16) {
+    object["c"] = precision_name(shape.precision);
+  } else {
+    object.erase("c");  // FP32 C: no field, as before 16-bit C existed
+  }
 }
 
 GemmShape shape_from_json(const nlohmann::json& object) {
@@ -161,7 +174,18 @@ GemmShape shape_from_json(const nlohmann::json& object) {
     if (!p) throw std::invalid_argument("'precision' must be one of fp32, 3xtf32, tf32, bf16, fp16");
     shape.precision = *p;
   }
+  if (const auto it = object.find("c"); it != object.end()) {
+    const auto c16 = it->is_string() ? parse_c_type(it->get<std::string>(), shape.precision) : std::nullopt;
+    if (!c16) throw std::invalid_argument(std::string("'c' ") + kCTypeRule);
+    shape.c16 = *c16;
+  }
   return shape;
+}
+
+std::optional<bool> parse_c_type(std::string_view text, Precision precision) {
+  if (text == "fp32") return false;
+  if (operand_bytes(precision) == 2 && text == precision_name(precision)) return true;
+  return std::nullopt;
 }
 
 KernelPath kernel_path_for(const KernelConfig& config, const GemmShape& shape) {

@@ -4,12 +4,15 @@
 //
 // --sizes syntax, comma-separated entries: N (a cube) or MxNxK, then optionally, in any order,
 // :LAYOUT (nn, nt, tn or tt: op(A), op(B) in row-major terms, nn when absent), :bCOUNT (a strided
-// batch of COUNT problems, 1 when absent) and :PRECISION (fp32, 3xtf32, tf32, bf16, fp16; the
-// list's default when absent): "512", "64x4096x4096:nt", "512x512x64:b32", "128:tt:b256",
-// "1024:bf16", "64x4096x4096:nt:3xtf32".
+// batch of COUNT problems, 1 when absent), :PRECISION (fp32, 3xtf32, tf32, bf16, fp16; the list's
+// default when absent) and :c16 (C in the operands' 16-bit type, bf16 and fp16 only; FP32 C when
+// absent): "512", "64x4096x4096:nt", "512x512x64:b32", "128:tt:b256", "1024:bf16",
+// "64x4096x4096:nt:3xtf32", "8x4096x4096:bf16:c16".
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -27,9 +30,13 @@ struct GemmShape {
   Layout layout = Layout::nn;
   int batch = 1;
   Precision precision = Precision::fp32;
+  // C (and its initial value, read where beta != 0) holds the operands' 16-bit type rather than
+  // FP32: bf16 and fp16 only. The sums stay FP32; only the stores round.
+  bool c16 = false;
 
   double flops() const { return 2.0 * m * n * k * batch; }
-  // "512", "64x4096x4096", "1024:nt", "512x512x64:b32", "1024:bf16": parse_shape reads it back
+  // "512", "64x4096x4096", "1024:nt", "512x512x64:b32", "1024:bf16", "1024:bf16:c16": parse_shape
+  // reads it back
   std::string label() const;
   // Leading dimensions and batch strides of densely packed operands.
   int lda() const { return op_a_transposed(layout) ? m : k; }
@@ -40,7 +47,7 @@ struct GemmShape {
 
   friend bool operator==(const GemmShape& a, const GemmShape& b) {
     return a.m == b.m && a.n == b.n && a.k == b.k && a.layout == b.layout && a.batch == b.batch &&
-           a.precision == b.precision;
+           a.precision == b.precision && a.c16 == b.c16;
   }
   friend bool operator!=(const GemmShape& a, const GemmShape& b) { return !(a == b); }
   friend bool operator<(const GemmShape& a, const GemmShape& b);
@@ -67,10 +74,15 @@ std::vector<GemmShape> parse_sizes(const std::string& text, Precision precision 
 GemmShape parse_shape(const std::string& text, Precision precision = Precision::fp32);
 
 // The problem's fields in a JSON object (results entries, logs, reports): m, n, k, layout, batch,
-// precision.
+// precision, and "c" ("bf16" or "fp16") where C holds the operands' 16-bit type.
 void shape_to_json(nlohmann::json& object, const GemmShape& shape);
-// Reads them back; layout, batch and precision are optional (nn, 1, fp32), as in files written
-// before they existed.
+// A problem's "c" field: "fp32" (FP32 C) or the operands' own 16-bit type (precision bf16 or fp16):
+// whether C is 16-bit, or nullopt for anything else.
+std::optional<bool> parse_c_type(std::string_view text, Precision precision);
+inline constexpr const char* kCTypeRule = "must be \"fp32\" or, for bf16 and fp16 operands, their own type";
+
+// Reads them back; layout, batch, precision and c are optional (nn, 1, fp32, FP32 C), as in files
+// written before they existed.
 // Throws std::invalid_argument naming the field.
 GemmShape shape_from_json(const nlohmann::json& object);
 

@@ -52,6 +52,11 @@ RecordedProblem parse_problem(const nlohmann::json& line, const std::string& whe
     if (!parsed) throw std::invalid_argument(where + ": 'precision' is not fp32, 3xtf32, tf32, bf16 or fp16");
     p.problem.precision = *parsed;
   }
+  if (const auto c = line.find("c"); c != line.end()) {
+    const auto c16 = c->is_string() ? parse_c_type(c->get<std::string>(), p.problem.precision) : std::nullopt;
+    if (!c16) throw std::invalid_argument(where + ": 'c' " + kCTypeRule);
+    p.problem.c16 = *c16;
+  }
   return p;
 }
 
@@ -112,6 +117,7 @@ std::string format_record(std::vector<RecordedProblem> problems) {
                                    {"k", s.k},         {"layout", layout_name(s.layout)},
                                    {"batch", s.batch}, {"precision", precision_name(s.precision)},
                                    {"aligned_width", p.aligned_width}, {"calls", p.calls}};
+    if (s.c16) line["c"] = precision_name(s.precision);  // absent: FP32 C, as before 16-bit C existed
     text += line.dump() + '\n';
   }
   return text;

@@ -41,6 +41,11 @@ GemmShape read_shape(const Field& entry) {
   } else if (entry.has("dtype") && entry["dtype"].text() != "f32") {  // schemas 1 and 2
     entry["dtype"].fail("must be \"f32\" (the only element type before results schema 3)");
   }
+  if (entry.has("c")) {
+    const auto c16 = parse_c_type(entry["c"].text(), shape.precision);
+    if (!c16) entry["c"].fail(kCTypeRule);
+    shape.c16 = *c16;
+  }
   return shape;
 }
 

@@ -54,6 +54,11 @@ TunedShape read_entry(const Field& entry, int version) {
     if (!precision) entry["precision"].fail("must be one of fp32, 3xtf32, tf32, bf16, fp16");
     problem.precision = *precision;
   }
+  if (entry.has("c")) {
+    const auto c16 = parse_c_type(entry["c"].text(), problem.precision);
+    if (!c16) entry["c"].fail(kCTypeRule);
+    problem.c16 = *c16;
+  }
 
   if (entry.has("best")) shape.raced.push_back(read_raced(entry["best"]));
   if (entry.has("alternatives"))
@@ -64,6 +69,11 @@ TunedShape read_entry(const Field& entry, int version) {
     if (raced.config.layout != problem.layout)
       entry.fail(fmt::format("holds {}, compiled for layout {}, in an entry of layout {}", raced.config.name(),
                              layout_name(raced.config.layout), layout_name(problem.layout)));
+  // Nor may one write C in another type than the entry's.
+  for (const RacedConfig& raced : shape.raced)
+    if (raced.config.c16 != problem.c16)
+      entry.fail(fmt::format("holds {}, which writes {} C, in an entry whose C is {}", raced.config.name(),
+                             raced.config.c16 ? "16-bit" : "FP32", problem.c16 ? "16-bit" : "FP32"));
   shape.kernel_ratio = optional_number(entry, "ratio_vs_cublas");
   if (entry.has("cublas")) shape.cublas_tflops = optional_number(entry["cublas"], "tflops");
   shape.normwise_error = optional_number(entry, "normwise_error");

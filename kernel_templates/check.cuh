@@ -83,6 +83,22 @@ __global__ void round_operand(float* __restrict__ values, unsigned short* __rest
   }
 }
 
+// A 16-bit C read back as floats, exactly: KIND 2 bf16, 3 fp16 (round_operand's kinds).
+__global__ void unpack_16bit(const unsigned short* __restrict__ bits, float* __restrict__ out, unsigned long long count,
+                             int kind) {
+  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const unsigned short h = bits[i];
+    if (kind == 2) {
+      out[i] = __uint_as_float((unsigned)h << 16);
+    } else {
+      float f;
+      asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
+      out[i] = f;
+    }
+  }
+}
+
 __global__ void widen(const float* __restrict__ in, double* __restrict__ out, unsigned long long count) {
   for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < count;
        i += (unsigned long long)gridDim.x * blockDim.x)

@@ -108,17 +108,55 @@ struct AtomicSplitKScaling {
 
 }  // namespace detail
 
+namespace detail {
+
+// C's element of splitk_reduce's CTYPE (0 FP32, 1 bf16, 2 fp16) as raw bits, read as a float and
+// written rounded to nearest.
+template <int CTYPE>
+struct CElement {
+  using Bits = unsigned short;
+  static __device__ float load(const Bits* p) {
+    const Bits h = *p;
+    if constexpr (CTYPE == 1) {
+      return __uint_as_float(static_cast<unsigned>(h) << 16);
+    } else {
+      float f;
+      asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
+      return f;
+    }
+  }
+  static __device__ void store(Bits* p, float v) {
+    Bits h;
+    if constexpr (CTYPE == 1) {
+      asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
+    } else {
+      asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
+    }
+    *p = h;
+  }
+};
+template <>
+struct CElement<0> {
+  using Bits = float;
+  static __device__ float load(const float* p) { return *p; }
+  static __device__ void store(float* p, float v) { *p = v; }
+};
+
+}  // namespace detail
+
 // Sums the split-K partials in a fixed order: C = alpha * sum_z W[z] + beta * C, for every entry of
 // a strided batch (W is [splits][batch][M][N], C's entries stride_c apart). A template only so
 // that NVRTC compiles it when asked for by name, like the GEMM itself. With splits == 0 (and no
 // workspace) it is the atomic split-K's first step, C = beta * C: that GEMM is then its
 // programmatic dependent, so it lets that GEMM launch at once (a no-op for anything else).
+// CTYPE: C's element, 0 FP32, 1 bf16, 2 fp16 (a 16-bit C is rounded once, from the FP32 sum).
 // One float per thread: a float4 version with a quarter of the threads measured 2% slower at 16
 // slices (64x4096x4096) and 1% faster at 4 (1000, 1024) on an H100; the simpler one stays.
-template <int THREADS>
+template <int THREADS, int CTYPE>
 __global__ void __launch_bounds__(THREADS)
     splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace, float alpha, float beta,
-                  float* __restrict__ C, int ldc, int batch, long long stride_c) {
+                  typename detail::CElement<CTYPE>::Bits* __restrict__ C, int ldc, int batch, long long stride_c) {
+  using Element = detail::CElement<CTYPE>;
   // Launched early on sm_90: wait for the previous kernel (the GEMM's partials, or whatever came
   // before atomic split-K) and only then let the dependent GEMM start, which reads A and B at once.
   detail::wait_for_prior_grid();
@@ -131,8 +169,8 @@ __global__ void __launch_bounds__(THREADS)
     for (int z = 0; z < splits; ++z) sum += workspace[z * total + idx];
     const long long entry = idx / per_entry, e = idx % per_entry;
     const int m = static_cast<int>(e / N), n = static_cast<int>(e % N);
-    float* c = C + entry * stride_c + static_cast<long long>(m) * ldc + n;
-    *c = beta != 0.0f ? alpha * sum + beta * *c : alpha * sum;
+    typename Element::Bits* c = C + entry * stride_c + static_cast<long long>(m) * ldc + n;
+    Element::store(c, beta != 0.0f ? alpha * sum + beta * Element::load(c) : alpha * sum);
   }
 }
 

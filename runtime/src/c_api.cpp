@@ -62,6 +62,14 @@ gemmtune::GemmProblem problem_of(const gemmtune_sgemm_problem_t& q) {
   return p;
 }
 
+// The precision and C type of the _ex calls; values out of range are refused by the library's checks
+// (a c_type other than the two: invalid_argument here, as the C++ struct holds a bool).
+bool set_types(gemmtune::GemmProblem& p, gemmtune_precision_t precision, gemmtune_c_type_t c_type) {
+  p.precision = static_cast<gemmtune::Precision>(precision);
+  p.c16 = c_type == GEMMTUNE_C_OPERAND_TYPE;
+  return c_type == GEMMTUNE_C_FP32 || c_type == GEMMTUNE_C_OPERAND_TYPE;
+}
+
 // Copies text into buffer, cut to capacity - 1 bytes and NUL-terminated.
 void copy_text(const std::string& text, char* buffer, size_t capacity) {
   if (!buffer || capacity == 0) return;
@@ -152,12 +160,21 @@ gemmtune_status_t gemmtune_gemm(gemmtune_handle_t handle, gemmtune_precision_t p
                                 gemmtune_operation_t op_b, int m, int n, int k, float alpha, const void* a, int lda,
                                 long long stride_a, const void* b, int ldb, long long stride_b, float beta, float* c,
                                 int ldc, long long stride_c, int batch_count, cudaStream_t stream) {
+  return gemmtune_gemm_ex(handle, precision, GEMMTUNE_C_FP32, op_a, op_b, m, n, k, alpha, a, lda, stride_a, b, ldb,
+                          stride_b, beta, c, ldc, stride_c, batch_count, stream);
+}
+
+gemmtune_status_t gemmtune_gemm_ex(gemmtune_handle_t handle, gemmtune_precision_t precision, gemmtune_c_type_t c_type,
+                                   gemmtune_operation_t op_a, gemmtune_operation_t op_b, int m, int n, int k,
+                                   float alpha, const void* a, int lda, long long stride_a, const void* b, int ldb,
+                                   long long stride_b, float beta, void* c, int ldc, long long stride_c,
+                                   int batch_count, cudaStream_t stream) {
   if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
   gemmtune::GemmProblem p;
   p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
   p.op_a = to_op(op_a), p.op_b = to_op(op_b);
   p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
-  p.precision = static_cast<gemmtune::Precision>(precision);  // gemm() refuses values out of range
+  if (!set_types(p, precision, c_type)) return GEMMTUNE_INVALID_ARGUMENT;
   return to_c(handle->handle.gemm(p, alpha, a, b, beta, c, stream));
 }
 
@@ -175,9 +192,15 @@ gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t handle, const gem
 gemmtune_status_t gemmtune_run_gemm_problem(gemmtune_handle_t handle, gemmtune_precision_t precision,
                                             const gemmtune_sgemm_problem_t* problem, const void* a, const void* b,
                                             float* c, cudaStream_t stream) {
+  return gemmtune_run_gemm_problem_ex(handle, precision, GEMMTUNE_C_FP32, problem, a, b, c, stream);
+}
+
+gemmtune_status_t gemmtune_run_gemm_problem_ex(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                               gemmtune_c_type_t c_type, const gemmtune_sgemm_problem_t* problem,
+                                               const void* a, const void* b, void* c, cudaStream_t stream) {
   if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;
   gemmtune::GemmProblem p = problem_of(*problem);
-  p.precision = static_cast<gemmtune::Precision>(precision);  // gemm() refuses values out of range
+  if (!set_types(p, precision, c_type)) return GEMMTUNE_INVALID_ARGUMENT;
   return to_c(handle->handle.gemm(p, problem->alpha, a, b, problem->beta, c, stream));
 }
 
@@ -234,13 +257,25 @@ gemmtune_status_t gemmtune_choose_gemm(gemmtune_handle_t handle, gemmtune_precis
                                        long long stride_b, int ldc, long long stride_c, int batch_count,
                                        gemmtune_config_source_t* source, char* config_name,
                                        size_t config_name_capacity, char* reason, size_t reason_capacity) {
+  return gemmtune_choose_gemm_ex(handle, precision, GEMMTUNE_C_FP32, op_a, op_b, m, n, k, a, lda, stride_a, b, ldb,
+                                 stride_b, ldc, stride_c, batch_count, source, config_name, config_name_capacity,
+                                 reason, reason_capacity);
+}
+
+gemmtune_status_t gemmtune_choose_gemm_ex(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                          gemmtune_c_type_t c_type, gemmtune_operation_t op_a,
+                                          gemmtune_operation_t op_b, int m, int n, int k, const void* a, int lda,
+                                          long long stride_a, const void* b, int ldb, long long stride_b, int ldc,
+                                          long long stride_c, int batch_count, gemmtune_config_source_t* source,
+                                          char* config_name, size_t config_name_capacity, char* reason,
+                                          size_t reason_capacity) {
   if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
   try {
     gemmtune::GemmProblem p;
     p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
     p.op_a = to_op(op_a), p.op_b = to_op(op_b);
     p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
-    p.precision = static_cast<gemmtune::Precision>(precision);
+    if (!set_types(p, precision, c_type)) return GEMMTUNE_INVALID_ARGUMENT;
     // choose() takes the operands only for their alignment, whatever their element type.
     return report_choice(*handle, p, static_cast<const float*>(a), static_cast<const float*>(b), source, config_name,
                          config_name_capacity, reason, reason_capacity);

@@ -57,6 +57,7 @@ std::string shape_text(const TunedShape& tuned) {
   std::string text = fmt::format("{}x{}x{} {}", s.m, s.n, s.k, layout_name(s.layout));
   if (s.batch != 1) text += fmt::format(" batch {}", s.batch);
   if (s.precision != Precision::fp32) text += fmt::format(" {}", precision_name(s.precision));
+  if (s.c16) text += " c16";
   return text;
 }
 
@@ -133,7 +134,7 @@ std::optional<Selection> near_tuned(const ResultsCatalog& catalog, const DeviceP
     if (file.portfolio || !has_standing(file, device, standing)) continue;
     for (const TunedShape& shape : file.shapes) {
       if (shape.cublas_won || shape.kernel_ratio <= 0 || shape.problem.layout != call.problem.layout ||
-          shape.problem.precision != call.problem.precision)
+          shape.problem.precision != call.problem.precision || shape.problem.c16 != call.problem.c16)
         continue;
       if (device_fit_error(shape.config, device)) continue;
       // A skinny kernel reads B once per tile of rows: never for calls taller than its tile.
@@ -167,7 +168,8 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
     const int m = std::max(1, problem.m), n = std::max(1, problem.n), k = std::max(1, problem.k);
     for (const TunedShape& tuned : file.shapes) {
       const GemmShape& shape = tuned.problem;
-      if (shape.layout != problem.layout || shape.batch != problem.batch || shape.precision != problem.precision)
+      if (shape.layout != problem.layout || shape.batch != problem.batch || shape.precision != problem.precision ||
+          shape.c16 != problem.c16)
         continue;
       const double d = log_distance(call, tuned);
       for (int octant = 0; octant < 8; ++octant) {
@@ -262,7 +264,7 @@ void make_deterministic(Selection& selection) {
   if (config.split_k_atomic) {
     config.split_k_atomic = false;  // the same tiles, reduced through a workspace instead
     selection.reason += "; atomic split-K reduced through a workspace instead (GEMMTUNE_DETERMINISTIC)";
-  } else if ((config.family == KernelFamily::skinny_tiled || adds_slices_into_c(config.family)) &&
+  } else if ((config.family == KernelFamily::skinny_tiled || adds_slices_into_c(config)) &&
              config.split_k > 1) {
     config.split_k = 1;  // its slices add into the workspace, or C, in whatever order they finish
     selection.reason += "; K not split (GEMMTUNE_DETERMINISTIC)";

@@ -35,7 +35,7 @@ inline constexpr double kKernelMargin = 1.03;
 // The lookup key of a call; a and b only for their alignment (nullptr: aligned, as from cudaMalloc).
 // In a batch, every entry's rows must start aligned: the strides count too.
 inline CallShape call_shape_of(const GemmProblem& p, const void* a, const void* b, const void* c) {
-  return {{p.m, p.n, p.k, layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch, p.precision},
+  return {{p.m, p.n, p.k, layout_of(p.op_a == Op::t, p.op_b == Op::t), p.batch, p.precision, p.c16},
           aligned_width(p.precision, p.lda, p.ldb, p.ldc, a, b, c, p.batch, p.stride_a, p.stride_b, p.stride_c)};
 }
 

@@ -25,22 +25,24 @@ cublasStatus_t run_on(cublasHandle_t handle, const GemmCall& call) {
   if (p.precision == Precision::fp32 || p.precision == Precision::tf32x3) {
     const auto* a = static_cast<const float*>(call.a);
     const auto* b = static_cast<const float*>(call.b);
+    auto* c = static_cast<float*>(call.c);
     return p.batch == 1 ? cublasSgemm(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, b, p.ldb, a, p.lda, &call.beta,
-                                      call.c, p.ldc)
+                                      c, p.ldc)
                         : cublasSgemmStridedBatched(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, b, p.ldb,
-                                                    p.stride_b, a, p.lda, p.stride_a, &call.beta, call.c, p.ldc,
+                                                    p.stride_b, a, p.lda, p.stride_a, &call.beta, c, p.ldc,
                                                     p.stride_c, p.batch);
   }
   const cudaDataType_t type =
       p.precision == Precision::bf16 ? CUDA_R_16BF : p.precision == Precision::fp16 ? CUDA_R_16F : CUDA_R_32F;
   const cublasComputeType_t compute =
       p.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cudaDataType_t c_type = p.c16 ? type : CUDA_R_32F;
   return p.batch == 1
              ? cublasGemmEx(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, call.b, type, p.ldb, call.a, type, p.lda,
-                            &call.beta, call.c, CUDA_R_32F, p.ldc, compute, CUBLAS_GEMM_DEFAULT)
+                            &call.beta, call.c, c_type, p.ldc, compute, CUBLAS_GEMM_DEFAULT)
              : cublasGemmStridedBatchedEx(handle, op_b, op_a, p.n, p.m, p.k, &call.alpha, call.b, type, p.ldb,
                                           p.stride_b, call.a, type, p.lda, p.stride_a, &call.beta, call.c,
-                                          CUDA_R_32F, p.ldc, p.stride_c, p.batch, compute, CUBLAS_GEMM_DEFAULT);
+                                          c_type, p.ldc, p.stride_c, p.batch, compute, CUBLAS_GEMM_DEFAULT);
 }
 
 }  // namespace
@@ -93,7 +95,7 @@ void CublasCalls::release(Pooled* pooled) {
 }
 
 CublasLtCall::CublasLtCall(cublasLtHandle_t handle, const GemmShape& s)
-    : matmul(handle, s.layout, s.precision,
+    : matmul(handle, s.layout, s.precision, s.c16,
              GemmArguments{s.m, s.n, s.k, 1.0f, nullptr, s.lda(), nullptr, s.ldb(), 0.0f, nullptr, s.n, s.batch,
                            s.stride_a(), s.stride_b(), s.stride_c()}) {}
 

@@ -15,6 +15,8 @@ const char* gemm_call_error(const GemmCall& call) {
     return "op_a and op_b must be Op::n or Op::t";
   if (static_cast<int>(p.precision) < 0 || static_cast<int>(p.precision) > static_cast<int>(Precision::fp16))
     return "precision is not one of fp32, 3xtf32, tf32, bf16, fp16";
+  if (p.c16 && p.precision != Precision::bf16 && p.precision != Precision::fp16)
+    return "a 16-bit C (c16) needs bf16 or fp16 operands";
   if (p.lda < std::max(1, p.op_a == Op::n ? p.k : p.m)) return "lda is smaller than a row of A as stored";
   if (p.ldb < std::max(1, p.op_b == Op::n ? p.n : p.k)) return "ldb is smaller than a row of B as stored";
   if (p.ldc < std::max(1, p.n)) return "ldc must be at least max(1, n)";

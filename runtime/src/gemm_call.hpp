@@ -14,7 +14,7 @@ struct GemmCall {
   float alpha = 1.0f, beta = 0.0f;
   const void* a = nullptr;  // elements of problem.precision's type
   const void* b = nullptr;
-  float* c = nullptr;
+  void* c = nullptr;  // float, or problem.precision's 16-bit type where problem.c16
 };
 
 // Why the call cannot be run (sizes, leading dimensions for its layout, batch and strides, null

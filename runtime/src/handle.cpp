@@ -362,7 +362,7 @@ const std::string& Handle::device_slug() const noexcept {
   return impl_ ? impl_->slug_ : kNoText;
 }
 
-Status Handle::gemm(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta, float* c,
+Status Handle::gemm(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta, void* c,
                     cudaStream_t stream) const noexcept {
   if (!impl_) return Status::invalid_argument;
   try {

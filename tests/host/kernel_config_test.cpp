@@ -162,7 +162,7 @@ TEST(KernelConfig, SkinnyFamiliesAreNamedSizedAndRoundTrip) {
   const KernelConfig stream = nt_stream(Precision::fp32, 8, 4, 4);
   EXPECT_FALSE(config_error(stream).has_value()) << *config_error(stream);
   EXPECT_EQ(stream.name(), "skinny_s8x32_t4_l8_w2x4_u2p_k4_nt");
-  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,8,4,8,2,4,2,1,1,0>");
+  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,8,4,8,2,4,2,1,1,0,0>");
   EXPECT_EQ(stream.threads(), 256);
   EXPECT_EQ(stream.shared_bytes(), 4u * 8 * 32 * 4);  // the four warps' sums, static
   EXPECT_EQ(stream.dynamic_shared_bytes(), 0u);
@@ -210,7 +210,7 @@ TEST(KernelConfig, SkinnyStreamTakesSixteenBitOperands) {
   const KernelConfig stream = nt_stream(Precision::bf16, 4, 2, 2);
   EXPECT_FALSE(config_error(stream).has_value()) << *config_error(stream);
   EXPECT_EQ(stream.name(), "skinny_bf16_s4x32_t4_l8_w2x2_u2p_k2_nt");
-  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,1,1>");
+  EXPECT_EQ(stream.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,1,1,0>");
   const nlohmann::json j = stream;
   EXPECT_EQ(j["precision"], "bf16");
   EXPECT_EQ(j.get<KernelConfig>(), stream);
@@ -220,7 +220,19 @@ TEST(KernelConfig, SkinnyStreamTakesSixteenBitOperands) {
   EXPECT_FALSE(stream.same_binary(fp32));
   KernelConfig half = stream;
   half.precision = Precision::fp16;
-  EXPECT_EQ(half.name_expression(KernelPath::general), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,0,2>");
+  EXPECT_EQ(half.name_expression(KernelPath::general), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,0,2,0>");
+
+  KernelConfig c16 = stream;  // C in bf16: another binary, named and stored
+  c16.c16 = true;
+  EXPECT_EQ(config_error(c16), std::nullopt);
+  EXPECT_EQ(c16.name(), "skinny_bf16_s4x32_t4_l8_w2x2_u2p_k2_c16_nt");
+  EXPECT_EQ(c16.name_expression(KernelPath::whole_vectors), "gemmtune::skinny::stream<0,1,4,4,8,2,2,2,1,1,1,1>");
+  EXPECT_FALSE(c16.same_binary(stream));
+  EXPECT_EQ(nlohmann::json(c16)["c16"], true);
+  EXPECT_FALSE(nlohmann::json(stream).contains("c16"));
+  EXPECT_EQ(nlohmann::json(c16).get<KernelConfig>(), c16);
+  c16.precision = Precision::fp32;  // FP32 operands have no 16-bit C
+  EXPECT_NE(config_error(c16).value_or("").find("c16"), std::string::npos);
 
   KernelConfig bad = stream;
   bad.layout = Layout::nn;  // B's rows along n: 16-byte vectors of 8 halves, thread_n 4 is half of one
@@ -251,7 +263,7 @@ TEST(KernelConfig, WgmmaIsNamedSizedAndRoundTrips) {
   KernelConfig c = wgmma(Precision::bf16, 128, 256, 2, 4);
   ASSERT_EQ(config_error(c), std::nullopt) << *config_error(c);
   EXPECT_EQ(c.name(), "wgmma_bf16_128x256x64_c2_s4_p1_nt");
-  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1>");
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1,0>");
   EXPECT_EQ(c.threads(), 384);
   EXPECT_EQ(c.dynamic_shared_bytes(), 4u * 384 * 128 + 4 * 16 + 1024);  // stages, barriers, alignment slack
   const nlohmann::json j = c;
@@ -267,9 +279,17 @@ TEST(KernelConfig, WgmmaIsNamedSizedAndRoundTrips) {
   EXPECT_EQ(nlohmann::json(other).get<KernelConfig>(), other);
   const KernelConfig tf32 = wgmma(Precision::tf32, 256, 128, 2, 3);
   EXPECT_EQ(config_error(tf32), std::nullopt);
-  EXPECT_EQ(tf32.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<1,256,128,3,2,1,0,1>");
+  EXPECT_EQ(tf32.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<1,256,128,3,2,1,0,1,0>");
   EXPECT_EQ(wgmma(Precision::fp16, 128, 128, 1, 5).name_expression(KernelPath::whole_vectors),
-            "gemmtune::wgmma_gemm<2,128,128,5,1,1,0,1>");
+            "gemmtune::wgmma_gemm<2,128,128,5,1,1,0,1,0>");
+  KernelConfig c16 = c;
+  c16.c16 = true;
+  EXPECT_EQ(config_error(c16), std::nullopt);
+  EXPECT_EQ(c16.name(), "wgmma_bf16_128x256x64_c2_s4_p1_c16_nt");
+  EXPECT_EQ(c16.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1,1>");
+  KernelConfig tf32_c16 = tf32;
+  tf32_c16.c16 = true;
+  EXPECT_NE(config_error(tf32_c16).value_or("").find("c16"), std::string::npos);
 }
 
 TEST(KernelConfig, WgmmaRules) {
@@ -281,7 +301,7 @@ TEST(KernelConfig, WgmmaRules) {
   KernelConfig bad = c;
   bad.layout = Layout::tn;  // 16-bit operands MN-major: the transpose immediates
   EXPECT_EQ(config_error(bad), std::nullopt);
-  EXPECT_EQ(bad.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1,1,0>");
+  EXPECT_EQ(bad.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,256,4,2,1,1,0,0>");
   bad = c, bad.precision = Precision::fp32;
   rejects(bad, "precision");
   KernelConfig split3 = wgmma(Precision::tf32x3, 128, 128, 2, 4);

@@ -75,6 +75,40 @@ TEST(ParseSizes, Precisions) {
   EXPECT_EQ(parse_precision("f32"), std::nullopt);
 }
 
+// A 16-bit C is part of the key too: ":c16" on bf16 and fp16 problems, "c" in JSON (absent: FP32 C,
+// as in every file from before it existed).
+TEST(ParseSizes, SixteenBitC) {
+  const auto s = parse_sizes("8x4096x4096:bf16:c16,8x4096x4096:bf16,512:c16:fp16:nt,1024:c16", Precision::bf16);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_TRUE(s[0].c16);
+  EXPECT_FALSE(s[1].c16);
+  EXPECT_NE(s[0], s[1]);
+  EXPECT_NE(GemmShapeHash{}(s[0]), GemmShapeHash{}(s[1]));
+  EXPECT_TRUE(s[1] < s[0] || s[0] < s[1]);
+  EXPECT_EQ(s[2], (GemmShape{512, 512, 512, Layout::nt, 1, Precision::fp16, true}));
+  EXPECT_EQ(s[3], (GemmShape{1024, 1024, 1024, Layout::nn, 1, Precision::bf16, true}));
+  EXPECT_EQ(s[0].label(), "8x4096x4096:bf16:c16");
+  for (const GemmShape& shape : s) EXPECT_EQ(parse_shape(shape.label()), shape) << shape.label();
+  nlohmann::json j;
+  shape_to_json(j, s[2]);
+  EXPECT_EQ(j["c"], "fp16");
+  EXPECT_EQ(shape_from_json(j), s[2]);
+  shape_to_json(j, s[1]);
+  EXPECT_FALSE(j.contains("c"));
+  const nlohmann::json base = {{"m", 3}, {"n", 5}, {"k", 7}, {"precision", "bf16"}};
+  for (const auto& [c, c16] : {std::pair<const char*, bool>{"bf16", true}, {"fp32", false}}) {
+    nlohmann::json with_c = base;
+    with_c["c"] = c;
+    EXPECT_EQ(shape_from_json(with_c).c16, c16) << c;
+  }
+  for (const char* bad : {"fp16", "f32", ""}) {
+    nlohmann::json with_c = base;
+    with_c["c"] = bad;
+    EXPECT_THROW(shape_from_json(with_c), std::invalid_argument) << bad;
+  }
+  EXPECT_THROW(shape_from_json(nlohmann::json{{"m", 3}, {"n", 5}, {"k", 7}, {"c", "bf16"}}), std::invalid_argument);
+}
+
 TEST(ParseSizes, DuplicatesCollapse) {
   EXPECT_EQ(parse_sizes("512,512,512x512x512").size(), 1u);
 }
@@ -103,7 +137,9 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("512:b4:b8", "batch twice"), std::make_pair("512:bx", "not a number"),
                       std::make_pair("512:b2000000", "too large"), std::make_pair("4096:b1000", "too large"),
                       std::make_pair("512:", "neither a layout"), std::make_pair("512:fp8", "nor a precision"),
-                      std::make_pair("512:bf16:fp16", "precision twice")));
+                      std::make_pair("512:bf16:fp16", "precision twice"),
+                      std::make_pair("512:c16", "needs bf16 or fp16"), std::make_pair("512:tf32:c16", "not tf32"),
+                      std::make_pair("512:bf16:c16:c16", "c16 twice")));
 
 }  // namespace
 }  // namespace gemmtune

@@ -285,7 +285,7 @@ TEST_F(RuntimeGpu, CublasLtWinnersRunAndRefusedOnesFallBack) {
   ASSERT_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_SUCCESS);
   CublasLtAlgo stored;
   {
-    const CublasLtMatmul matmul(lt, Layout::nn, Precision::fp32,
+    const CublasLtMatmul matmul(lt, Layout::nn, Precision::fp32, false,
                                 GemmArguments{48, 320, 272, 1, nullptr, 272, nullptr, 320, 0, nullptr, 320});
     const std::vector<CublasLtChoice> choices = matmul.heuristic(kCublasLtCandidatesForTest);
     ASSERT_FALSE(choices.empty());

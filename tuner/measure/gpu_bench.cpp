@@ -53,13 +53,13 @@ constexpr int kAwkwardFrom = 518;
 
 GemmShape awkward_shape_of(const GemmShape& s, int (*dimension)(int)) {
   const auto awkward = [&](int x) { return dimension(std::min(x, kAwkwardFrom)); };
-  return {awkward(s.m), awkward(s.n), awkward(s.k), s.layout, s.batch, s.precision};
+  return {awkward(s.m), awkward(s.n), awkward(s.k), s.layout, s.batch, s.precision, s.c16};
 }
 
 // For the whole-tile path: N stays a multiple of the tile (the tuned shape's), M and K do not.
 GemmShape awkward_tiles_shape_of(const GemmShape& s) {
   return {awkward_whole_dimension(std::min(s.m, kAwkwardFrom)), s.n,
-          awkward_whole_dimension(std::min(s.k, kAwkwardFrom)), s.layout, s.batch, s.precision};
+          awkward_whole_dimension(std::min(s.k, kAwkwardFrom)), s.layout, s.batch, s.precision, s.c16};
 }
 
 // Units of the error bound's u (see the top of the file): FP32 rounds each sum to nearest (2^-24);
@@ -73,8 +73,14 @@ cudaDataType_t cuda_type(Precision p) {
   return p == Precision::bf16 ? CUDA_R_16BF : p == Precision::fp16 ? CUDA_R_16F : CUDA_R_32F;
 }
 
+// The unit roundoff of a 16-bit C's one rounding (to nearest): bf16 keeps 8 significant bits, fp16 11.
+double output_roundoff(const GemmShape& s) {
+  if (!s.c16) return 0;
+  return s.precision == Precision::bf16 ? 1.0 / (1 << 8) : 1.0 / (1 << 11);
+}
+
 // The kernel's arguments for densely packed operands of s.
-GemmArguments dense_arguments(const GemmShape& s, const float* a, const float* b, float* c, float alpha, float beta) {
+GemmArguments dense_arguments(const GemmShape& s, const float* a, const float* b, void* c, float alpha, float beta) {
   return {s.m,  s.n, s.k,   alpha,   a,            s.lda(),      b,           s.ldb(),
           beta, c,   s.n,   s.batch, s.stride_a(), s.stride_b(), s.stride_c()};
 }
@@ -108,8 +114,9 @@ struct GpuBench::Operands {
   bool poison = false;  // C starts as NaN (beta == 0 must overwrite every element)
   DeviceBuffer a, b, c0, c, expected, bound;
   // The tensor-core precisions: A and B as 16-bit elements (bf16, fp16), the float64 reference,
-  // and cuBLAS SGEMM's normwise error against it (3xtf32).
-  DeviceBuffer a_bits, b_bits, expected64;
+  // and cuBLAS SGEMM's normwise error against it (3xtf32). A 16-bit C: C0 as the kernel reads it
+  // (c0 then holds the values those bits stand for) and the C the kernel writes, read back into c.
+  DeviceBuffer a_bits, b_bits, expected64, c0_bits, c_bits;
   double sgemm_normwise = 0;
   const void* kernel_a() const { return a_bits.bytes() ? static_cast<const void*>(a_bits.get()) : a.get(); }
   const void* kernel_b() const { return b_bits.bytes() ? static_cast<const void*>(b_bits.get()) : b.get(); }
@@ -171,7 +178,7 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
 
 void GpuBench::choose_cublaslt() {
   try {
-    cublaslt_matmul_ = std::make_unique<CublasLtMatmul>(cublaslt_, shape_.layout, shape_.precision,
+    cublaslt_matmul_ = std::make_unique<CublasLtMatmul>(cublaslt_, shape_.layout, shape_.precision, shape_.c16,
                                                         dense_arguments(shape_, nullptr, nullptr, nullptr, 1, 0));
     const std::vector<CublasLtChoice> choices = cublaslt_matmul_->heuristic(kCublasLtCandidates);
     if (choices.empty()) return;
@@ -229,7 +236,7 @@ GpuBench::~GpuBench() {
   if (stream_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
 }
 
-void GpuBench::run_cublas(const void* a, const void* b, float* c, const GemmShape& s, float alpha, float beta,
+void GpuBench::run_cublas(const void* a, const void* b, void* c, const GemmShape& s, float alpha, float beta,
                           bool as_sgemm) {
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands; each keeps
   // its own transpose.
@@ -238,27 +245,28 @@ void GpuBench::run_cublas(const void* a, const void* b, float* c, const GemmShap
     // 3xtf32's yardstick is cuBLAS SGEMM itself: the FP32 call its users make today.
     const auto* fa = static_cast<const float*>(a);
     const auto* fb = static_cast<const float*>(b);
+    auto* fc = static_cast<float*>(c);
     if (s.batch == 1) {
       GEMMTUNE_CUBLAS_CHECK(
-          cublasSgemm(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, fb, s.ldb(), fa, s.lda(), &beta, c, s.n));
+          cublasSgemm(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, fb, s.ldb(), fa, s.lda(), &beta, fc, s.n));
     } else {
       GEMMTUNE_CUBLAS_CHECK(cublasSgemmStridedBatched(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, fb, s.ldb(),
-                                                      s.stride_b(), fa, s.lda(), s.stride_a(), &beta, c, s.n,
+                                                      s.stride_b(), fa, s.lda(), s.stride_a(), &beta, fc, s.n,
                                                       s.stride_c(), s.batch));
     }
     return;
   }
-  // cuBLAS's default call in the same precision, FP32 accumulation and FP32 C.
-  const cudaDataType_t type = cuda_type(s.precision);
+  // cuBLAS's default call in the same precision, FP32 accumulation, C FP32 or 16-bit as the problem's.
+  const cudaDataType_t type = cuda_type(s.precision), c_type = s.c16 ? type : CUDA_R_32F;
   const cublasComputeType_t compute =
       s.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   if (s.batch == 1) {
     GEMMTUNE_CUBLAS_CHECK(cublasGemmEx(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, type, s.ldb(), a, type,
-                                       s.lda(), &beta, c, CUDA_R_32F, s.n, compute, CUBLAS_GEMM_DEFAULT));
+                                       s.lda(), &beta, c, c_type, s.n, compute, CUBLAS_GEMM_DEFAULT));
   } else {
     GEMMTUNE_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_, op_b, op_a, s.n, s.m, s.k, &alpha, b, type, s.ldb(),
                                                      s.stride_b(), a, type, s.lda(), s.stride_a(), &beta, c,
-                                                     CUDA_R_32F, s.n, s.stride_c(), s.batch, compute,
+                                                     c_type, s.n, s.stride_c(), s.batch, compute,
                                                      CUBLAS_GEMM_DEFAULT));
   }
 }
@@ -301,6 +309,10 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
     op->a_bits = DeviceBuffer(ac * 2);
     op->b_bits = DeviceBuffer(bc * 2);
   }
+  if (s.c16) {
+    op->c0_bits = DeviceBuffer(cc * 2);
+    op->c_bits = DeviceBuffer(cc * 2);
+  }
   // The operands as the kernels multiply them (rounded to the precision; absolute values for the
   // bound, signed for the product); the bits of 16-bit ones are the signed values'.
   const auto make = [&](bool absolute) {
@@ -312,9 +324,13 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
   // |A||B| for the bound, by cuBLAS SGEMM on the absolute values (in c, free until a check runs).
   make(true);
   checks_.fill_uniform(op->c0.get(), cc, seed + 2, false, stream_);
-  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, 1.0f, 0.0f, true);
-  const double scale_ab = accumulation_roundoff(precision) * (2.0 * s.k + 4.0) * std::fabs(alpha);
-  const double scale_c = kUnitRoundoff * 4.0 * std::fabs(beta);
+  if (s.c16) checks_.round_operand(precision, op->c0.get(), op->c0_bits.get(), cc, stream_);
+  run_cublas(op->a.get(), op->b.get(), op->c.get(), s, 1.0f, 0.0f, true);  // SGEMM: an FP32 C whatever s's
+  // A 16-bit C adds its one rounding, u_out * |x| for the FP32 result x, with |x| at most
+  // |alpha| |A||B| + |beta| |C0| (and a hair for x's own error beyond R).
+  const double u_out = output_roundoff(s) * (1 + 1.0 / 1024);
+  const double scale_ab = (accumulation_roundoff(precision) * (2.0 * s.k + 4.0) + u_out) * std::fabs(alpha);
+  const double scale_c = (kUnitRoundoff * 4.0 + u_out) * std::fabs(beta);
   checks_.error_bound(op->bound.get(), op->c.get(), op->c0.get(), cc, float(scale_ab), float(scale_c), stream_);
   make(false);
   if (precision == Precision::fp32) {
@@ -357,15 +373,19 @@ float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
 Verification GpuBench::check(const Run& run, Operands& op) {
   const GemmShape& s = op.shape;
   const std::size_t cc = std::size_t(s.stride_c()) * s.batch;
+  // The C the contestant writes: FP32, or the 16-bit one, read back into op.c afterwards.
+  void* const c = s.c16 ? static_cast<void*>(op.c_bits.get()) : op.c.get();
+  const std::size_t c_bytes = cc * (s.c16 ? 2 : sizeof(float));
   if (op.poison) {
-    GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(op.c.get(), 0xFF, cc * sizeof(float), stream_));  // all-ones bits: NaN
+    GEMMTUNE_CUDA_CHECK(cudaMemsetAsync(c, 0xFF, c_bytes, stream_));  // all-ones bits: NaN (in 16 bits too)
   } else {
-    GEMMTUNE_CUDA_CHECK(
-        cudaMemcpyAsync(op.c.get(), op.c0.get(), cc * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+    const void* c0 = s.c16 ? static_cast<const void*>(op.c0_bits.get()) : op.c0.get();
+    GEMMTUNE_CUDA_CHECK(cudaMemcpyAsync(c, c0, c_bytes, cudaMemcpyDeviceToDevice, stream_));
   }
   const GemmArguments args = dense_arguments(s, static_cast<const float*>(op.kernel_a()),
-                                             static_cast<const float*>(op.kernel_b()), op.c.get(), op.alpha, op.beta);
+                                             static_cast<const float*>(op.kernel_b()), c, op.alpha, op.beta);
   GEMMTUNE_CUDA_CHECK(run(args));
+  if (s.c16) checks_.unpack_16bit(s.precision, op.c_bits.get(), op.c.get(), cc, stream_);
   GEMMTUNE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const WorstError worst = checks_.worst(op.c.get(), op.expected.get(), op.bound.get(), cc, stream_);
   Verification v;

@@ -104,7 +104,7 @@ class GpuBench {
   struct Operands;
   // cuBLAS on densely packed operands of s (its layout and batch).
   // In the problem's precision (a and b then hold its elements); as_sgemm: cublasSgemm whatever it is.
-  void run_cublas(const void* a, const void* b, float* c, const GemmShape& s, float alpha, float beta,
+  void run_cublas(const void* a, const void* b, void* c, const GemmShape& s, float alpha, float beta,
                   bool as_sgemm = false);
   // The float64 reference alpha * A B + beta * C0 of float operands, into expected.
   void run_reference(const float* a, const float* b, const float* c0, double* expected, const GemmShape& s,

@@ -433,7 +433,10 @@ Enumeration enumerate(const SearchSpace& space, const DeviceProfile& device, con
   base.precision = space.precision;
   base.swizzle = 1;
   base.split_k = 1;
-  if (shape) base.layout = shape->layout;  // fixed by the problem, never searched
+  if (shape) {  // fixed by the problem, never searched
+    base.layout = shape->layout;
+    base.c16 = shape->c16;  // only 16-bit spaces reach here with a c16 problem
+  }
   std::vector<std::size_t> index(axes.size(), 0);
   while (true) {
     KernelConfig c = base;

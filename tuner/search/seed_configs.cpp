@@ -52,10 +52,11 @@ std::vector<KernelConfig> seed_configs(const std::vector<std::string>& files, co
       if (d < best_distance) best_distance = d, nearest = &tuned;
     }
     if (!nearest) continue;
-    // Tiles carry over between layouts as seeds: compiled for this problem's.
+    // Tiles carry over between layouts and C types as seeds: compiled for this problem's.
     for (const RacedConfig& raced : nearest->raced) {
       KernelConfig config = raced.config;
       config.layout = shape.layout;
+      config.c16 = shape.c16;
       seeds.push_back(config);
     }
   }

@@ -36,7 +36,7 @@ DeviceChecks::DeviceChecks() {
       std::string(embedded_file("kernel_templates/check.cuh")),
       {"gemmtune::uniform_operand", "gemmtune::error_bound", "gemmtune::worst_error_ratio<" + std::to_string(kThreads) + ">",
        "gemmtune::round_operand", "gemmtune::widen", "gemmtune::narrow",
-       "gemmtune::squared_error<" + std::to_string(kThreads) + ">"},
+       "gemmtune::squared_error<" + std::to_string(kThreads) + ">", "gemmtune::unpack_16bit"},
       "sm_" + std::to_string(major * 10 + minor));
   GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&library_, out.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&uniform_, library_, out.lowered_names[0].c_str()));
@@ -46,6 +46,7 @@ DeviceChecks::DeviceChecks() {
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&widen_, library_, out.lowered_names[4].c_str()));
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&narrow_, library_, out.lowered_names[5].c_str()));
   GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&squared_error_, library_, out.lowered_names[6].c_str()));
+  GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&unpack_16bit_, library_, out.lowered_names[7].c_str()));
   GEMMTUNE_CUDA_CHECK(cudaMalloc(&result_, sizeof(unsigned long long)));
   GEMMTUNE_CUDA_CHECK(cudaMalloc(&sums_, 2 * sizeof(double)));
 }
@@ -78,6 +79,14 @@ void DeviceChecks::round_operand(Precision precision, float* values, void* bits,
   unsigned long long n = count;
   void* params[] = {&values, &bits, &n, &kind};
   launch(round_, count, params, stream);
+}
+
+void DeviceChecks::unpack_16bit(Precision precision, const void* bits, float* out, std::size_t count,
+                                cudaStream_t stream) const {
+  int kind = precision == Precision::bf16 ? 2 : 3;
+  unsigned long long n = count;
+  void* params[] = {&bits, &out, &n, &kind};
+  launch(unpack_16bit_, count, params, stream);
 }
 
 void DeviceChecks::widen(const float* in, double* out, std::size_t count, cudaStream_t stream) const {

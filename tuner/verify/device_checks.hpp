@@ -35,6 +35,8 @@ class DeviceChecks {
   // Rounds count floats to what precision's kernels multiply (tf32: in place; bf16, fp16: into
   // bits as 16-bit values, and the floats to the values those hold); fp32 and 3xtf32: nothing.
   void round_operand(Precision precision, float* values, void* bits, std::size_t count, cudaStream_t stream) const;
+  // A 16-bit C (bf16 or fp16 bits) as the floats it holds.
+  void unpack_16bit(Precision precision, const void* bits, float* out, std::size_t count, cudaStream_t stream) const;
   void widen(const float* in, double* out, std::size_t count, cudaStream_t stream) const;
   void narrow(const double* in, float* out, std::size_t count, cudaStream_t stream) const;
   // ||got - expected||_F / ||expected||_F, in float64. Synchronizes stream.
@@ -47,7 +49,7 @@ class DeviceChecks {
  private:
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t uniform_ = nullptr, bound_ = nullptr, worst_ = nullptr, round_ = nullptr, widen_ = nullptr,
-               narrow_ = nullptr, squared_error_ = nullptr;
+               narrow_ = nullptr, squared_error_ = nullptr, unpack_16bit_ = nullptr;
   unsigned long long* result_ = nullptr;  // device word for the atomicMax
   double* sums_ = nullptr;                // normwise_error's two sums
 };

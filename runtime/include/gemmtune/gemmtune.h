@@ -54,6 +54,11 @@ typedef enum gemmtune_precision {
   GEMMTUNE_FP16 = 4    /* __half operands, FP32 accumulation */
 } gemmtune_precision_t;
 
+/* The element type of C: FP32, or the operands' own 16-bit type (GEMMTUNE_BF16 and GEMMTUNE_FP16 only),
+ * as cublasGemmEx writes with Ctype CUDA_R_16BF or CUDA_R_16F: FP32 sums, each element rounded once.
+ * Tuned apart from FP32 C (the problem's "c16"). The _ex functions take it. */
+typedef enum gemmtune_c_type { GEMMTUNE_C_FP32 = 0, GEMMTUNE_C_OPERAND_TYPE = 1 } gemmtune_c_type_t;
+
 typedef struct gemmtune_handle* gemmtune_handle_t;
 
 /* Creates a handle for the current CUDA device. results_path: a results file or a directory of them;
@@ -91,6 +96,16 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_gemm(gemmtune_handle_t handle, gemmtun
                                                const void* b, int ldb, long long stride_b, float beta, float* c,
                                                int ldc, long long stride_c, int batch_count, cudaStream_t stream);
 
+/* gemmtune_gemm with C of c_type: c points to floats for GEMMTUNE_C_FP32, to the operands' 16-bit
+ * elements for GEMMTUNE_C_OPERAND_TYPE (ldc and stride_c count them). GEMMTUNE_INVALID_ARGUMENT for a
+ * 16-bit C with FP32 operands. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_gemm_ex(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                                  gemmtune_c_type_t c_type, gemmtune_operation_t op_a,
+                                                  gemmtune_operation_t op_b, int m, int n, int k, float alpha,
+                                                  const void* a, int lda, long long stride_a, const void* b, int ldb,
+                                                  long long stride_b, float beta, void* c, int ldc,
+                                                  long long stride_c, int batch_count, cudaStream_t stream);
+
 /* GEMMTUNE_3XTF32 lets the FP32 calls (gemmtune_sgemm and the others) run the problem's 3xTF32
  * winner where a kernel won it (never less accurate than cublasSgemm); GEMMTUNE_FP32 (the default,
  * or $GEMMTUNE_SGEMM_PRECISION=3xtf32 at creation) turns it off. See Handle::set_sgemm_precision. */
@@ -119,6 +134,14 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_run_sgemm_problem(gemmtune_handle_t ha
 GEMMTUNE_C_API gemmtune_status_t gemmtune_run_gemm_problem(gemmtune_handle_t handle, gemmtune_precision_t precision,
                                                            const gemmtune_sgemm_problem_t* problem, const void* a,
                                                            const void* b, float* c, cudaStream_t stream);
+
+/* gemmtune_run_gemm_problem with C of c_type (gemmtune_gemm_ex). */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_run_gemm_problem_ex(gemmtune_handle_t handle,
+                                                              gemmtune_precision_t precision,
+                                                              gemmtune_c_type_t c_type,
+                                                              const gemmtune_sgemm_problem_t* problem,
+                                                              const void* a, const void* b, void* c,
+                                                              cudaStream_t stream);
 
 /* cublasSgemm's and cublasSgemmStridedBatched's arguments one for one (column-major, alpha and beta
  * in host memory), on the stream set with gemmtune_set_stream: a cuBLAS caller switches by renaming. */
@@ -163,6 +186,13 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_choose_gemm(
     int m, int n, int k, const void* a, int lda, long long stride_a, const void* b, int ldb, long long stride_b,
     int ldc, long long stride_c, int batch_count, gemmtune_config_source_t* source, char* config_name,
     size_t config_name_capacity, char* reason, size_t reason_capacity);
+
+/* gemmtune_choose_gemm for C of c_type: what gemmtune_gemm_ex runs and why. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_choose_gemm_ex(
+    gemmtune_handle_t handle, gemmtune_precision_t precision, gemmtune_c_type_t c_type, gemmtune_operation_t op_a,
+    gemmtune_operation_t op_b, int m, int n, int k, const void* a, int lda, long long stride_a, const void* b, int ldb,
+    long long stride_b, int ldc, long long stride_c, int batch_count, gemmtune_config_source_t* source,
+    char* config_name, size_t config_name_capacity, char* reason, size_t reason_capacity);
 
 /* Compiles, on the current device, what every problem of a record file (GEMMTUNE_RECORD's format)
  * runs, so that no later call compiles (e.g. before CUDA-graph capture). *problems (may be NULL)

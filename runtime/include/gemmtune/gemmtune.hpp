@@ -101,8 +101,10 @@ enum class Op : int { n = 0, t = 1 };
 // n x k (ldb >= k). Strided batches: batch problems, entry i at A + i * stride_a, B + i * stride_b,
 // C + i * stride_c; a stride of 0 for A or B shares one matrix across the batch (as a weight is);
 // C's entries must not overlap (|stride_c| at least m * ldc).
-// precision (gemmtune/precision.hpp): what A and B hold and how they are multiplied; C is FP32.
-// Leading dimensions and strides count elements of A's and B's type.
+// precision (gemmtune/precision.hpp): what A and B hold and how they are multiplied. C is FP32, or
+// with c16 (bf16 and fp16 only) the operands' own type, as cublasGemmEx with that Ctype writes it:
+// the sums stay FP32 and each element of C is rounded once. Leading dimensions and strides count
+// elements of each matrix's own type.
 struct GemmProblem {
   int m = 0, n = 0, k = 0;
   int lda = 0, ldb = 0, ldc = 0;
@@ -110,6 +112,7 @@ struct GemmProblem {
   int batch = 1;
   long long stride_a = 0, stride_b = 0, stride_c = 0;
   Precision precision = Precision::fp32;
+  bool c16 = false;
 };
 
 struct KernelChoice {
@@ -163,10 +166,11 @@ class GEMMTUNE_API Handle {
                cudaStream_t stream) const noexcept;
 
   // The same for every precision (cublasGemmEx's counterpart): A and B hold problem.precision's
-  // elements (float for fp32, 3xtf32 and tf32; __nv_bfloat16 for bf16; __half for fp16), C is FP32.
+  // elements (float for fp32, 3xtf32 and tf32; __nv_bfloat16 for bf16; __half for fp16), C is float,
+  // or with problem.c16 the operands' type (c16 with another precision returns invalid_argument).
   // A precision the GPU has no tensor cores for (tf32, 3xtf32 and bf16 before sm_80, fp16 before
   // sm_75) returns unsupported_device and launches nothing. sgemm takes fp32, 3xtf32 and tf32.
-  Status gemm(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta, float* c,
+  Status gemm(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta, void* c,
               cudaStream_t stream) const noexcept;
   // The opt-in that lets sgemm callers run 3xTF32 (FP32-accurate: tuned never to be less accurate
   // than cublasSgemm) where the tuner measured it faster: Precision::tf32x3 makes every FP32 call
