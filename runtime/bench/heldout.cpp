@@ -18,8 +18,10 @@
 // precision: cublasGemmEx with FAST_TF32 for tf32, 16-bit A and B with FP32 C for bf16 and fp16,
 // cublasSgemm for 3xtf32, whose users ask for FP32); for 3xtf32 each row also gives the normwise
 // errors of the library's C and of SGEMM's against a float64 reference (DGEMM) on the same inputs.
+// --c16 (bf16 and fp16) writes C in the operands' type on both sides: the library's c16 entries
+// against cublasGemmEx with Ctype CUDA_R_16BF or CUDA_R_16F, what torch.mm on 16-bit tensors calls.
 //   gemmtune-heldout [-o results/heldout-<gpu>.json] [--results DIR] [--only SET[,SET...]]
-//                    [--precision fp32|3xtf32|tf32|bf16|fp16]
+//                    [--precision fp32|3xtf32|tf32|bf16|fp16] [--c16]
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -232,7 +234,7 @@ cublasStatus_t run_cublas(cublasHandle_t h, const GemmProblem& p, const void* a,
                               : p.precision == Precision::bf16 ? CUDA_R_16BF
                               : p.precision == Precision::fp16 ? CUDA_R_16F
                                                                : CUDA_R_32F;
-  const cudaDataType_t c_type = f64 ? CUDA_R_64F : CUDA_R_32F;
+  const cudaDataType_t c_type = f64 ? CUDA_R_64F : p.c16 ? type : CUDA_R_32F;
   const cublasComputeType_t compute = f64                              ? CUBLAS_COMPUTE_64F
                                       : p.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                        : CUBLAS_COMPUTE_32F;
@@ -302,16 +304,41 @@ std::vector<unsigned char> elements(const std::vector<float>& values, Precision 
 
 // The two sides' difference bound, in units of (|A||B|)_ij: each side accumulates K products with a
 // unit roundoff (2^-24 in FP32, 2^-23 truncated in the tensor cores), with slack; tf32 sides may also
-// round the inputs differently (2^-11 relative each, per product).
-double bound_scale(Precision p, int k) {
+// round the inputs differently (2^-11 relative each, per product); a 16-bit C rounds each side once
+// more (2^-8 bf16, 2^-11 fp16, relative to |C| <= (|A||B|)).
+double bound_scale(Precision p, int k, bool c16) {
+  const double out = !c16 ? 0.0 : 2 * std::ldexp(1.0, p == Precision::bf16 ? -8 : -11);
   if (p == Precision::fp32 || p == Precision::tf32x3) return 8.0 * k * std::ldexp(1.0, -24);
-  return 8.0 * k * std::ldexp(1.0, -23) + (p == Precision::tf32 ? std::ldexp(1.0, -9) : 0.0);
+  return 8.0 * k * std::ldexp(1.0, -23) + (p == Precision::tf32 ? std::ldexp(1.0, -9) : 0.0) + out;
+}
+
+// A copied-back C as floats: FP32 as it is, a 16-bit one widened exactly.
+std::vector<float> c_as_floats(const void* device_c, std::size_t count, Precision p, bool c16) {
+  std::vector<float> out(count);
+  if (!c16) {
+    cudaMemcpy(out.data(), device_c, 4 * count, cudaMemcpyDeviceToHost);
+    return out;
+  }
+  std::vector<unsigned short> bits(count);
+  cudaMemcpy(bits.data(), device_c, 2 * count, cudaMemcpyDeviceToHost);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (p == Precision::bf16) {
+      __nv_bfloat16 x;
+      std::memcpy(static_cast<void*>(&x), &bits[i], 2);
+      out[i] = __bfloat162float(x);
+    } else {
+      __half x;
+      std::memcpy(static_cast<void*>(&x), &bits[i], 2);
+      out[i] = __half2float(x);
+    }
+  }
+  return out;
 }
 
 struct Operands {
   void* a = nullptr;
   void* b = nullptr;
-  float* c = nullptr;
+  void* c = nullptr;
 };
 
 std::string utc_now() {
@@ -325,13 +352,16 @@ std::string utc_now() {
 
 int main(int argc, char** argv) {
   std::string output, results, only, precision_name = "fp32";
+  bool c16 = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "-o" || arg == "--results" || arg == "--only" || arg == "--precision") && i + 1 < argc) {
+    if (arg == "--c16") {
+      c16 = true;
+    } else if ((arg == "-o" || arg == "--results" || arg == "--only" || arg == "--precision") && i + 1 < argc) {
       (arg == "-o" ? output : arg == "--results" ? results : arg == "--only" ? only : precision_name) = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: %s [-o FILE] [--results DIR] [--only SET[,SET...]] [--precision P]\n"
+                   "usage: %s [-o FILE] [--results DIR] [--only SET[,SET...]] [--precision P] [--c16]\n"
                    "  sets: heldout and tuned (the default run), llm, decode\n",
                    argv[0]);
       return 2;
@@ -345,6 +375,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Precision precision = named->second;
+  if (c16 && element_bytes(precision) != 2) {
+    std::fprintf(stderr, "%s: --c16 needs --precision bf16 or fp16, not %s\n", argv[0], precision_name.c_str());
+    return 2;
+  }
+  const std::size_t c_bytes = c16 ? 2 : 4;
   // The sets to run: --only's comma-separated list, or the default run's two.
   const std::string shape_sets = only.empty() ? "heldout,tuned" : only;
   const auto runs = [&](const std::string& set) {
@@ -395,8 +430,9 @@ int main(int argc, char** argv) {
     if (!runs(s.set)) continue;
     GemmProblem p = problem_of(s);
     p.precision = precision;
+    p.c16 = c16;
     const std::size_t fa = floats_a(p), fb = floats_b(p), fc = floats_c(p), eb = element_bytes(precision);
-    const std::size_t set_bytes = eb * (fa + fb) + 4 * fc;
+    const std::size_t set_bytes = eb * (fa + fb) + c_bytes * fc;
     // Enough operand sets that one call's operands are out of L2 by the time they come round again.
     const int sets = static_cast<int>(std::clamp<std::size_t>(3 * l2 / set_bytes + 1, 1, 32));
     std::vector<Operands> operand(sets);
@@ -409,7 +445,7 @@ int main(int argc, char** argv) {
     bool ok = true;
     for (Operands& o : operand) {
       ok = ok && check(cudaMalloc(&o.a, eb * fa), "cudaMalloc") && check(cudaMalloc(&o.b, eb * fb), "cudaMalloc") &&
-           check(cudaMalloc(reinterpret_cast<void**>(&o.c), 4 * fc), "cudaMalloc");
+           check(cudaMalloc(&o.c, c_bytes * fc), "cudaMalloc");
       if (!ok) break;
       cudaMemcpy(o.a, ea.data(), ea.size(), cudaMemcpyHostToDevice);
       cudaMemcpy(o.b, eb_.data(), eb_.size(), cudaMemcpyHostToDevice);
@@ -426,28 +462,30 @@ int main(int argc, char** argv) {
     double worst = 0;
     NormwiseErrors errors;  // 3xtf32 only
     if (ok) {
-      float *abs_a = nullptr, *abs_b = nullptr, *reference = nullptr, *magnitude = nullptr;
+      float *abs_a = nullptr, *abs_b = nullptr, *magnitude = nullptr;
+      void* reference = nullptr;
       std::vector<float> ha_abs(ha), hb_abs(hb);
       for (float& x : ha_abs) x = std::fabs(x);
       for (float& x : hb_abs) x = std::fabs(x);
-      cudaMalloc(&abs_a, 4 * fa), cudaMalloc(&abs_b, 4 * fb), cudaMalloc(&reference, 4 * fc), cudaMalloc(&magnitude, 4 * fc);
+      cudaMalloc(&abs_a, 4 * fa), cudaMalloc(&abs_b, 4 * fb), cudaMalloc(&reference, c_bytes * fc),
+          cudaMalloc(&magnitude, 4 * fc);
       cudaMemcpy(abs_a, ha_abs.data(), 4 * fa, cudaMemcpyHostToDevice);
       cudaMemcpy(abs_b, hb_abs.data(), 4 * fb, cudaMemcpyHostToDevice);
-      cudaMemset(operand[0].c, 0xff, 4 * fc);  // NaN
+      cudaMemset(operand[0].c, 0xff, c_bytes * fc);  // NaN (in 16 bits too)
       ok = library.gemm(p, 1.0f, operand[0].a, operand[0].b, 0.0f, operand[0].c, stream) ==
                gemmtune::Status::success &&
            check(run_cublas(cublas, p, operand[0].a, operand[0].b, reference), "cuBLAS") &&
            check(run_cublas(cublas, problem_of(s), abs_a, abs_b, magnitude, Call::sgemm), "cuBLAS |A||B|") &&
            check(cudaStreamSynchronize(stream), "check");
-      std::vector<float> got(fc), want(fc), mag(fc);
-      cudaMemcpy(got.data(), operand[0].c, 4 * fc, cudaMemcpyDeviceToHost);
-      cudaMemcpy(want.data(), reference, 4 * fc, cudaMemcpyDeviceToHost);
+      const std::vector<float> got = c_as_floats(operand[0].c, fc, precision, c16),
+                               want = c_as_floats(reference, fc, precision, c16);
+      std::vector<float> mag(fc);
       cudaMemcpy(mag.data(), magnitude, 4 * fc, cudaMemcpyDeviceToHost);
       for (int e = 0; e < p.batch; ++e)
         for (int i = 0; i < p.m; ++i)
           for (int j = 0; j < p.n; ++j) {
             const std::size_t at = std::size_t(e) * p.stride_c + std::size_t(i) * p.ldc + j;
-            const double bound = bound_scale(precision, p.k) * mag[at] + 1e-30;
+            const double bound = bound_scale(precision, p.k, c16) * mag[at] + 1e-30;
             const double ratio = std::fabs(double(got[at]) - want[at]) / bound;
             worst = std::isnan(ratio) ? INFINITY : std::max(worst, ratio);
           }
@@ -516,6 +554,7 @@ int main(int argc, char** argv) {
                        {"layout", std::string(p.op_a == Op::t ? "t" : "n") + (p.op_b == Op::t ? "t" : "n")},
                        {"batch", p.batch},
                        {"precision", precision_name},
+                       {"c", c16 ? precision_name : "fp32"},
                        {"b_shared", s.shared_b},
                        {"lda", p.lda},
                        {"ldb", p.ldb},
@@ -583,10 +622,12 @@ int main(int argc, char** argv) {
                                 {"date", utc_now()},
                                 {"library_results", results.empty() ? "installed" : results},
                                 {"precision", precision_name},
+                                {"c", c16 ? precision_name : "fp32"},
                                 {"compared_with",
                                  precision == Precision::fp32 || precision == Precision::tf32x3
                                      ? "cublasSgemm / cublasSgemmStridedBatched, CUBLAS_DEFAULT_MATH (FP32, no TF32), same process"
-                                     : "cublasGemmEx / cublasGemmStridedBatchedEx in the same precision, FP32 C, same process"},
+                                     : c16 ? "cublasGemmEx / cublasGemmStridedBatchedEx in the same precision, C in the operands' type, same process"
+                                           : "cublasGemmEx / cublasGemmStridedBatchedEx in the same precision, FP32 C, same process"},
                                 {"summary", summary},
                                 {"entries", entries}};
     std::ofstream(output) << doc.dump(1) << '\n';

@@ -328,6 +328,49 @@ TEST(ConfigSelection, APrecisionServesOnlyItsOwnCalls) {
   EXPECT_EQ(select_config(catalog, h100(), call_in(1024, Precision::fp16)).implementation, Implementation::cublas);
 }
 
+// A 16-bit C is a key of its own: a c16 winner serves c16 calls only (exact and near), an FP32-C
+// winner never a c16 call, and an entry whose kernel writes the other C type is refused.
+TEST(ConfigSelection, SixteenBitCServesOnlyItsOwnCalls) {
+  KernelConfig fp32_c;
+  fp32_c.family = KernelFamily::mma, fp32_c.precision = Precision::bf16;
+  fp32_c.block_m = 128, fp32_c.block_n = 128, fp32_c.block_k = 32, fp32_c.warp_m = 64, fp32_c.warp_n = 64;
+  fp32_c.stages = 4;
+  KernelConfig c16 = fp32_c;
+  c16.c16 = true;
+  c16.stages = 3;
+  const auto bf16 = [](nlohmann::json e, bool c16_entry) {
+    e.erase("dtype");
+    e["precision"] = "bf16";
+    if (c16_entry) e["c"] = "bf16";
+    return e;
+  };
+  nlohmann::json doc = document_v2(h100(), {bf16(raced_entry(1024, 1024, 1024, fp32_c, 1.5), false),
+                                            bf16(raced_entry(1200, 1200, 1200, c16, 1.5), true)});
+  doc["schema"] = "gemmtune.results/3";
+  const auto catalog = catalog_of({doc});
+  ASSERT_TRUE(catalog.issues.empty()) << catalog.issues.front().message;
+  const auto call_of = [](int size, bool c16_call) {
+    CallShape c = call(size, size, size);
+    c.problem.precision = Precision::bf16;
+    c.problem.c16 = c16_call;
+    return c;
+  };
+  EXPECT_EQ(select_config(catalog, h100(), call_of(1024, false)).config, fp32_c);
+  // The FP32-C winner at 1024 is nearer, but writes the wrong C: the c16 entry at 1200 serves.
+  const Selection near = select_config(catalog, h100(), call_of(1100, true));
+  EXPECT_EQ(near.config, c16) << near.reason;
+  EXPECT_EQ(select_config(catalog, h100(), call_of(1200, true)).source, ConfigSource::exact_shape);
+  EXPECT_NE(select_config(catalog, h100(), call_of(1200, false)).config, c16);
+
+  nlohmann::json mismatched = document_v2(h100(), {bf16(raced_entry(1024, 1024, 1024, fp32_c, 1.5), true)});
+  mismatched["schema"] = "gemmtune.results/3";
+  const auto refused = catalog_of({mismatched});  // the entry is left out, the file kept
+  ASSERT_EQ(refused.files.size(), 1u);
+  EXPECT_TRUE(refused.files[0].shapes.empty());
+  ASSERT_EQ(refused.files[0].left_out.size(), 1u);
+  EXPECT_NE(refused.files[0].left_out[0].find("16-bit"), std::string::npos) << refused.files[0].left_out[0];
+}
+
 // 16-bit A and B: their rows are whole 16-byte vectors only when the leading dimensions are
 // multiples of 8 elements, which the width (in 4-byte units) says, so a tensor-core kernel's
 // whole-vector binary never runs a call with lda = k + 4 halves.

@@ -44,6 +44,23 @@ TEST_F(RecordFile, PrecisionsAreProblemsOfTheirOwn) {
                std::invalid_argument);
 }
 
+// A 16-bit C too: "c" written only where C is 16-bit, so older files and FP32 C read as before.
+TEST_F(RecordFile, SixteenBitCIsAProblemOfItsOwn) {
+  RecordedProblem fp32_c = problem(8, 4096, 4096, 7), c16 = problem(8, 4096, 4096, 5);
+  fp32_c.problem.precision = c16.problem.precision = Precision::bf16;
+  c16.problem.c16 = true;
+  const std::string text = format_record({fp32_c, c16});
+  EXPECT_EQ(text.find("\"c\":\"bf16\""), text.rfind("\"c\":")) << text;  // on one line only
+  const auto back = parse_record(text, "calls.jsonl");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_FALSE(back[0].problem.c16);
+  EXPECT_TRUE(back[1].problem.c16);
+  EXPECT_THROW(parse_record("{\"schema\":\"gemmtune.record/1\"}\n{\"m\":2,\"n\":3,\"k\":4,\"calls\":1,"
+                            "\"c\":\"bf16\"}\n",
+                            "fp32-with-c16.jsonl"),
+               std::invalid_argument);
+}
+
 TEST_F(RecordFile, RoundTripsMostCalledFirst) {
   const std::string text =
       format_record({problem(64, 64, 64, 3), problem(1024, 1024, 1024, 90, Layout::tn), problem(7, 9, 11, 5, Layout::nn, 1)});
