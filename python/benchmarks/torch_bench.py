@@ -8,8 +8,8 @@
      model with every product in the library (no torch linear for the layers it gives cuBLAS);
   3. each layer alone, GPU time only (replays of a CUDA graph of several calls): torch's linear
      (cuBLASLt, bias in the epilogue), gemmtune's Linear both ways, and the products without bias;
-  4. the precisions: bf16 and fp16 tensors (the library's FP32 C cast to the operands' dtype, as
-     torch.mm returns it, against out_dtype=torch.float32 and torch.mm in that dtype), and float32 as
+  4. the precisions: bf16 and fp16 tensors (the library's C in the operands' dtype, as torch.mm
+     returns it, against out_dtype=torch.float32 and torch.mm in that dtype), and float32 as
      tf32 and 3xtf32 against torch.mm in TF32 and FP32: host time at 64^3, GPU time in CUDA graphs.
 Host time: a burst of calls small enough never to fill the launch queue is timed on the host before
 synchronising, rounds interleaved between the contenders, median of the rounds. Prints JSON.

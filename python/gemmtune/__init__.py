@@ -1,7 +1,7 @@
 """gemmtune for Python: the tuned GEMMs of libgemmtune on torch tensors and CuPy arrays.
 
     import torch, gemmtune
-    c = gemmtune.mm(a, b)                  # CUDA float32, bfloat16 or float16; a transposed view runs as op T
+    c = gemmtune.mm(a, b)                  # CUDA float32, bfloat16 or float16 (c: a's dtype); .t() runs as op T
     c = gemmtune.mm(a, b, precision="3xtf32")   # float32 operands on the tensor cores, FP32-accurate
     model = gemmtune.nn.replace_linear(model)   # or gemmtune.nn.Linear(in, out) as a drop-in
     with gemmtune.record("calls.jsonl"):   # the problems the model really calls
@@ -15,8 +15,10 @@ torch.compile(fullgraph=True) keeps in the graph.
 
 Precisions (_precision): float32 operands run FP32, or TF32 where torch.mm would
 (torch.backends.cuda.matmul.allow_tf32), or what precision= names ("fp32", "tf32", "3xtf32");
-bfloat16 and float16 operands run bf16 and fp16 with FP32 accumulation. The library writes C in
-FP32; the result has the operands' dtype as torch.mm's has, or float32 with out_dtype=torch.float32.
+bfloat16 and float16 operands run bf16 and fp16 with FP32 accumulation. The result has the operands'
+dtype as torch.mm's has: for 16-bit operands the library writes C in that dtype itself (each element
+rounded once, as cublasGemmEx with a 16-bit C type), so the kernel comes from the results' c16
+entries, tuned apart from FP32-C ones; out_dtype=torch.float32 asks for the FP32 C (the FP32-C entries).
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ def mm(a, b, *, precision=None, out_dtype=None):
     """a @ b for 2-D CUDA arrays (torch tensors or CuPy arrays) of float32, bfloat16 or float16; a
     fresh contiguous result on the current stream. precision: None (as torch.mm computes: fp32, or
     tf32 where torch allows TF32), "fp32", "tf32" or "3xtf32" for float32 operands, "bf16" or "fp16"
-    for 16-bit ones. out_dtype: None (the operands' dtype) or torch.float32 (the library's FP32 C)."""
+    for 16-bit ones. out_dtype: None (the operands' dtype; for 16-bit operands the library writes C
+    in it, from the c16 entries) or torch.float32 (the library's FP32 C, from the FP32-C entries)."""
     if isinstance(a, _Tensor):
         if _through_op(a, b):
             _check_torch("gemmtune.mm", a=a, b=b)
@@ -82,8 +85,10 @@ def bmm(a, b, *, precision=None, out_dtype=None):
 
 
 def addmm(c, a, b, *, beta=1.0, alpha=1.0, precision=None, out_dtype=None):
-    """beta * c + alpha * (a @ b) as torch.addmm: c broadcasts to the product's shape and is added
-    in FP32 (it may be float32 or the operands' dtype). precision and out_dtype as for mm."""
+    """beta * c + alpha * (a @ b) as torch.addmm: c broadcasts to the product's shape and is scaled
+    and added in FP32, each result rounded once. c may be the operands' dtype (for a 16-bit result,
+    the library's 16-bit C, read as cublasGemmEx reads it) or float32 (added whole to an FP32 C, then
+    rounded to a 16-bit result). precision and out_dtype as for mm."""
     if isinstance(a, _Tensor):
         if _through_op(c, a, b):
             _check_torch("gemmtune.addmm", c=c, a=a, b=b)

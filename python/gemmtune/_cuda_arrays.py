@@ -2,8 +2,11 @@
 whose module can allocate the result (CuPy; others are converted with cupy.asarray first, which
 reads their __cuda_array_interface__ or DLPack without a copy). The call runs on CuPy's current
 stream, with CuPy's current device set to the array's. float32 arrays run fp32 (or the precision
-asked for: tf32, 3xtf32; CuPy's own TF32 setting is not read), float16 arrays fp16 with the result in
-float16 unless out_dtype is float32 (_precision's rules, as for torch tensors).
+asked for: tf32, 3xtf32; CuPy's own TF32 setting is not read), float16 arrays (and bfloat16 ones, where
+the producer has that dtype) fp16 and bf16 with the result in their dtype unless out_dtype is float32
+(_precision's rules, as for torch tensors): a 16-bit result is the library's C written in that dtype
+(gemmtune_run_gemm_problem_ex with GEMMTUNE_C_OPERAND_TYPE, the c16 problem), never a cast; a float32
+result is an FP32 C (gemmtune_run_gemm_problem).
 """
 
 from __future__ import annotations
@@ -49,13 +52,31 @@ def _elementwise_strides_ok(name, argument, x):
         raise ValueError(f"{name}: argument '{argument}' has strides {x.strides} bytes, not whole elements")
 
 
+def types_of(name, a, b, precision, out_dtype, added_dtype=None):
+    """(gemmtune_precision_t, gemmtune_c_type_t, the result's dtype name) for CuPy arrays a and b;
+    added_dtype: the dtype name of what C starts as (addmm's c where beta != 0), None for nothing."""
+    operands = _precision.check_operand_dtypes(name, (("a", str(a.dtype)), ("b", str(b.dtype))))
+    value = _precision.resolve(name, operands, precision, False)
+    result = _precision.output_dtype(name, operands, None if out_dtype is None else str(_cupy().dtype(out_dtype)))
+    return value, _precision.c_type(operands, result, added_dtype), result
+
+
 def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0, precision=None, out_dtype=None):
+    """A fresh contiguous result: C in the operands' 16-bit dtype (c16) or in FP32, the library's call
+    on CuPy's current stream. addmm's c is copied into C, which the library scales by beta: into a
+    16-bit C only where c has that dtype (exactly, and read as cublasGemmEx reads a 16-bit C); a
+    float32 c goes into an FP32 C whole, rounded once to a 16-bit result by astype (_precision.c_type)."""
     a = as_cupy(name, "a", a)
     b = as_cupy(name, "b", b)
     cupy = _cupy()
-    operands = _precision.check_operand_dtypes(name, (("a", str(a.dtype)), ("b", str(b.dtype))))
-    value = _precision.resolve(name, operands, precision, False)
-    result = _precision.output_dtype(name, operands, None if out_dtype is None else str(cupy.dtype(out_dtype)))
+    added = None
+    if c is not None and beta != 0.0:
+        c = as_cupy(name, "c", c)
+        added = str(c.dtype)
+    value, c_type, result = types_of(name, a, b, precision, out_dtype, added)
+    operands = str(a.dtype)
+    if added is not None and added not in (operands, "float32"):
+        raise TypeError(f"{name}: argument 'c' is {c.dtype}; it may be {operands} or float32")
     if a.device.id != b.device.id:
         raise ValueError(f"{name}: arguments 'a' (device {a.device.id}) and 'b' (device {b.device.id}) are on "
                          f"different devices")
@@ -65,27 +86,31 @@ def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0, precision=None, out_d
     shape = (args.m, args.n) if planner is plan_mm else (args.batch, args.m, args.n)
     device = a.device.id
     with cupy.cuda.Device(device):
-        out = cupy.empty(shape, dtype=cupy.float32)
-        if c is not None and beta != 0.0:
-            c = as_cupy(name, "c", c)
-            if str(c.dtype) not in (operands, "float32"):
-                raise TypeError(f"{name}: argument 'c' is {c.dtype}; it may be {operands} or float32")
+        out = cupy.empty(shape, dtype=a.dtype if c_type == _precision.C_OPERAND_TYPE else cupy.float32)
+        if added is not None:
             try:
                 out[...] = cupy.broadcast_to(c, shape)
             except ValueError as e:
                 raise ValueError(f"{name}: argument 'c' of shape {c.shape} does not broadcast to {shape}") from e
         if out.size and (args.k == 0 or alpha == 0.0):
-            if c is None or beta == 0.0:
+            if added is None:
                 out.fill(0)
-            else:
+            elif out.dtype == cupy.float32:
                 out *= beta
+            else:  # beta * c in FP32, rounded once (a 16-bit in-place product would round beta first)
+                out[...] = out.astype(cupy.float32) * beta
         elif out.size:
             handle = _handles.get(device, lambda: cupy.cuda.Device(device))
             stream = cupy.cuda.get_current_stream().ptr
-            status = L.lib().gemmtune_run_gemm_problem(handle, value, L.sgemm_problem(args, float(alpha), float(beta)),
-                                                       a.data.ptr, b.data.ptr, out.data.ptr, stream)
+            problem = L.sgemm_problem(args, float(alpha), float(beta))
+            if c_type == _precision.C_OPERAND_TYPE:
+                status = L.lib().gemmtune_run_gemm_problem_ex(handle, value, c_type, problem, a.data.ptr, b.data.ptr,
+                                                              out.data.ptr, stream)
+            else:
+                status = L.lib().gemmtune_run_gemm_problem(handle, value, problem, a.data.ptr, b.data.ptr,
+                                                           out.data.ptr, stream)
             L.raise_for_status(status, name)
-        if result != "float32":
+        if str(out.dtype) != result:  # a float32 c added to a 16-bit result: the FP32 C rounded once
             out = out.astype(result)
     return out
 

@@ -107,7 +107,7 @@ _STR = ctypes.c_char_p
 class SgemmProblem(ctypes.Structure):
     """gemmtune_sgemm_problem_t: a problem's arguments as one value, filled once per problem so a
     call passes seven values instead of twenty (each argument of a ctypes call costs); every
-    precision takes it (gemmtune_run_gemm_problem)."""
+    precision and C type takes it (gemmtune_run_gemm_problem, gemmtune_run_gemm_problem_ex)."""
     _fields_ = [("op_a", _I), ("op_b", _I), ("m", _I), ("n", _I), ("k", _I), ("lda", _I), ("ldb", _I), ("ldc", _I),
                 ("batch_count", _I), ("stride_a", _LL), ("stride_b", _LL), ("stride_c", _LL), ("alpha", _F),
                 ("beta", _F)]
@@ -117,6 +117,16 @@ def sgemm_problem(args, alpha: float, beta: float) -> SgemmProblem:
     """The C value of a planned problem (_layout.GemmArguments); C is a fresh contiguous array."""
     return SgemmProblem(args.op_a, args.op_b, args.m, args.n, args.k, args.lda, args.ldb, args.n, args.batch,
                         args.stride_a, args.stride_b, args.m * args.n, alpha, beta)
+
+
+def choose_gemm(handle, precision: int, c_type: int, *arguments) -> int:
+    """What runs for a problem and why: gemmtune_choose_gemm_ex for a 16-bit C (c_type 1, the c16
+    entries), gemmtune_choose_gemm as before for an FP32 C. arguments: the rest of gemmtune_choose_gemm's
+    (op_a, op_b, m, n, k, a, lda, stride_a, b, ldb, stride_b, ldc, stride_c, batch_count, source,
+    config_name, capacity, reason, capacity)."""
+    if c_type:
+        return lib().gemmtune_choose_gemm_ex(handle, precision, c_type, *arguments)
+    return lib().gemmtune_choose_gemm(handle, precision, *arguments)
 
 
 # name: (restype, argtypes), as gemmtune.h declares them (enums are int; pointers are addresses).
@@ -129,9 +139,13 @@ _PROTOTYPES = {
         _I, [_P, _I, _I, _I, _I, _I, _F, _P, _I, _LL, _P, _I, _LL, _F, _P, _I, _LL, _I, _P]),
     "gemmtune_run_sgemm_problem": (_I, [_P, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
     "gemmtune_run_gemm_problem": (_I, [_P, _I, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
+    "gemmtune_run_gemm_problem_ex": (_I, [_P, _I, _I, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
     "gemmtune_choose_gemm": (
         _I, [_P, _I, _I, _I, _I, _I, _I, _P, _I, _LL, _P, _I, _LL, _I, _LL, _I, ctypes.POINTER(_I), _STR, _S, _STR,
              _S]),
+    "gemmtune_choose_gemm_ex": (
+        _I, [_P, _I, _I, _I, _I, _I, _I, _I, _P, _I, _LL, _P, _I, _LL, _I, _LL, _I, ctypes.POINTER(_I), _STR, _S,
+             _STR, _S]),
     "gemmtune_choose_strided_batched": (
         _I, [_P, _I, _I, _I, _I, _I, _P, _I, _LL, _P, _I, _LL, _I, _LL, _I, ctypes.POINTER(_I), _STR, _S, _STR, _S]),
     "gemmtune_warmup": (_I, [_P, _STR, ctypes.POINTER(_I), _STR, _S]),

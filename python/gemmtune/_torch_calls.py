@@ -1,25 +1,33 @@
-"""The eager CUDA path for torch tensors: checks, the stride mapping and the precision (_precision:
-float32 as fp32, tf32 where torch would use TF32, or as asked; bfloat16 and float16 as bf16 and fp16),
-cached per shapes, strides, dtypes and devices (a cached plan is a passed check); a fresh contiguous
-FP32 output, one gemmtune_run_gemm_problem on the current stream, and for 16-bit operands a cast of
-that FP32 C to their dtype (as torch.mm returns it) unless out_dtype=torch.float32 keeps it. The
-registered op's CUDA kernel (_torch_ops) and gemmtune.mm outside autograd and compilation both run
+"""The eager CUDA path for torch tensors: checks, the stride mapping, the precision and the C type
+(_precision: float32 as fp32, tf32 where torch would use TF32, or as asked; bfloat16 and float16 as
+bf16 and fp16), cached per shapes, strides, dtypes and devices (a cached plan is a passed check); a
+fresh contiguous output in the result's dtype and one library call on the current stream into it:
+- float32 results (float32 operands, or out_dtype=torch.float32): gemmtune_run_gemm_problem, FP32 C;
+- 16-bit results (bfloat16 or float16 operands, as torch.mm returns them): gemmtune_run_gemm_problem_ex
+  with GEMMTUNE_C_OPERAND_TYPE, the library writing C in that dtype (FP32 sums, each element rounded
+  once, as cublasGemmEx with a 16-bit Ctype), chosen from the results' c16 entries; no cast. The one
+  exception: addmm of a float32 c into a 16-bit result adds c to an FP32 C and casts (_precision.c_type).
+The registered op's CUDA kernel (_torch_ops) and gemmtune.mm outside autograd and compilation both run
 this, so the op and the direct call can differ only in the dispatcher's cost.
 
-Where the library's choice is cuBLAS, torch's own call makes the same cuBLAS call at less cost (the
-choice is asked once per plan; reload() empties the plans):
-- 16-bit mm, bmm and addmm returning the operands' dtype (cuBLAS or cuBLASLt chosen): torch.mm, bmm
-  and addmm write C in that dtype, where the library writes an FP32 C and casts it (H100, 2026-11-26:
-  +22% GPU time at 4096^3, 4.2x at 4096x4096x64, 21 us more host time at 64^3). The result is then
-  torch's, bit for bit, under torch's settings, as torch.mm's precision rules are followed for TF32:
-  allow_bf16/fp16_reduced_precision_reduction (on by default) let cuBLAS reduce split-K partial sums
-  in the 16-bit type; at nine shapes from 64x64x4096 to 512x512x32768 it never did (bit-equal to the
-  results with the settings off, H200, 2026-11-26), and switching them off per call cost 1.3 to 1.9 us.
-- A linear layer: the library copies the bias into C (new_empty, then copy_ broadcasting it) and adds
-  the product (beta = 1). Given cuBLAS (float32) or cuBLAS or cuBLASLt (16-bit), torch's linear runs
-  it (cuBLASLt with the bias in its epilogue: 512x4096x1024:nt 95 us against 116 on the H100), or
-  for float32 products with few output tiles and a long K torch's addmm over the bias expanded to C's
-  shape, which is the library's own cuBLAS work at less host time (SPLIT_K_FROM).
+Where the library's choice is cuBLAS, torch's own call makes the same cuBLAS call at less host cost
+(the choice is asked once per plan, with the C type the call would pass: gemmtune_choose_gemm_ex with
+GEMMTUNE_C_OPERAND_TYPE for a 16-bit result; reload() empties the plans):
+- 16-bit mm, bmm and addmm returning the operands' dtype (cuBLAS or cuBLASLt chosen for the c16
+  problem): torch.mm, bmm and addmm, which write C in that dtype as the library's call would. The
+  result is then torch's, bit for bit, under torch's settings, as torch.mm's precision rules are
+  followed for TF32: allow_bf16/fp16_reduced_precision_reduction (on by default) let cuBLAS reduce
+  split-K partial sums in the 16-bit type; at nine shapes from 64x64x4096 to 512x512x32768 it never
+  did (bit-equal to the results with the settings off, H200, 2026-11-26), and switching them off per
+  call cost 1.3 to 1.9 us. (The route was first taken because the library's FP32 C and its cast cost
+  more; with a 16-bit C that cost is gone, and whether a c16 cuBLASLt winner should now stay in the
+  library, as float32's do, is not measured yet: docs/16-bit-c.md, the bf16 MLP measured again.)
+- A linear layer: the library copies the bias into C (new_empty, then copy_ broadcasting it; a 16-bit
+  bias into a 16-bit C exactly) and adds the product (beta = 1). Given cuBLAS (float32) or cuBLAS or
+  cuBLASLt (16-bit), torch's linear runs it (cuBLASLt with the bias in its epilogue: 512x4096x1024:nt
+  95 us against 116 on the H100), or for float32 products with few output tiles and a long K torch's
+  addmm over the bias expanded to C's shape, which is the library's own cuBLAS work at less host time
+  (SPLIT_K_FROM).
 Never while recording (the library must count the call) nor where torch would compute in another
 precision (TF32 for float32 against our fp32, or 3xtf32 asked for).
 """
@@ -35,6 +43,7 @@ from . import _handles
 from . import _library as L
 from . import _precision
 from ._layout import GemmArguments, plan_bmm, plan_mm
+from ._precision import C_OPERAND_TYPE
 
 _float32 = torch.float32
 _dtypes = (torch.float32, torch.bfloat16, torch.float16)
@@ -117,17 +126,23 @@ class _Plan(NamedTuple):
     args: GemmArguments
     problem: L.SgemmProblem
     precision: int  # gemmtune_precision_t
-    cast: object  # the result's dtype where it is not the library's FP32 C, else None
+    c_type: int  # gemmtune_c_type_t: C_FP32 or C_OPERAND_TYPE (the output is the library's 16-bit C)
+    c_dtype: object  # the torch dtype of the library's C: the output's allocation
+    cast: object  # the result's dtype where it is not c_dtype (a float32 c added to a 16-bit result)
     device: int
     torch_call: object  # torch's own call for the product (see the docstring), else None: the library's
 
 
-def _precision_of(name, dtype, precision, out_dtype, tf32):
-    """(gemmtune_precision_t, dtype to cast the FP32 C to or None) for operands of torch dtype dtype."""
+def _precision_of(name, dtype, precision, out_dtype, tf32, added_dtype=None):
+    """(gemmtune_precision_t, gemmtune_c_type_t, torch dtype of the library's C, dtype to cast that C
+    to or None) for operands of torch dtype dtype; added_dtype: the dtype of what C starts as
+    (addmm's c where beta != 0, a bias), None for nothing (_precision.c_type)."""
     operands = _precision.dtype_name(dtype)
     value = _precision.resolve(name, operands, precision, tf32)
     result = _precision.output_dtype(name, operands, out_dtype)
-    return value, (None if result == "float32" else getattr(torch, result))
+    c_type = _precision.c_type(operands, result, added_dtype)
+    c_dtype = dtype if c_type == C_OPERAND_TYPE else _float32
+    return value, c_type, c_dtype, (None if result == _precision.dtype_name(c_dtype) else getattr(torch, result))
 
 
 def _tf32_for(dtype, precision) -> bool:
@@ -153,15 +168,16 @@ def _plan(planner, name, a, b, alpha=1.0, beta=0.0, precision=None, out_dtype=No
         device = _check_pair(name, a, b)
         dtype = a.dtype
         args = planner(name, a.shape, a.stride(), b.shape, b.stride())
-        value, cast = _precision_of(name, dtype, precision, out_dtype, key[-1] and dtype is _float32 and
-                                    precision is None)
+        value, c_type, c_dtype, cast = _precision_of(name, dtype, precision, out_dtype, key[-1] and dtype is _float32
+                                                     and precision is None,
+                                                     None if c is None or beta == 0.0 else c.dtype)
         torch_call = None
-        # The result in the operands' 16-bit dtype (cast is dtype), the library's choice cuBLAS: torch.
-        if (torch_function is not None and cast is dtype and not os.environ.get("GEMMTUNE_RECORD")
+        # The library's 16-bit C (the c16 problem), the library's choice for it cuBLAS: torch.
+        if (torch_function is not None and c_type == C_OPERAND_TYPE and not os.environ.get("GEMMTUNE_RECORD")
                 and (c is None or _adds_in_torch(c, dtype, device, args))
-                and _library_implementation(args, value, None, None, device) in ("cublas", "cublaslt")):
+                and _library_implementation(args, value, c_type, None, None, device) in ("cublas", "cublaslt")):
             torch_call = torch_function
-        entry = _Plan(args, L.sgemm_problem(args, alpha, beta), value, cast, device, torch_call)
+        entry = _Plan(args, L.sgemm_problem(args, alpha, beta), value, c_type, c_dtype, cast, device, torch_call)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = entry
@@ -180,10 +196,12 @@ def _adds_in_torch(c, dtype, device, args) -> bool:
 
 
 def _run(plan, a, b, c, device, name):
-    _run_pointers(plan.precision, plan.problem, a.data_ptr(), b.data_ptr(), c.data_ptr(), device, name)
+    _run_pointers(plan.precision, plan.c_type, plan.problem, a.data_ptr(), b.data_ptr(), c.data_ptr(), device, name)
 
 
-def _run_pointers(precision, problem, pa, pb, pc, device, name):
+def _run_pointers(precision, c_type, problem, pa, pb, pc, device, name):
+    """One library call into pc: gemmtune_run_gemm_problem_ex with c_type for a 16-bit C (pc holds
+    the operands' dtype), gemmtune_run_gemm_problem for an FP32 C (pc holds floats)."""
     global _multi_device
     handle = _handles._handles.get(device)
     if handle is None:
@@ -192,8 +210,11 @@ def _run_pointers(precision, problem, pa, pb, pc, device, name):
         _multi_device = torch.cuda.device_count() > 1
     if _multi_device and torch.cuda.current_device() != device:
         with torch.cuda.device(device):
-            return _run_pointers(precision, problem, pa, pb, pc, device, name)
-    status = _run_problem(handle, precision, problem, pa, pb, pc, _raw_stream(device))
+            return _run_pointers(precision, c_type, problem, pa, pb, pc, device, name)
+    if c_type:
+        status = _run_problem_ex(handle, precision, c_type, problem, pa, pb, pc, _raw_stream(device))
+    else:
+        status = _run_problem(handle, precision, problem, pa, pb, pc, _raw_stream(device))
     if status:
         if status == L.UNSUPPORTED_DEVICE and precision != _precision.FP32:
             names = {v: k for k, v in _precision.PRECISIONS.items()}
@@ -209,37 +230,41 @@ def _run_problem(*args):
     return _run_problem(*args)
 
 
-def _library_implementation(args, precision, pa, pb, device) -> str:
-    """What the library runs for this product ("cublas", "cublaslt" or a kernel's name; "" where it
-    refuses the problem); pa and pb: the operands' addresses, for their alignment (None: aligned as
-    from cudaMalloc; less aligned rows only ever make cuBLAS likelier)."""
+def _run_problem_ex(*args):
+    global _run_problem_ex
+    _run_problem_ex = L.lib().gemmtune_run_gemm_problem_ex
+    return _run_problem_ex(*args)
+
+
+def _library_implementation(args, precision, c_type, pa, pb, device) -> str:
+    """What the library runs for this product with a C of c_type ("cublas", "cublaslt" or a kernel's
+    name; "" where it refuses the problem); pa and pb: the operands' addresses, for their alignment
+    (None: aligned as from cudaMalloc; less aligned rows only ever make cuBLAS likelier)."""
     if torch.cuda.device_count() > 1 and torch.cuda.current_device() != device:
         with torch.cuda.device(device):
-            return _library_implementation(args, precision, pa, pb, device)
+            return _library_implementation(args, precision, c_type, pa, pb, device)
     handle = _handles.get(device, lambda: torch.cuda.device(device))
     config = L.text_buffer(256)
-    status = L.lib().gemmtune_choose_gemm(
-        handle, precision, args.op_a, args.op_b, args.m, args.n, args.k, pa, args.lda, args.stride_a, pb, args.ldb,
-        args.stride_b, args.n, args.m * args.n, args.batch, None, config, len(config), None, 0)
+    status = L.choose_gemm(handle, precision, c_type, args.op_a, args.op_b, args.m, args.n, args.k, pa, args.lda,
+                           args.stride_a, pb, args.ldb, args.stride_b, args.n, args.m * args.n, args.batch, None,
+                           config, len(config), None, 0)
     return config.value.decode() if status == L.SUCCESS else ""
 
 
-def _finish(c, plan):
-    return c if plan.cast is None else c.to(plan.cast)
-
-
 def mm(a, b, precision=None, out_dtype=None, name="gemmtune.mm"):
+    """a @ b into a fresh contiguous result of the operands' dtype (the library's C in that dtype) or
+    float32 (out_dtype)."""
     plan = _plan(plan_mm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_mm)
     if plan.torch_call is not None and not _handles.recording:
         return plan.torch_call(a, b)
     args = plan.args
-    c = a.new_empty((args.m, args.n), dtype=_float32)
+    c = a.new_empty((args.m, args.n), dtype=plan.c_dtype)
     if args.m and args.n:
         if args.k == 0:
             c.zero_()
         else:
             _run(plan, a, b, c, plan.device, name)
-    return _finish(c, plan)
+    return c
 
 
 def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm"):
@@ -247,13 +272,17 @@ def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm"):
     if plan.torch_call is not None and not _handles.recording:
         return plan.torch_call(a, b)
     args = plan.args
-    c = a.new_empty((args.batch, args.m, args.n), dtype=_float32)
+    c = a.new_empty((args.batch, args.m, args.n), dtype=plan.c_dtype)
     if args.m and args.n and args.batch:
         if args.k == 0:
             c.zero_()
         else:
             _run(plan, a, b, c, plan.device, name)
-    return _finish(c, plan)
+    return c
+
+
+def _finish(c, plan):
+    return c if plan.cast is None else c.to(plan.cast)
 
 
 def _check_added(name, argument, c, dtype):
@@ -277,15 +306,19 @@ def _broadcast_into(name, c, shape, out, checked=False, dtype=_float32):
 
 
 def addmm(c, a, b, beta=1.0, alpha=1.0, precision=None, out_dtype=None, name="gemmtune.addmm"):
-    """beta * c + alpha * (a @ b), c broadcast to the product's shape (a bias row, a scalar). c is
-    added in FP32 (the library's C) and may be float32 or the operands' dtype."""
+    """beta * c + alpha * (a @ b), c broadcast to the product's shape (a bias row, a scalar) and copied
+    into the library's C, which the library scales by beta and adds the product to in FP32. For a
+    16-bit result and a c of the operands' dtype that C is 16-bit (the c16 problem): the copy is exact
+    and the library reads C as 16-bit, as cublasGemmEx does with a 16-bit Ctype, rounding each result
+    once. A float32 c stays whole in an FP32 C, rounded once to a 16-bit result by a cast: rounding c
+    to 16 bits first would lose its low bits (_precision.c_type)."""
     beta, alpha = float(beta), float(alpha)
     plan = _plan(plan_mm, name, a, b, alpha, beta, precision, out_dtype, c, _torch_addmm_scaled)
     if plan.torch_call is not None and not _handles.recording:
         return plan.torch_call(c, a, b, beta, alpha)
     args = plan.args
     shape = (args.m, args.n)
-    out = a.new_empty(shape, dtype=_float32)
+    out = a.new_empty(shape, dtype=plan.c_dtype)
     if beta != 0.0:
         _broadcast_into(name, c, shape, out, dtype=a.dtype)
     else:
@@ -320,7 +353,8 @@ class _LinearPlan(NamedTuple):
     torch_route: int  # 0 (the library), TORCH_LINEAR, TORCH_ADDMM (see the docstring) or TORCH_OTHER
     bias_row: bool  # the bias is one row of n
     precision: int  # gemmtune_precision_t
-    cast: object  # the result's dtype where it is not the library's FP32 C, else None
+    c_type: int  # gemmtune_c_type_t: C_OPERAND_TYPE for 16-bit tensors (the output is the library's C)
+    c_dtype: object  # the output's dtype: the input's (a bias always has it too)
     device: int
 
 
@@ -347,23 +381,27 @@ def _linear_plan(name, rows, weight, bias, device, precision, tf32):
     args = plan_mm(name, rows.shape, rows.stride(), (weight.shape[1], weight.shape[0]),
                    (weight.stride(1), weight.stride(0)))
     dtype = rows.dtype
-    value, cast = _precision_of(name, dtype, precision, None, tf32)
+    # The bias has the input's dtype (checked), so a 16-bit layer's C is 16-bit (c16) and the bias
+    # copied into it exactly; the library reads it as cublasGemmEx reads a 16-bit C (beta = 1).
+    value, c_type, c_dtype, _ = _precision_of(name, dtype, precision, None, tf32, None if bias is None else bias.dtype)
     bias_row = bias is not None and bias.dim() == 1 and bias.shape[0] == args.n
     route = 0
     same_as_torch = value == _precision.torch_precision(_precision.dtype_name(dtype), tf32)
-    sixteen_bit = cast is not None
+    sixteen_bit = c_type == C_OPERAND_TYPE
     if (same_as_torch and (bias_row or (sixteen_bit and bias is None)) and (bias is None or bias.dtype is dtype)
             and args.m and args.n and args.k and not os.environ.get("GEMMTUNE_RECORD")):
-        # The library's cuBLASLt winner beats torch's call for float32; for 16-bit tensors the
-        # library's FP32 C and its cast cost more than any algorithm gains.
-        runs = _library_implementation(args, value, None, None, device)  # as aligned (see there)
+        # The library's cuBLASLt winner beats torch's call for float32. 16-bit layers whose c16
+        # problem goes to cuBLASLt take torch's linear as they did when the library wrote an FP32 C
+        # and cast it (then the cast cost more than any algorithm gained); with a 16-bit C that is
+        # not re-measured yet (docs/16-bit-c.md).
+        runs = _library_implementation(args, value, c_type, None, None, device)  # as aligned (see there)
         if runs == "cublas" or (sixteen_bit and runs == "cublaslt"):
             if device not in _sm_counts:
                 _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
             route = (TORCH_LINEAR if bias is None
                      else torch_linear_route(args.m, args.n, args.k, _sm_counts[device], sixteen_bit))
-    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, bias_row, value, cast,
-                       device)
+    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, bias_row, value, c_type,
+                       c_dtype, device)
 
 
 def _runs_here(x, weight, bias) -> bool:
@@ -374,12 +412,13 @@ def _runs_here(x, weight, bias) -> bool:
 
 def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision=None, others_in_torch=False):
     """x @ weight.T + bias over x's last dimension, as torch.nn.functional.linear: weight is
-    (out_features, in_features) and runs as op T, no copy. The result has x's dtype (a 16-bit one is
-    the FP32 C cast once). others_in_torch: tensors gemmtune does not take (on the CPU, of another
-    dtype) run torch's linear (nn.Linear's drop-in path) instead of raising. The plan (checks, stride
-    mapping, precision, route) is cached per shapes, strides, dtypes and devices, so a repeated call
-    costs one key and one lookup, then torch's call or the output's allocation (the bias copied in),
-    the library call and, for 16-bit tensors, the cast."""
+    (out_features, in_features) and runs as op T, no copy. The result has x's dtype: a 16-bit one is
+    the library's C written in that dtype (gemmtune_run_gemm_problem_ex, the c16 problem), no cast.
+    others_in_torch: tensors gemmtune does not take (on the CPU, of another dtype) run torch's linear
+    (nn.Linear's drop-in path) instead of raising. The plan (checks, stride mapping, precision, C
+    type, route) is cached per shapes, strides, dtypes and devices, so a repeated call costs one key
+    and one lookup, then torch's call or the output's allocation (the bias copied in) and the library
+    call."""
     try:
         key = (x.shape, x.stride(), x.dtype, x.device, weight.shape, weight.stride(), weight.dtype, weight.device,
                None if bias is None else (bias.shape, bias.dtype, bias.device), precision, _tf32_allowed(),
@@ -406,25 +445,23 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
     if in_torch:
         out = _addmm_in_torch(rows, weight, bias)
     else:
-        out = rows.new_empty((args.m, args.n), dtype=_float32)
+        out = rows.new_empty((args.m, args.n), dtype=plan.c_dtype)
         if plan.bias_row:
-            out.copy_(bias)  # broadcast over the rows (and converted to FP32)
+            out.copy_(bias)  # broadcast over the rows; the bias has C's dtype, so exactly
         elif bias is not None:
             _broadcast_into(name, bias, (args.m, args.n), out, checked=True)
         elif args.k == 0:
             out.zero_()
         if args.m and args.n and args.k:
-            _run_pointers(plan.precision, plan.problem, rows.data_ptr(), weight.data_ptr(), out.data_ptr(),
-                          plan.device, name)
-        if plan.cast is not None:
-            out = out.to(plan.cast)
+            _run_pointers(plan.precision, plan.c_type, plan.problem, rows.data_ptr(), weight.data_ptr(),
+                          out.data_ptr(), plan.device, name)
     return out if dims == 2 else out.view(*x.shape[:-1], args.n)
 
 
 def _new_linear_plan(key, x, weight, bias, name, precision, others_in_torch):
     """Checks the call and caches its plan; None where rows or weight must be copied first."""
     if others_in_torch and not _runs_here(x, weight, bias):
-        plan = _LinearPlan(None, None, TORCH_OTHER, False, 0, None, -1)
+        plan = _LinearPlan(None, None, TORCH_OTHER, False, 0, 0, None, -1)
     else:
         check_tensor(name, "input", x)
         check_tensor(name, "weight", weight)

@@ -7,7 +7,9 @@ cost per call is lower, which matters at small shapes. The CUDA kernels copy ope
 the C API cannot express, as a compiler may hand an op any strides; the public functions (gemmtune.mm)
 raise for them instead. Every op takes float32, bfloat16 or float16 operands and the keyword-only
 precision (None: as torch.mm, see _precision) and, but linear, out_dtype; the fake kernels apply the
-same dtype rules, so a wrong combination fails while tracing as it would eagerly.
+same dtype rules, so a wrong combination fails while tracing as it would eagerly. The result has the
+operands' dtype (for 16-bit operands the library's C written in it: the c16 problem) or float32 with
+out_dtype=torch.float32.
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ def _result_dtype(name, precision, out_dtype, **tensors):
     return getattr(torch, result)
 
 
-# CPU: torch's own kernels in FP32 as the reference (the library's C is FP32), with the CUDA kernels'
-# dtype rules.
+# CPU: torch's own kernels in FP32 as the reference, with the CUDA kernels' dtype rules: FP32 sums
+# rounded once to the result's dtype, as the CUDA kernels' library call writes a 16-bit C (a 16-bit
+# c or bias read exactly, a float32 c added whole before that rounding).
 def _mm_cpu(a, b, *, precision=None, out_dtype=None):
     result = _result_dtype("torch.ops.gemmtune.mm", precision, out_dtype, a=a, b=b)
     return torch.mm(a.float(), b.float()).to(result)

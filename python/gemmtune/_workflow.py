@@ -17,7 +17,6 @@ from typing import NamedTuple, Optional, Sequence
 
 from . import _handles
 from . import _library as L
-from . import _precision
 from ._layout import plan_bmm, plan_mm
 
 
@@ -60,7 +59,9 @@ def handle(device: Optional[int] = None) -> int:
 def record(path):
     """Counts the problems every gemmtune call makes inside the block (and any C or C++ code of the
     process that uses libgemmtune) and adds them to path, the JSON Lines file that
-    `gemm-tune --sizes-from` and tune(sizes_from=...) read. Calls replayed from CUDA graphs never
+    `gemm-tune --sizes-from` and tune(sizes_from=...) read. Each is recorded with the key it was
+    called with: a 16-bit call returning its operands' dtype as a c16 problem ("c": "bf16"), one with
+    out_dtype=torch.float32 as an FP32-C problem. Calls replayed from CUDA graphs never
     reach the library and are not counted: record an eager run."""
     message = L.text_buffer()
     status = L.lib().gemmtune_record_start(L.encode_path(path), message, len(message))
@@ -92,41 +93,43 @@ def warmup(record_path, device: Optional[int] = None) -> int:
     return count.value
 
 
-def _describe(name, a, b, precision=None):
-    """(GemmArguments, pointer of a, pointer of b, device, gemmtune_precision_t) of arrays a and b,
-    torch or CUDA arrays, as gemmtune.mm(a, b, precision=precision) would run them."""
+def _describe(name, a, b, precision=None, out_dtype=None):
+    """(GemmArguments, pointer of a, pointer of b, device, gemmtune_precision_t, gemmtune_c_type_t) of
+    arrays a and b, torch or CUDA arrays, as gemmtune.mm(a, b, precision=, out_dtype=) would run them:
+    a 16-bit result is the c16 problem (C_OPERAND_TYPE), out_dtype float32 the FP32-C one."""
     if "torch" in sys.modules:
         import torch
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             from . import _torch_calls
             device = _torch_calls._check_pair(name, a, b)
             planner = plan_mm if a.dim() == 2 else plan_bmm
-            value, _ = _torch_calls._precision_of(name, a.dtype, precision, None,
-                                                  _torch_calls._tf32_for(a.dtype, precision))
+            value, c_type, _, _ = _torch_calls._precision_of(name, a.dtype, precision, out_dtype,
+                                                             _torch_calls._tf32_for(a.dtype, precision))
             return (planner(name, a.shape, a.stride(), b.shape, b.stride()), a.data_ptr(), b.data_ptr(), device,
-                    value)
+                    value, c_type)
     from . import _cuda_arrays
     a = _cuda_arrays.as_cupy(name, "a", a)
     b = _cuda_arrays.as_cupy(name, "b", b)
-    operands = _precision.check_operand_dtypes(name, (("a", str(a.dtype)), ("b", str(b.dtype))))
-    value = _precision.resolve(name, operands, precision, False)
+    value, c_type, _ = _cuda_arrays.types_of(name, a, b, precision, out_dtype)
     planner = plan_mm if a.ndim == 2 else plan_bmm
     strides_a = tuple(s // a.itemsize for s in a.strides)
     strides_b = tuple(s // b.itemsize for s in b.strides)
-    return planner(name, a.shape, strides_a, b.shape, strides_b), a.data.ptr, b.data.ptr, a.device.id, value
+    return planner(name, a.shape, strides_a, b.shape, strides_b), a.data.ptr, b.data.ptr, a.device.id, value, c_type
 
 
-def explain(a, b, *, precision: Optional[str] = None) -> Explanation:
-    """What gemmtune.mm(a, b, precision=precision) (or bmm, for 3-D operands) runs and why; compiles
-    it if needed, so it also warms the problem up."""
+def explain(a, b, *, precision: Optional[str] = None, out_dtype=None) -> Explanation:
+    """What gemmtune.mm(a, b, precision=precision, out_dtype=out_dtype) (or bmm, for 3-D operands)
+    runs and why; compiles it if needed, so it also warms the problem up. For 16-bit operands the
+    answer is that of the c16 problem (C in their dtype, gemmtune_choose_gemm_ex), or of the FP32-C
+    one with out_dtype=torch.float32."""
     name = "gemmtune.explain"
-    args, pa, pb, device, value = _describe(name, a, b, precision)
+    args, pa, pb, device, value, c_type = _describe(name, a, b, precision, out_dtype)
     source = ctypes.c_int(0)
     config = L.text_buffer(256)
     reason = L.text_buffer(4096)
-    status = L.lib().gemmtune_choose_gemm(
-        handle(device), value, args.op_a, args.op_b, max(args.m, 1), max(args.n, 1), max(args.k, 1), pa, args.lda,
-        args.stride_a, pb, args.ldb, args.stride_b, max(args.n, 1), args.m * args.n, max(args.batch, 1),
+    status = L.choose_gemm(
+        handle(device), value, c_type, args.op_a, args.op_b, max(args.m, 1), max(args.n, 1), max(args.k, 1), pa,
+        args.lda, args.stride_a, pb, args.ldb, args.stride_b, max(args.n, 1), args.m * args.n, max(args.batch, 1),
         ctypes.byref(source), config, len(config), reason, len(reason))
     L.raise_for_status(status, name)
     config_name = L.decode(config)
@@ -155,11 +158,14 @@ def tune(sizes_from=None, sizes: Optional[Sequence[str]] = None, gpu="auto", res
          budget: Optional[int] = None, time_budget: Optional[float] = None, extra_args: Sequence[str] = (),
          reload: bool = True) -> Path:
     """Runs the bundled gemm-tune on the problems of a record file (sizes_from) or a list of sizes
-    ("512", "64x4096x4096:nt", ...), merging its winners into results_dir/<gpu>.json, then (reload)
+    ("512", "64x4096x4096:nt", "8x4096x4096:bf16:c16", ...), merging its winners into
+    results_dir/<gpu>.json, then (reload)
     makes every later call use results_dir. A results_dir that does not exist yet starts as a copy of
     the shipped results, so their winners stay and the search starts from the most similar GPUs'.
-    Exit codes: 2 -> ValueError (gemm-tune's message), 3 -> NoDeviceError, 130 -> TuningInterrupted,
-    others -> GemmtuneError. Returns results_dir."""
+    Both reach gemm-tune as given: a record file's problems keep their precision and C type (16-bit
+    calls that return their operands' dtype are recorded as c16 problems, "c": "bf16" or "fp16", and
+    are tuned as such, apart from FP32-C ones). Exit codes: 2 -> ValueError (gemm-tune's message),
+    3 -> NoDeviceError, 130 -> TuningInterrupted, others -> GemmtuneError. Returns results_dir."""
     if (sizes_from is None) == (sizes is None):
         raise ValueError("gemmtune.tune: give exactly one of sizes_from (a record file) and sizes")
     tuner = L.tuner_path()

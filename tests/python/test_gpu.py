@@ -200,6 +200,13 @@ def test_cupy_arrays():
     scale = cupy.abs(a16.T.astype(cupy.float64)) @ cupy.abs(b16.astype(cupy.float64))
     assert float((cupy.abs(c16 - ref16) / (2.0**-11 * cupy.abs(ref16) + 134 * 2.0**-23 * scale + 1e-30)).max()) <= 1
     assert gemmtune.mm(a16.T, b16, out_dtype=cupy.float32).dtype == cupy.float32
+    bias16 = rng.standard_normal(47, dtype=cupy.float32).astype(cupy.float16)
+    for bias in (bias16, bias16.astype(cupy.float32)):  # a 16-bit C read as 16-bit; a float32 c kept whole
+        out = gemmtune.addmm(bias, a16.T, b16, beta=0.5)
+        assert out.dtype == cupy.float16
+        ref = ref16 + 0.5 * bias.astype(cupy.float64)
+        bound = 2.0**-11 * cupy.abs(ref) + 134 * 2.0**-23 * (scale + 0.5 * cupy.abs(bias.astype(cupy.float64)))
+        assert float((cupy.abs(out - ref) / (bound + 1e-30)).max()) <= 1
 
 
 def test_record_tune_reload(tmp_path):
@@ -410,6 +417,12 @@ def precision_error(c, a, b, k, precision, batched=False, added=None):
     are already rounded). For tf32 the inputs' rounding is inside the kernel: R is computed from the
     TF32-rounded operands and the bound allows a kernel that truncates instead (one TF32 unit, 2^-10
     relative, per operand)."""
+    ref, bound = reference_and_bound(a, b, k, precision, c.dtype, batched, added)
+    return float(((c.double() - ref).abs() / bound).max())
+
+
+def reference_and_bound(a, b, k, precision, out_dtype, batched=False, added=None):
+    """(R, bound) of precision_error, in float64, for a result of dtype out_dtype."""
     mm = torch.bmm if batched else torch.mm
     a64, b64 = a.double(), b.double()
     extra = 0.0
@@ -420,8 +433,8 @@ def precision_error(c, a, b, k, precision, batched=False, added=None):
     scale = mm(a64.abs(), b64.abs())
     if added is not None:
         ref, scale = ref + added.double(), scale + added.double().abs()
-    bound = ((2 * max(k, 1) + 4) * SUM_UNIT[precision] + extra) * scale + OUT_UNIT[c.dtype] * ref.abs() + 1e-30
-    return float(((c.double() - ref).abs() / bound).max())
+    bound = ((2 * max(k, 1) + 4) * SUM_UNIT[precision] + extra) * scale + OUT_UNIT[out_dtype] * ref.abs() + 1e-30
+    return ref, bound
 
 
 PRECISION_SHAPES = [(64, 64, 64), (127, 129, 65), (1, 300, 17), (512, 512, 512), (64, 4096, 1024)]
@@ -434,13 +447,13 @@ def test_16_bit_mm_every_layout(dtype, layout, m, n, k):
     a = view(rand(m, k, seed=31).to(dtype), layout[0] == "t")
     b = view(rand(k, n, seed=32).to(dtype), layout[1] == "t")
     precision = "bf16" if dtype is torch.bfloat16 else "fp16"
-    c32 = gemmtune.mm(a, b, out_dtype=torch.float32)  # the library's FP32 C itself
+    c32 = gemmtune.mm(a, b, out_dtype=torch.float32)  # the library's FP32 C itself (the FP32-C problem)
     assert c32.dtype == torch.float32 and c32.shape == (m, n) and c32.is_contiguous()
     assert precision_error(c32, a, b, k, precision) <= 1
-    c = gemmtune.mm(a, b)  # as torch.mm: the operands' dtype
-    assert c.dtype == dtype and c.shape == (m, n)
+    c = gemmtune.mm(a, b)  # as torch.mm: the operands' dtype, the library's 16-bit C (the c16 problem)
+    assert c.dtype == dtype and c.shape == (m, n) and c.is_contiguous()
     assert precision_error(c, a, b, k, precision) <= 1
-    assert gemmtune.explain(a, b).config
+    assert gemmtune.explain(a, b).config and gemmtune.explain(a, b, out_dtype=torch.float32).config
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
@@ -453,12 +466,16 @@ def test_16_bit_bmm_addmm_and_linear(dtype):
     assert c.dtype == dtype and c.shape == (batch, m, n)
     assert precision_error(c, a, b, k, precision, batched=True) <= 1
     x, w, bias = rand(70, 50, seed=35).to(dtype), rand(50, 40, seed=36).to(dtype), rand(40, seed=37).to(dtype)
-    out = gemmtune.addmm(bias, x, w, beta=0.5, alpha=2.0)
+    out = gemmtune.addmm(bias, x, w, beta=0.5, alpha=2.0)  # a 16-bit C starting as the bias, beta 0.5
     assert out.dtype == dtype
     assert precision_error(out, 2 * x.float(), w, 50, precision, added=0.5 * bias.float()) <= 1
     out32 = gemmtune.addmm(bias.float(), x, w, out_dtype=torch.float32)  # c may be float32
     assert out32.dtype == torch.float32
     assert precision_error(out32, x, w, 50, precision, added=bias.float()) <= 1
+    fine = rand(40, seed=137)  # a float32 c into a 16-bit result: added whole, not rounded to 16 bits first
+    out = gemmtune.addmm(fine, x, w, beta=0.5)
+    assert out.dtype == dtype
+    assert precision_error(out, x, w, 50, precision, added=0.5 * fine) <= 1
     torch.manual_seed(0)
     ours = gemmtune.nn.Linear(50, 40).cuda().to(dtype)
     theirs = torch.nn.Linear(50, 40).cuda().to(dtype)
@@ -582,7 +599,9 @@ def test_16_bit_products_given_to_cublas_run_in_torch(tmp_path, dtype):
     record = tmp_path / "calls.jsonl"
     with gemmtune.record(record):
         gemmtune.mm(a, b)
-    assert '"m":64,"n":4096,"k":64' in record.read_text().replace(" ", "")
+    name = "bf16" if dtype is torch.bfloat16 else "fp16"
+    assert f'"m":64,"n":4096,"k":64,"layout":"nn","batch":1,"precision":"{name}"' in record.read_text().replace(" ", "")
+    assert f'"c":"{name}"' in record.read_text().replace(" ", "")  # recorded as the c16 problem
     gemmtune.reload()
     assert not _torch_calls._plans  # what the old handles chose is forgotten
 
@@ -606,6 +625,56 @@ def test_linear_given_to_cublas_runs_torchs_call():
                     else torch.addmm(ours.bias.expand(rows, features), x, ours.weight.t()))
         assert torch.equal(got, want)
         plans = [p for p in _torch_calls._linear_plans.values()
-                 if p.args and p.args.k == k and p.args.n == features and p.cast is (None if dtype is torch.float32
-                                                                                      else dtype)]
+                 if p.args and p.args.k == k and p.args.n == features and p.c_dtype is dtype]
         assert plans and plans[-1].torch_route == route
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 4096, 1024), (8, 4096, 4096), (64, 1024, 4096), (127, 129, 65),
+                                     (512, 512, 512)])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_16_bit_mm_and_linear_are_written_in_their_dtype(tmp_path, dtype, m, n, k):
+    """mm and Linear on 16-bit tensors with every call in the library (recording): the result has the
+    operands' dtype, written by the library as a 16-bit C (one rounding of FP32 sums, no FP32
+    intermediate), within the bound of the float64 product of the rounded inputs (K-scaled sums plus
+    one output rounding, 2^-8 bf16 / 2^-11 fp16), and within twice that of torch's own result. The
+    record holds them as c16 problems ("c": the dtype's name)."""
+    precision = "bf16" if dtype is torch.bfloat16 else "fp16"
+    a, b = rand(m, k, seed=70).to(dtype), view(rand(k, n, seed=71).to(dtype), True)
+    torch.manual_seed(0)
+    layer = gemmtune.nn.Linear(k, n).cuda().to(dtype)
+    record = tmp_path / "calls.jsonl"
+    with torch.no_grad():
+        with gemmtune.record(record):
+            c = gemmtune.mm(a, b)
+            y = layer(a)
+        theirs_c, theirs_y = torch.mm(a, b), torch.nn.functional.linear(a, layer.weight, layer.bias)
+    for ours, theirs, added in ((c, theirs_c, None), (y, theirs_y, layer.bias.float())):
+        b_used = b if added is None else layer.weight.t()
+        assert ours.dtype == dtype and ours.shape == (m, n) and ours.is_contiguous()
+        ref, bound = reference_and_bound(a, b_used, k, precision, dtype, added=added)
+        assert float(((ours.double() - ref).abs() / bound).max()) <= 1
+        assert float(((ours.double() - theirs.double()).abs() / (2 * bound)).max()) <= 1
+    import json
+    problems = [json.loads(line) for line in record.read_text().splitlines()[1:]]
+    assert {(p["m"], p["n"], p["k"], p["layout"]) for p in problems} == {(m, n, k, "nt")}
+    assert all(p["precision"] == precision and p.get("c") == precision for p in problems), problems
+    assert gemmtune.explain(a, b).config  # the c16 problem's choice, as the calls asked for it
+
+
+def test_16_bit_record_tune_reload(tmp_path):
+    """record -> tune -> reload for a bf16 problem returning bfloat16: recorded as c16, tuned as c16
+    (gemm-tune --sizes-from reads "c"), and found afterwards as the c16 problem's exact entry."""
+    record = tmp_path / "calls.jsonl"
+    a, b = rand(96, 80, seed=72).bfloat16(), rand(80, 112, seed=73).bfloat16()
+    with gemmtune.record(record):
+        gemmtune.mm(a, b)
+    assert '"c":"bf16"' in record.read_text().replace(" ", "")
+    results = gemmtune.tune(sizes_from=record, results_dir=tmp_path / "results", budget=4, time_budget=20)
+    try:
+        e = gemmtune.explain(a, b)
+        assert e.source == "exact_shape", e
+        c = gemmtune.mm(a, b)
+        assert c.dtype == torch.bfloat16 and precision_error(c, a, b, 80, "bf16") <= 1
+        assert '"c": "bf16"' in "".join(p.read_text() for p in results.glob("*.json")).replace('":"', '": "')
+    finally:
+        gemmtune.reload()

@@ -161,3 +161,67 @@ def test_run_gemm_problem_and_choose_gemm_refuse_bad_arguments():
     assert L.lib().gemmtune_run_gemm_problem(None, bf16, None, 16, 16, 16, None) == L.INVALID_ARGUMENT
     assert L.lib().gemmtune_choose_gemm(None, bf16, 0, 0, 4, 8, 6, None, 6, 0, None, 8, 0, 8, 0, 1, None, None, 0,
                                         None, 0) == L.INVALID_ARGUMENT
+
+
+def test_prototypes_match_the_header(root):
+    """Every C function the binding declares takes as many arguments as gemmtune.h says (ctypes would
+    pass a wrong count silently to the C side)."""
+    header = (root / "runtime" / "include" / "gemmtune" / "gemmtune.h").read_text()
+    for name, (_, argtypes) in L._PROTOTYPES.items():
+        match = re.search(r"\b" + name + r"\(([^)]*)\);", header)
+        assert match, name
+        parameters = " ".join(match.group(1).split())
+        count = 0 if parameters in ("", "void") else parameters.count(",") + 1
+        assert len(argtypes) == count, (name, parameters)
+
+
+def test_ex_calls_refuse_bad_arguments():
+    problem = L.sgemm_problem(gemmtune.plan_mm("mm", (4, 6), (6, 1), (6, 8), (8, 1)), 1.0, 0.0)
+    bf16, fp32 = gemmtune._precision.PRECISIONS["bf16"], gemmtune._precision.PRECISIONS["fp32"]
+    c16 = gemmtune._precision.C_OPERAND_TYPE
+    lib = L.lib()
+    assert lib.gemmtune_run_gemm_problem_ex(None, bf16, c16, problem, 16, 16, 16, None) == L.INVALID_ARGUMENT
+    assert lib.gemmtune_run_gemm_problem_ex(None, fp32, c16, problem, 16, 16, 16, None) == L.INVALID_ARGUMENT
+    assert lib.gemmtune_run_gemm_problem_ex(None, bf16, c16, None, 16, 16, 16, None) == L.INVALID_ARGUMENT
+    assert lib.gemmtune_choose_gemm_ex(None, bf16, c16, 0, 0, 4, 8, 6, None, 6, 0, None, 8, 0, 8, 0, 1, None, None,
+                                       0, None, 0) == L.INVALID_ARGUMENT
+
+
+def test_choose_gemm_asks_with_the_c_type(monkeypatch):
+    """_library.choose_gemm: gemmtune_choose_gemm_ex for a 16-bit C, gemmtune_choose_gemm for an FP32 C."""
+    called = []
+
+    class Library:
+        def gemmtune_choose_gemm(self, *arguments):
+            called.append(("gemmtune_choose_gemm", arguments))
+            return 0
+
+        def gemmtune_choose_gemm_ex(self, *arguments):
+            called.append(("gemmtune_choose_gemm_ex", arguments))
+            return 0
+
+    monkeypatch.setattr(L, "lib", Library)
+    rest = (0, 1, 4, 8, 6)
+    L.choose_gemm("handle", 3, 1, *rest)
+    L.choose_gemm("handle", 3, 0, *rest)
+    assert called == [("gemmtune_choose_gemm_ex", ("handle", 3, 1) + rest), ("gemmtune_choose_gemm", ("handle", 3) + rest)]
+
+
+def test_tune_passes_c16_problems_to_the_tuner(tmp_path):
+    """Sizes with :c16 and a record file's "c" reach gemm-tune as given: it accepts them (and would
+    tune them, given a GPU) and refuses a c16 it cannot have, with its message."""
+    with pytest.raises(ValueError, match="c16"):
+        gemmtune.tune(sizes=["64:c16"], results_dir=tmp_path / "r1", reload=False)
+    record = tmp_path / "calls.jsonl"
+    record.write_text('{"schema":"gemmtune.record/1"}\n'
+                      '{"m":8,"n":4096,"k":4096,"layout":"nt","batch":1,"precision":"bf16","calls":3,"c":"bf16"}\n')
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"schema":"gemmtune.record/1"}\n{"m":8,"n":64,"k":64,"calls":1,"c":"bf16"}\n')
+    with pytest.raises(ValueError, match="'c' must be"):  # read before any GPU is looked for
+        gemmtune.tune(sizes_from=bad, results_dir=tmp_path / "r2", reload=False)
+    if gpu_available():
+        return
+    with pytest.raises(gemmtune.NoDeviceError):
+        gemmtune.tune(sizes=["8x4096x4096:bf16:c16", "1024:fp16:c16"], results_dir=tmp_path / "r3", reload=False)
+    with pytest.raises(gemmtune.NoDeviceError):
+        gemmtune.tune(sizes_from=record, results_dir=tmp_path / "r4", reload=False)

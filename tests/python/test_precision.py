@@ -8,8 +8,11 @@ from gemmtune import _precision as P
 FP32, TF32X3, TF32, BF16, FP16 = 0, 1, 2, 3, 4
 
 
-def test_values_match_the_c_api():
+def test_values_match_the_c_api(root):
     assert P.PRECISIONS == {"fp32": FP32, "3xtf32": TF32X3, "tf32": TF32, "bf16": BF16, "fp16": FP16}
+    header = (root / "runtime" / "include" / "gemmtune" / "gemmtune.h").read_text()
+    assert f"GEMMTUNE_C_FP32 = {P.C_FP32}," in header
+    assert f"GEMMTUNE_C_OPERAND_TYPE = {P.C_OPERAND_TYPE} }}" in header
 
 
 @pytest.mark.parametrize("dtype, requested, tf32_allowed, expected", [
@@ -55,7 +58,7 @@ def test_operand_dtypes():
 
 
 @pytest.mark.parametrize("operands, out_dtype, expected", [
-    ("bfloat16", None, "bfloat16"),   # as torch.mm: the operands' dtype (the FP32 C cast once)
+    ("bfloat16", None, "bfloat16"),   # as torch.mm: the operands' dtype (the library's 16-bit C)
     ("bfloat16", "torch.float32", "float32"),  # the library's FP32 C as it is
     ("float16", "float16", "float16"),
     ("float32", None, "float32"),
@@ -76,3 +79,18 @@ def test_torch_precision():
     assert P.torch_precision("float32", False) == FP32
     assert P.torch_precision("float32", True) == TF32
     assert P.torch_precision("float16", True) == FP16
+
+
+@pytest.mark.parametrize("operands, result, added, expected", [
+    ("bfloat16", "bfloat16", None, P.C_OPERAND_TYPE),  # the c16 problem: C written in bfloat16, no cast
+    ("float16", "float16", None, P.C_OPERAND_TYPE),
+    ("bfloat16", "bfloat16", "bfloat16", P.C_OPERAND_TYPE),  # addmm's c or a bias: read as 16-bit, exactly
+    ("float16", "float16", "torch.float16", P.C_OPERAND_TYPE),
+    ("bfloat16", "bfloat16", "float32", P.C_FP32),  # a float32 c: kept whole in an FP32 C, then one rounding
+    ("bfloat16", "float32", None, P.C_FP32),  # out_dtype=float32: the FP32-C problem
+    ("float16", "float32", "float16", P.C_FP32),
+    ("float32", "float32", None, P.C_FP32),  # float32 operands: FP32 C, whatever the precision
+    ("float32", "float32", "float32", P.C_FP32),
+])
+def test_c_type(operands, result, added, expected):
+    assert P.c_type(operands, result, added) == expected

@@ -1,0 +1,189 @@
+"""The eager torch path (gemmtune/_torch_calls.py) without a GPU: which C function each call makes,
+with which precision and C type, into which buffer. The library is replaced by a recorder and the
+tensors live on the CPU (device -1 stands for the CUDA device), so what is checked is the plumbing:
+a 16-bit result is the buffer the library wrote as a 16-bit C (gemmtune_run_gemm_problem_ex with
+GEMMTUNE_C_OPERAND_TYPE), never an FP32 C cast afterwards; float32 results keep the FP32-C calls.
+Numbers are the GPU tier's (test_gpu.py). Skipped where torch cannot be imported."""
+
+import ctypes
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import gemmtune  # noqa: E402
+from gemmtune import _handles, _torch_calls as calls  # noqa: E402
+from gemmtune import _library as L  # noqa: E402
+
+BF16, FP16, FP32 = 3, 4, 0  # gemmtune_precision_t
+C_FP32, C_OPERAND_TYPE = 0, 1  # gemmtune_c_type_t
+DEVICE = -1  # a CPU tensor's get_device()
+
+
+class Library:
+    """Stands in for libgemmtune: records each call, and what C held when the product was asked for
+    (so a test sees that c or the bias was copied in exactly)."""
+
+    def __init__(self, implementation="mma_bf16_64x64x32_w32x32_s3_b1_z1_k1"):
+        self.implementation = implementation  # what choose answers
+        self.runs = []  # (function, precision, c_type, problem, pc, bytes of C before the call)
+        self.chosen = []  # (precision, c_type) of every choose
+
+    def run(self, handle, precision, problem, pa, pb, pc, stream):
+        return self._record("gemmtune_run_gemm_problem", precision, C_FP32, problem, pc)
+
+    def run_ex(self, handle, precision, c_type, problem, pa, pb, pc, stream):
+        return self._record("gemmtune_run_gemm_problem_ex", precision, c_type, problem, pc)
+
+    def _record(self, function, precision, c_type, problem, pc):
+        size = 2 if c_type == C_OPERAND_TYPE else 4
+        c_bytes = ctypes.string_at(pc, size * problem.stride_c * problem.batch_count)
+        self.runs.append((function, precision, c_type, problem, pc, c_bytes))
+        return L.SUCCESS
+
+    def choose(self, handle, precision, c_type, *arguments):
+        self.chosen.append((precision, c_type))
+        config = arguments[-4]
+        config.value = self.implementation.encode()
+        return L.SUCCESS
+
+
+@pytest.fixture
+def library(monkeypatch):
+    fake = Library()
+    monkeypatch.setattr(calls, "_run_problem", fake.run)
+    monkeypatch.setattr(calls, "_run_problem_ex", fake.run_ex)
+    monkeypatch.setattr(L, "choose_gemm", fake.choose)
+    monkeypatch.setattr(calls, "_raw_stream", lambda device: 0)
+    monkeypatch.setitem(_handles._handles, DEVICE, 1)
+    real_check = calls.check_tensor
+
+    def check_tensor(name, argument, x):  # the real checks but the device's
+        if isinstance(x, torch.Tensor) and not x.is_cuda and x.dtype in calls._dtypes:
+            return
+        real_check(name, argument, x)
+
+    monkeypatch.setattr(calls, "check_tensor", check_tensor)
+    calls._plans.clear()
+    calls._linear_plans.clear()
+    yield fake
+    calls._plans.clear()
+    calls._linear_plans.clear()
+
+
+def rand(*shape, dtype=torch.float32, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+def as_bytes(t):
+    return ctypes.string_at(t.data_ptr(), t.numel() * t.element_size())
+
+
+@pytest.mark.parametrize("dtype, precision", [(torch.bfloat16, BF16), (torch.float16, FP16)])
+def test_16_bit_mm_and_bmm_write_a_16_bit_c(library, dtype, precision):
+    a, b = rand(5, 7, dtype=dtype), rand(3, 7, dtype=dtype).t()
+    c = calls.mm(a, b)
+    assert c.dtype == dtype and c.shape == (5, 3)
+    function, run_precision, c_type, problem, pc, _ = library.runs[-1]
+    assert (function, run_precision, c_type) == ("gemmtune_run_gemm_problem_ex", precision, C_OPERAND_TYPE)
+    assert pc == c.data_ptr()  # the result is the library's C itself: no FP32 buffer, no cast
+    assert (problem.op_b, problem.ldc, problem.beta) == (L.OP_T, 3, 0.0)
+    assert library.chosen == [(precision, C_OPERAND_TYPE)]  # torch's call or ours: asked for the c16 problem
+    batched = calls.bmm(rand(4, 5, 7, dtype=dtype), rand(7, 3, dtype=dtype).expand(4, 7, 3))
+    assert batched.dtype == dtype and batched.shape == (4, 5, 3)
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem_ex", precision, C_OPERAND_TYPE)
+    assert library.runs[-1][4] == batched.data_ptr()
+    assert library.chosen[-1] == (precision, C_OPERAND_TYPE)
+
+
+def test_fp32_results_keep_the_fp32_c_calls(library):
+    a, b = rand(5, 7), rand(7, 3)
+    c = calls.mm(a, b)
+    assert c.dtype == torch.float32
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", FP32, C_FP32) and library.runs[-1][4] == c.data_ptr()
+    c = calls.mm(a.bfloat16(), b.bfloat16(), out_dtype=torch.float32)  # the FP32-C problem
+    assert c.dtype == torch.float32
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", BF16, C_FP32) and library.runs[-1][4] == c.data_ptr()
+    assert library.chosen == []  # no torch route to ask about: float32 mm and FP32 C run in the library
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_16_bit_products_given_to_cublas_run_torchs_call_but_while_recording(library, dtype, monkeypatch):
+    library.implementation = "cublas"
+    a, b = rand(5, 7, dtype=dtype), rand(7, 3, dtype=dtype)
+    assert torch.equal(calls.mm(a, b), torch.mm(a, b))
+    assert library.runs == [] and library.chosen == [(BF16 if dtype is torch.bfloat16 else FP16, C_OPERAND_TYPE)]
+    library.implementation = "cublaslt"
+    bias = rand(3, dtype=dtype, seed=1)
+    assert torch.equal(calls.addmm(bias, a, b, beta=0.5), torch.addmm(bias, a, b, beta=0.5))
+    assert library.runs == [] and library.chosen[-1][1] == C_OPERAND_TYPE
+    monkeypatch.setattr(_handles, "recording", 1)  # every call reaches the library, which records its key
+    c = calls.mm(a, b)
+    assert c.dtype == dtype and library.runs[-1][2] == C_OPERAND_TYPE and library.runs[-1][4] == c.data_ptr()
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_addmm_reads_a_16_bit_c_as_16_bit_and_keeps_a_float32_c_whole(library, dtype):
+    a, b = rand(5, 7, dtype=dtype), rand(7, 3, dtype=dtype)
+    bias = rand(3, dtype=dtype, seed=2)
+    out = calls.addmm(bias, a, b, beta=0.5, alpha=2.0)
+    function, _, c_type, problem, pc, c_before = library.runs[-1]
+    assert (function, c_type, out.dtype, pc) == ("gemmtune_run_gemm_problem_ex", C_OPERAND_TYPE, dtype,
+                                                  out.data_ptr())
+    assert (problem.alpha, problem.beta) == (2.0, 0.5)
+    assert c_before == as_bytes(bias.expand(5, 3).contiguous())  # C starts as c, exactly, in 16 bits
+    fine = rand(3, seed=3)  # float32: rounding it to 16 bits before beta * c would lose its low bits
+    out = calls.addmm(fine, a, b, beta=0.5)
+    function, _, c_type, problem, pc, c_before = library.runs[-1]
+    assert (function, c_type, out.dtype) == ("gemmtune_run_gemm_problem", C_FP32, dtype)
+    assert c_before == as_bytes(fine.expand(5, 3).contiguous())  # an FP32 C holding c whole, then one rounding
+    out = calls.addmm(fine, a, b, beta=0.0)  # c is not read: the c16 problem
+    assert out.dtype == dtype and library.runs[-1][2] == C_OPERAND_TYPE
+
+
+def test_addmm_without_a_product_rounds_once(library):
+    c = rand(5, 3, dtype=torch.bfloat16, seed=4)
+    a, b = rand(5, 0, dtype=torch.bfloat16), rand(0, 3, dtype=torch.bfloat16)
+    out = calls.addmm(c, a, b, beta=0.3)
+    assert out.dtype == torch.bfloat16 and library.runs == []
+    assert torch.equal(out, (c.float() * 0.3).bfloat16())
+
+
+@pytest.mark.parametrize("dtype, precision", [(torch.bfloat16, BF16), (torch.float16, FP16)])
+def test_16_bit_linear_writes_a_16_bit_c_starting_as_the_bias(library, dtype, precision):
+    x, weight, bias = rand(2, 5, 7, dtype=dtype), rand(3, 7, dtype=dtype, seed=1), rand(3, dtype=dtype, seed=2)
+    y = calls.linear(x, weight, bias)
+    assert y.dtype == dtype and y.shape == (2, 5, 3)
+    function, run_precision, c_type, problem, pc, c_before = library.runs[-1]
+    assert (function, run_precision, c_type) == ("gemmtune_run_gemm_problem_ex", precision, C_OPERAND_TYPE)
+    assert pc == y.data_ptr() and (problem.op_b, problem.beta) == (L.OP_T, 1.0)
+    assert c_before == as_bytes(bias.expand(10, 3).contiguous())
+    assert library.chosen == [(precision, C_OPERAND_TYPE)]
+    plan = next(iter(calls._linear_plans.values()))
+    assert (plan.c_type, plan.c_dtype, plan.torch_route) == (C_OPERAND_TYPE, dtype, 0)
+
+
+def test_16_bit_linear_given_to_cublas_is_torchs_linear(library, monkeypatch):
+    library.implementation = "cublaslt"
+    monkeypatch.setitem(calls._sm_counts, DEVICE, 132)
+    x, weight, bias = rand(5, 7, dtype=torch.bfloat16), rand(3, 7, dtype=torch.bfloat16), rand(3, dtype=torch.bfloat16)
+    assert torch.equal(calls.linear(x, weight, bias), torch.nn.functional.linear(x, weight, bias))
+    assert library.runs == [] and library.chosen == [(BF16, C_OPERAND_TYPE)]
+    plan = next(iter(calls._linear_plans.values()))
+    assert plan.torch_route == calls.TORCH_LINEAR
+
+
+def test_float32_linear_keeps_the_fp32_c_calls(library):
+    x, weight, bias = rand(5, 7), rand(3, 7, seed=1), rand(3, seed=2)
+    y = calls.linear(x, weight, bias)
+    assert y.dtype == torch.float32
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", FP32, C_FP32) and library.runs[-1][4] == y.data_ptr()
+    assert library.chosen == [(FP32, C_FP32)]
+
+
+def test_explain_asks_for_the_problem_the_call_makes(library):
+    a, b = rand(5, 7, dtype=torch.bfloat16), rand(7, 3, dtype=torch.bfloat16)
+    assert gemmtune.explain(a, b).config == library.implementation
+    assert gemmtune.explain(a, b, out_dtype=torch.float32).implementation == "tuned_kernel"
+    gemmtune.explain(rand(5, 7), rand(7, 3))
+    assert library.chosen == [(BF16, C_OPERAND_TYPE), (BF16, C_FP32), (FP32, C_FP32)]
