@@ -1,6 +1,8 @@
 // Tensor-core GEMM family (mma.sync, sm_80 and newer; fp16 from sm_75, mma/ptx.cuh says how):
-// C = alpha * op(A) * op(B) + beta * C, C FP32 row-major, over strided batches (gridDim.y entries; a
-// stride of 0 shares one matrix) and split-K (gridDim.z slices). One template serves four precisions (MODE; the host's Precision in brackets):
+// C = alpha * op(A) * op(B) + beta * C, C row-major, over strided batches (gridDim.y entries; a
+// stride of 0 shares one matrix) and split-K (gridDim.z slices). C is FP32, or with C16 the 16-bit
+// operands' own type (the sums stay FP32; the store rounds). One template serves four precisions
+// (MODE; the host's Precision in brackets):
 //   0 tf32    [tf32]   FP32 in, each operand rounded to TF32 (cvt.rna) on the fly; FP32 accumulation.
 //   1 3xtf32  [3xtf32] FP32 in, each operand x split into big = tf32(x) and small = x - big; the
 //             product is small*big + big*small + big*big, and the long sums stay outside the tensor
@@ -21,7 +23,7 @@
 // global -> shared copies, the fragment loads and the mma of each precision. It began as the
 // measured spike of scripts/spikes/tensor-core/ (NOTES.md there has the H100 numbers behind every
 // choice). Compiled at run time by NVRTC, one instantiation per candidate, named by an expression
-// such as `gemmtune::mma_gemm<1,128,128,32,32,64,3,0,0,1,1,0>`; the host side (core/kernel_config.cpp)
+// such as `gemmtune::mma_gemm<1,128,128,32,32,64,3,0,0,1,1,0,0>`; the host side (core/kernel_config.cpp)
 // owns the parameters' meaning and ranges, shared-memory sizes and thread counts. No standard headers.
 
 // Each part needs the ones before it: not to be sorted.
@@ -33,6 +35,61 @@
 // clang-format on
 
 namespace gemmtune {
+namespace mma {
+
+// One run of the epilogue with a 16-bit C (mma_gemm's C16): RUN values v of a row from column col.
+// Not split: v + beta * C (C read only where read_c) rounded to nearest even, as pairs packed into
+// one store where vec_ok (ldc and C's address allow the run's width) and the run lies inside N, else
+// element by element inside N. Split: v, this slice's raw sums, into its row of the FP32 workspace.
+template <bool BF16, int RUN>
+__device__ __forceinline__ void store_run_16(const float (&v)[RUN], unsigned short* crow, int col, int N,
+                                             bool vec_ok, bool read_c, float beta, bool split, float* srow,
+                                             bool srow_vec_ok) {
+  if (split) {
+    if (srow_vec_ok && col + RUN <= N) {
+      if constexpr (RUN == 4) {
+        *reinterpret_cast<float4*>(srow + col) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+        *reinterpret_cast<float2*>(srow + col) = make_float2(v[0], v[1]);
+      }
+    } else {
+#pragma unroll
+      for (int w = 0; w < RUN; ++w)
+        if (col + w < N) srow[col + w] = v[w];
+    }
+  } else if (vec_ok && col + RUN <= N) {
+    unsigned words[RUN / 2];  // pairs of 16-bit elements, the lower column in the low half
+    if (read_c) {
+      if constexpr (RUN == 4) {
+        const uint2 c = *reinterpret_cast<const uint2*>(crow + col);
+        words[0] = c.x, words[1] = c.y;
+      } else {
+        words[0] = *reinterpret_cast<const unsigned*>(crow + col);
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < RUN / 2; ++e) {
+      float lo = v[2 * e], hi = v[2 * e + 1];
+      if (read_c) {
+        lo += beta * f16_to_f32<BF16>(static_cast<unsigned short>(words[e] & 0xffffu));
+        hi += beta * f16_to_f32<BF16>(static_cast<unsigned short>(words[e] >> 16));
+      }
+      words[e] = f32x2_to_16x2<BF16>(lo, hi);
+    }
+    if constexpr (RUN == 4) {
+      *reinterpret_cast<uint2*>(crow + col) = make_uint2(words[0], words[1]);
+    } else {
+      *reinterpret_cast<unsigned*>(crow + col) = words[0];
+    }
+  } else {
+#pragma unroll
+    for (int w = 0; w < RUN; ++w)
+      if (col + w < N)
+        crow[col + w] = f32_to_16<BF16>(read_c ? v[w] + beta * f16_to_f32<BF16>(crow[col + w]) : v[w]);
+  }
+}
+
+}  // namespace mma
 
 // MODE       0 tf32, 1 3xtf32, 2 bf16, 3 fp16 (see the top of the file)
 // BM, BN, BK block tile; WM, WN warp tile (multiples of 16; FP32 with OP_B = 0: WN in {32, 64, 128});
@@ -47,18 +104,25 @@ namespace gemmtune {
 //            truncation (CVT 3): about 10% faster, but small then loses up to 2^-21 |x|, which at K
 //            below about 1000 is more than cuBLAS SGEMM's own error (H100, 2026-11-26: normwise
 //            4.6e-7 against SGEMM's 2.1e-7 at 512). The tuner's accuracy check decides per problem.
+// C16        0: C is FP32; 1: C holds the operands' 16-bit type (MODE 2 bf16, 3 fp16), as raw bits:
+//            each element rounded to nearest even once, from alpha * acc + beta * C in FP32
 // 3xtf32 accumulates each k tile's products in a second accumulator and adds it into the first once
 // a tile (ACC 2 of the spike). tf32 rounds with cvt.rna (integer rounding made its loop issue-bound).
-// Arguments are the sgemm template's: `workspace` is unused, `swizzle` is the block swizzle (tile
-// rows walked together, for L2 reuse). Grid: x = tiles_m * tiles_n, y = batch entries, z = K slices.
-// With gridDim.z > 1 each slice adds alpha * (its partial product) to C atomically: the host scales C
-// by beta first (a kernel over C), and beta is ignored here.
-template <int MODE, int BM, int BN, int BK, int WM, int WN, int STAGES, int OP_A, int OP_B, int PATH, int MIN_BLOCKS,
-          int ROUND_SPLIT>
-__global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES, OP_A, OP_B>::kThreads, MIN_BLOCKS)
-    mma_gemm(int M, int N, int K, float alpha, const typename mma::Precision<MODE>::Elem* __restrict__ A, int lda,
-             const typename mma::Precision<MODE>::Elem* __restrict__ B, int ldb, float beta, float* __restrict__ C,
-             int ldc, float* workspace, int swizzle, long long stride_a, long long stride_b, long long stride_c) {
+// Arguments are the sgemm template's: `swizzle` is the block swizzle (tile rows walked together, for
+// L2 reuse). Grid: x = tiles_m * tiles_n, y = batch entries, z = K slices.
+// With gridDim.z > 1 and an FP32 C each slice adds alpha * (its partial product) to C atomically:
+// the host scales C by beta first (a kernel over C), and beta is ignored here; `workspace` is unused.
+// With a 16-bit C each slice stores its raw partial sums (no alpha, no beta) into its own FP32 slice
+// of `workspace`, [gridDim.z][gridDim.y][M][N]; the host's splitk_reduce then adds the slices, applies
+// alpha and beta and rounds once (adding into 16-bit C would round every slice's sum).
+template <int MODE, int BM, int BN, int BK, int WM, int WN, int STAGES, int OP_A, int OP_B, int PATH,
+          int MIN_BLOCKS, int ROUND_SPLIT, int C16>
+__global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES, OP_A, OP_B>::kThreads,
+                                  MIN_BLOCKS)
+    mma_gemm(int M, int N, int K, float alpha, const typename mma::Precision<MODE>::Elem* __restrict__ A,
+             int lda, const typename mma::Precision<MODE>::Elem* __restrict__ B, int ldb, float beta,
+             typename mma::OutputC<MODE, C16>::Elem* __restrict__ C, int ldc, float* workspace, int swizzle,
+             long long stride_a, long long stride_b, long long stride_c) {
   constexpr int ACC = MODE == 1 ? 2 : 0;
   static_assert(ROUND_SPLIT == 0 || MODE == 1, "ROUND_SPLIT applies to 3xtf32 only");
   constexpr int CVT = MODE == 1 ? (ROUND_SPLIT ? 1 : 3) : 0;
@@ -71,6 +135,7 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
 #endif
   using S = mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES, OP_A, OP_B>;
   using Elem = typename S::Elem;
+  using Out = mma::OutputC<MODE, C16>;
   constexpr int kMT = S::kTilesM;
   constexpr int kNT = S::kTilesN;
   constexpr int kSteps = S::kKSteps;
@@ -193,21 +258,29 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
   // 2t + 1. Unpermuted, those are two adjacent floats of C (one 8-byte store; a warp's store fills
   // whole 32-byte sectors). Permuted (FP32 B [k][n]), mma column c of n-tile j is warp column
   // c * kNT + j, so each lane holds runs of kNT adjacent floats of a row: 16-byte stores.
+  // A 16-bit C takes the same runs rounded and packed in pairs: 4-byte stores (8 for runs of 4), where
+  // ldc and C's address allow, else 2-byte ones; its split-K slices go to the workspace as floats.
   const int g = lane >> 2;
   const int t = lane & 3;
   const bool split = gridDim.z > 1;
   const bool read_c = !split && beta != 0.0f;  // beta == 0 must not read C: it may hold NaN
   const unsigned long long c_addr = reinterpret_cast<unsigned long long>(C);
-  constexpr int kRun = S::kPermuteN ? 4 : 2;  // floats per vector store
-  const bool vec_ok = (ldc % kRun == 0) && (c_addr % (4 * kRun) == 0);
+  constexpr int kRun = S::kPermuteN ? 4 : 2;  // elements per vector store
+  const bool vec_ok = (ldc % kRun == 0) && (c_addr % (sizeof(*C) * kRun) == 0);
+  // 16-bit C, split: this slice's [M][N] of the workspace, whose rows are whole runs when N allows.
+  float* const slice =
+      C16 ? workspace + static_cast<long long>(blockIdx.z * gridDim.y + blockIdx.y) * M * N : nullptr;
+  const bool slice_vec_ok =
+      N % kRun == 0 && reinterpret_cast<unsigned long long>(workspace) % (4 * kRun) == 0;
+  const float scale = C16 && split ? 1.0f : alpha;  // the reduction applies alpha to a 16-bit C's slices
 #pragma unroll
   for (int i = 0; i < kMT; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = m0 + wm0 + i * 16 + g + 8 * h;
       if (row >= M) continue;
-      float* crow = C + static_cast<long long>(row) * ldc;
-      // Run q of the lane's runs in this row: kRun floats v[0..kRun-1] starting at column col.
+      typename Out::Elem* crow = C + static_cast<long long>(row) * ldc;
+      // Run q of the lane's runs in this row: kRun values v[0..kRun-1] starting at column col.
 #pragma unroll
       for (int q = 0; q < kNT * 2 / kRun; ++q) {
         float v[kRun];
@@ -217,13 +290,16 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
           const int j0 = 4 * (q % (kNT / 4));  // n-tiles j0 .. j0 + 3
           col = n0 + wn0 + (2 * t + e) * kNT + j0;
 #pragma unroll
-          for (int w = 0; w < 4; ++w) v[w] = alpha * acc[i][j0 + w][2 * h + e];
+          for (int w = 0; w < 4; ++w) v[w] = scale * acc[i][j0 + w][2 * h + e];
         } else {
           col = n0 + wn0 + q * 8 + 2 * t;
-          v[0] = alpha * acc[i][q][2 * h];
-          v[1] = alpha * acc[i][q][2 * h + 1];
+          v[0] = scale * acc[i][q][2 * h];
+          v[1] = scale * acc[i][q][2 * h + 1];
         }
-        if (split && vec_ok && col + kRun <= N) {
+        if constexpr (C16) {
+          mma::store_run_16<MODE == 2, kRun>(v, crow, col, N, vec_ok, read_c, beta, split,
+                                             slice + static_cast<long long>(row) * N, slice_vec_ok);
+        } else if (split && vec_ok && col + kRun <= N) {
           if constexpr (kRun == 4) {
             mma::red_add_f32x4(crow + col, v[0], v[1], v[2], v[3]);
           } else {

@@ -1,4 +1,4 @@
-// Skinny (decode-sized) GEMM family, FP32 sums and C: C = alpha * op(A) * op(B) + beta * C, all row-major, for
+// Skinny (decode-sized) GEMM family, FP32 sums: C = alpha * op(A) * op(B) + beta * C, all row-major, for
 // few rows of C (m from 1 to 32: the tokens of one decoding step) against a big operand B (k x n,
 // or n x k when OP_B = 1, PyTorch's Linear weight). Such calls are memory-bound: the floor is
 // reading B once, so both kernels stream B exactly once and keep everything else small.
@@ -10,12 +10,13 @@
 // the problem. PATH, chosen by the host per call (core/kernel_path.cpp): 1, every load of B a 16-byte
 // vector (operands aligned to 16 bytes, leading dimensions, strides and the stored rows' lengths
 // whole vectors, K a multiple of a step); 0, scalar loads with a bounds check per element, for every
-// call. The stream kernel also takes bf16 and fp16 operands (ELEM); the tiled kernel is FP32 only.
+// call. The stream kernel also takes bf16 and fp16 operands (ELEM), and with them a C of their own
+// type (C16: rounded once, at the final write); the tiled kernel is FP32 only, C too.
 // Both take the sgemm template's arguments, with the split count where it has the block swizzle;
 // split-K reduces inside the one launch through a workspace that every launch leaves all zeros.
 //
 // Compiled at run time by NVRTC, one instantiation per candidate, named by an expression such as
-// `gemmtune::skinny::stream<0,1,8,4,8,2,4,2,0,1,1>`; the host side (core/kernel_config.cpp) owns the
+// `gemmtune::skinny::stream<0,1,8,4,8,2,4,2,0,1,1,0>`; the host side (core/kernel_config.cpp) owns the
 // parameters' meaning, ranges, shared-memory sizes and thread counts. No standard headers.
 
 // Each part needs the ones before it: not to be sorted.

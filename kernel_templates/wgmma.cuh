@@ -1,7 +1,8 @@
 // Hopper tensor-core GEMM family (wgmma + TMA, sm_90a only): C = alpha * op(A) * op(B) + beta * C over
-// strided batches, C FP32 row-major (any ldc), A and B K-major (layout nt: A stored M x K, B N x K)
-// or MN-major (the other layouts), read through TMA tensor maps the host encodes per launch
-// (core/tensor_map.cpp) and passes as __grid_constant__ parameters. TYPE (the host's Precision):
+// strided batches, C row-major (any ldc), FP32 or (C16) the 16-bit operands' own type, A and B
+// K-major (layout nt: A stored M x K, B N x K) or MN-major (the other layouts), read through TMA
+// tensor maps the host encodes per launch (core/tensor_map.cpp) and passes as __grid_constant__
+// parameters. TYPE (the host's Precision):
 //   0 bf16  bfloat16 in, FP32 accumulation (wgmma k16);
 //   1 tf32  FP32 in memory; the host's map says TFLOAT32, so the TMA rounds to TF32 (nearest) on
 //           the way in: cuBLAS TF32's error (truncating was 2.7x larger, spike v2); k8;
@@ -26,14 +27,16 @@
 //   one a slice of its k tiles (wgmma::slice_k_tiles), walked slice by slice; each adds
 //   alpha * its partial product into C with fire-and-forget reductions, after the host's kernel
 //   over C scaled it by beta (the grid's griddepcontrol.wait orders the two). Few tiles (skinny
-//   products) then still fill the GPU;
+//   products) then still fill the GPU. A 16-bit C is never added into (each addition would round):
+//   each slice stores its raw sums into its FP32 part of the workspace, an empty slice zeros, and the
+//   host's splitk_reduce adds them, applies alpha and beta and rounds once;
 // - epilogue from registers (wgmma/epilogue.cuh). The TMA zero-fills rows past M and N and K past
 //   its end, so any M, N, K work; K = 0 gives C = beta * C.
 // wgmma_gemm_tf32x (the host's 3xtf32, FP32 in and out at FP32-level accuracy, and tf32 outside nt)
 // follows the same plan with A's fragments in registers; see its comment.
 // Rows of A and B must start on 16-byte boundaries (a tensor-map rule): the host serves only the
 // whole-vector path (core/kernel_path.cpp).
-// NVRTC-style: no standard headers; the name expression is e.g. gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1>.
+// NVRTC-style: no standard headers; the name expression is e.g. gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1,0>.
 
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
@@ -53,16 +56,23 @@ namespace gemmtune {
 // OP_A, OP_B the layout, as the mma family's (1: op(X) = X^T as stored): an A stored k x m (OP_A 1)
 //            or a B stored k x n (OP_B 0) is MN-major, read in TMA boxes of 64 columns x 64 k and
 //            handed to wgmma with its transpose immediate (bf16 and fp16 only: tf32 is K-major)
+// C16        0: C is FP32; 1: C holds the operands' 16-bit type (TYPE 0 bf16, 2 fp16; not tf32), raw
+//            bits, each element rounded to nearest even once from alpha * acc + beta * C in FP32
 // Arguments: the tensor maps of A (3-D: K, M, batch entries) and B (K, N, entries); a_batched /
 // b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry);
-// splits, K's slices (1: none; more: C already scaled by beta, each slice adds into it).
-template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B>
+// splits, K's slices (1: none; more: with an FP32 C, C already scaled by beta and each slice adds into
+// it; with a 16-bit C, slice z stores its raw sums to workspace[z][entry][M][N], FP32, entries =
+// batch, every element inside M x N, for the host's reduction kernel). workspace: unused otherwise.
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B, int C16>
 __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
-               float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m, int batch,
-               long long stride_c, int a_batched, int b_batched, int splits) {
+               typename wgmma::OutputC<C16 ? (TYPE == 0 ? 1 : 2) : 0>::Elem* __restrict__ C, int M, int N,
+               int K, int ldc, float alpha, float beta, int group_m, int batch, long long stride_c,
+               int a_batched, int b_batched, int splits, float* __restrict__ workspace) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using S = wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>;
+  constexpr int kCType = C16 ? (TYPE == 0 ? 1 : 2) : 0;  // C's element: 0 FP32, 1 bf16, 2 fp16
+  static_assert(C16 == 0 || TYPE != 1, "a 16-bit C needs bf16 or fp16 operands");
   constexpr int kMnA = OP_A == 1, kMnB = OP_B == 0;  // MN-major operands
   using Mma = wgmma::Mma<TYPE, BN, kMnA, kMnB>;
   static_assert(TYPE != 1 || (!kMnA && !kMnB), "tf32 wgmma reads K-major operands only (layout nt)");
@@ -212,18 +222,30 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);
       if (ke > kb && lane == 0) release(prev);
       if (ke == kb) {  // K = 0 (or a slice without k tiles): no wgmma wrote the accumulators
-        if (splits > 1) continue;  // nothing to add
+        if (splits > 1 && !C16) continue;  // nothing to add (a 16-bit C's slice stores its zeros)
 #pragma unroll
         for (int mi = 0; mi < S::kMI; ++mi)
 #pragma unroll
           for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] = 0.f;
       }
-      float* c_entry = C + static_cast<long long>(entry) * stride_c;
-      const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 7) == 0;
-      const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
-      wgmma::store_tile<S::kMI, S::kAccRegs, BN>(acc, c_entry, ldc, M, N,
-                                                 tm * BM + c * S::kWgM + warp * 16 + lane / 4,
-                                                 tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta, splits > 1);
+      if (C16 && splits > 1) {
+        // This slice's raw sums, FP32, to its [M][N] of the workspace (ld N): alpha 1, beta 0, no add.
+        float* w_entry = workspace + (static_cast<long long>(unit / units_per_slice) * batch + entry) * M * N;
+        const bool pairs = (N & 1) == 0 && (reinterpret_cast<unsigned long long>(w_entry) & 7) == 0;
+        const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+        wgmma::store_tile<S::kMI, S::kAccRegs, BN, 0>(
+            acc, w_entry, N, M, N, tm * BM + c * S::kWgM + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
+            interior, pairs, 1.0f, 0.0f, false);
+      } else {
+        typename wgmma::OutputC<kCType>::Elem* c_entry = C + static_cast<long long>(entry) * stride_c;
+        // Pairs: an even ldc and C aligned to two elements.
+        const bool pairs = (ldc & 1) == 0 &&
+                           (reinterpret_cast<unsigned long long>(c_entry) & (2 * sizeof(*c_entry) - 1)) == 0;
+        const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+        wgmma::store_tile<S::kMI, S::kAccRegs, BN, kCType>(
+            acc, c_entry, ldc, M, N, tm * BM + c * S::kWgM + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
+            interior, pairs, alpha, beta, splits > 1);
+      }
     }
   }
   // No CTA of a cluster may exit while the other can still multicast into it or arrive on its
@@ -253,12 +275,14 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
 // PASSES 1 is plain tf32 in the layouts the K-major kernel above cannot read: the host's maps say
 // TFLOAT32, so the TMA rounds both operands; the splitters only transpose a staged B, and each
 // consumer keeps one k tile's wgmmas in flight, its A fragments in two register buffers.
-// Arguments as wgmma_gemm's.
+// Arguments as wgmma_gemm's; C is always FP32 (no C16), so `workspace` is never used: split-K adds
+// into C.
 template <int PASSES, int BM, int BN, int STAGES, int CONSUMERS, int OP_A, int OP_B>
 __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, OP_B == 0>::kThreads, 1)
     wgmma_gemm_tf32x(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
-                      float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta, int group_m,
-                      int batch, long long stride_c, int a_batched, int b_batched, int splits) {
+                     float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta,
+                     int group_m, int batch, long long stride_c, int a_batched, int b_batched, int splits,
+                     float* workspace) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kStaged = OP_B == 0, kSplit = PASSES == 3;
   using S = wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, kStaged>;
@@ -549,8 +573,9 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       float* c_entry = C + static_cast<long long>(entry) * stride_c;
       const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 7) == 0;
       const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
-      wgmma::store_tile<1, S::kAccRegs, BN>(acc, c_entry, ldc, M, N, tm * BM + c * 64 + warp * 16 + lane / 4,
-                                            tn * BN + 2 * (lane % 4), interior, pairs, alpha, beta, splits > 1);
+      wgmma::store_tile<1, S::kAccRegs, BN, 0>(
+          acc, c_entry, ldc, M, N, tm * BM + c * 64 + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
+          interior, pairs, alpha, beta, splits > 1);
     }
   }
 #else

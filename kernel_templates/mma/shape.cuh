@@ -1,5 +1,5 @@
-// The block's geometry: each precision's element type and mma K, the XOR-swizzled shared-memory
-// tiles and the sizes every other part derives from (MmaShape).
+// The block's geometry: each precision's element type and mma K, C's element, the XOR-swizzled
+// shared-memory tiles and the sizes every other part derives from (MmaShape).
 
 namespace gemmtune {
 namespace mma {
@@ -19,6 +19,18 @@ template <>
 struct Precision<3> {
   using Elem = unsigned short;  // fp16 bits
   static constexpr int kK = 16;
+};
+
+// C's element: FP32, or with C16 the operands' own 16-bit type (bf16 or fp16 bits, MODE 2 or 3).
+// (No static data members: NVRTC would emit them as globals into every kernel's PTX.)
+template <int MODE, int C16>
+struct OutputC {
+  using Elem = float;
+};
+template <int MODE>
+struct OutputC<MODE, 1> {
+  static_assert(MODE == 2 || MODE == 3, "a 16-bit C needs bf16 or fp16 operands");
+  using Elem = unsigned short;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -3,9 +3,12 @@
 // the small A is read through L1 (every warp of a block shares it), and every thread keeps all BM
 // rows of C for its columns in registers, so each B value fetched feeds BM FMAs.
 //
-// ELEM: the operands' elements (0 FP32, 1 bf16, 2 fp16; C and the sums FP32). 16-bit B stays packed
+// ELEM: the operands' elements (0 FP32, 1 bf16, 2 fp16; the sums FP32). 16-bit B stays packed
 // in registers until its FMAs (converting at the load would double the registers a load in flight
 // holds), so a 16-byte load costs the same registers in every precision.
+// C16: C is FP32 (0) or, with 16-bit operands only, their own type (1): each element of C is written
+// once, alpha * sum + beta * C computed in FP32 (a 16-bit C read exactly) and rounded to nearest even.
+// Split-K's partial sums stay FP32 in the workspace; only the final write rounds.
 //
 // Work decomposition (all compile-time but the split count):
 //   - a "quad" is KS consecutive k: 4, or for OP_B = 1 one 16-byte vector of a B row (4 floats or 8
@@ -34,12 +37,49 @@
 namespace gemmtune {
 namespace skinny {
 
-template <int OP_A, int OP_B, int BM, int TN, int LK, int WN, int WK, int U, int PF, int PATH, int ELEM>
+// C's element (the stream kernel's C16): FP32, or the 16-bit operands' type (ELEM 1 bf16, 2 fp16) as
+// raw bits, read as FP32 and written rounded to nearest even. cvt.rn.bf16.f32 is sm_80's, and the
+// T4 (sm_75) runs the bf16 stream kernel too: there the same rounding is done in integer
+// arithmetic (adding just under half an ulp, plus the kept bit's parity, rounds ties to even; a NaN
+// stays a quiet NaN instead of carrying into the exponent).
+template <int ELEM, int C16>
+struct OutputC {
+  static_assert(C16 == 0 || ELEM != 0, "a 16-bit C needs bf16 or fp16 operands");
+  using T = typename Element<C16 ? ELEM : 0>::T;
+  static __device__ __forceinline__ float load(const T* p) {
+    if constexpr (C16) {
+      const unsigned w = *p;
+      return element_to_float<ELEM>(&w, 0);
+    } else {
+      return *p;
+    }
+  }
+  static __device__ __forceinline__ void store(T* p, float v) {
+    if constexpr (C16 && ELEM == 1) {
+#if __CUDA_ARCH__ >= 800
+      asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(*p) : "f"(v));
+#else
+      const unsigned u = __float_as_uint(v);
+      *p = static_cast<unsigned short>(
+          (u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : (u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
+    } else if constexpr (C16) {
+      asm("cvt.rn.f16.f32 %0, %1;" : "=h"(*p) : "f"(v));
+    } else {
+      *p = v;
+    }
+  }
+};
+
+template <int OP_A, int OP_B, int BM, int TN, int LK, int WN, int WK, int U, int PF, int PATH, int ELEM,
+          int C16>
 __global__ void __launch_bounds__(32 * WN * WK)
     stream(int M, int N, int K, float alpha, const typename Element<ELEM>::T* __restrict__ A, int lda,
-           const typename Element<ELEM>::T* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
-           float* __restrict__ workspace, int splits, long long stride_a, long long stride_b, long long stride_c) {
+           const typename Element<ELEM>::T* __restrict__ B, int ldb, float beta,
+           typename OutputC<ELEM, C16>::T* __restrict__ C, int ldc, float* __restrict__ workspace, int splits,
+           long long stride_a, long long stride_b, long long stride_c) {
   using T = typename Element<ELEM>::T;
+  using Out = OutputC<ELEM, C16>;
   constexpr int VEC = 16 / static_cast<int>(sizeof(T));  // elements in one 16-byte load
   constexpr int KS = OP_B ? VEC : 4;                      // k per quad
   constexpr int BW = KS * TN * static_cast<int>(sizeof(T)) / 4;  // 32-bit words of B per step
@@ -283,8 +323,8 @@ __global__ void __launch_bounds__(32 * WN * WK)
     } else {
       const int gm = m0 + i, gn = n0 + c;
       if (gm < M && gn < N) {
-        float* p = C + static_cast<long long>(gm) * ldc + gn;
-        *p = read_c ? alpha * v + beta * *p : alpha * v;
+        typename Out::T* p = C + static_cast<long long>(gm) * ldc + gn;
+        Out::store(p, read_c ? alpha * v + beta * Out::load(p) : alpha * v);
       }
     }
   };
@@ -331,8 +371,8 @@ __global__ void __launch_bounds__(32 * WN * WK)
     }
     const int gm = m0 + e / BN, gn = n0 + e % BN;
     if (gm >= M || gn >= N) continue;
-    float* p = C + static_cast<long long>(gm) * ldc + gn;
-    *p = read_c ? alpha * v + beta * *p : alpha * v;
+    typename Out::T* p = C + static_cast<long long>(gm) * ldc + gn;
+    Out::store(p, read_c ? alpha * v + beta * Out::load(p) : alpha * v);
   }
 }
 

@@ -1,19 +1,68 @@
 // The epilogue: a consumer warpgroup's accumulators straight from registers to C = alpha * acc +
-// beta * C, FP32 row-major with any ldc. beta == 0 never reads C (it may hold NaN). Interior tiles
-// with an even ldc and an 8-byte aligned C store float2 pairs without checks; edge tiles mask each
-// element (rows past M, columns past N, and a cluster pair's tile past N). Split-K (add) adds
-// alpha * acc into C with fire-and-forget reductions instead: the host scaled C by beta before.
+// beta * C, row-major with any ldc, C FP32 or 16-bit (CTYPE 1 bf16, 2 fp16: rounded to nearest even
+// once, from the FP32 value). beta == 0 never reads C (it may hold NaN). Interior tiles with an even
+// ldc and a C aligned to a pair (8 bytes FP32, 4 bytes 16-bit) store pairs without checks; edge tiles
+// mask each element (rows past M, columns past N, and a cluster pair's tile past N). Split-K (add,
+// FP32 C only) adds alpha * acc into C with fire-and-forget reductions instead: the host scaled C by
+// beta before. A 16-bit C's split-K slices are FP32 tiles of the workspace, stored as an FP32 C with
+// alpha 1 and beta 0 (the reduction kernel applies both and rounds).
 
 namespace gemmtune {
 namespace wgmma {
 
+// C's element: CTYPE 0 FP32, 1 bf16, 2 fp16 (the 16-bit ones as raw bits).
+template <int CTYPE>
+struct OutputC {
+  using Elem = unsigned short;
+};
+template <>
+struct OutputC<0> {
+  using Elem = float;
+};
+
+// A 16-bit C's conversions (CTYPE 1 bf16, else fp16): rounding to nearest even, two values packed in
+// one instruction (lo at the lower address once stored), and widening for beta's read (exact).
+template <int CTYPE>
+__device__ __forceinline__ unsigned short f32_to_16(float x) {
+  unsigned short h;
+  if constexpr (CTYPE == 1) {
+    asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
+  } else {
+    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
+  }
+  return h;
+}
+
+template <int CTYPE>
+__device__ __forceinline__ unsigned f32x2_to_16x2(float lo, float hi) {
+  unsigned r;
+  if constexpr (CTYPE == 1) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+}
+
+template <int CTYPE>
+__device__ __forceinline__ float f16_to_f32(unsigned short h) {
+  if constexpr (CTYPE == 1) {
+    return __uint_as_float(static_cast<unsigned>(h) << 16);  // bf16 is FP32's upper half
+  } else {
+    float f;
+    asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
+    return f;
+  }
+}
+
 // Accumulator layout of m64nN: warp w of the warpgroup holds rows 16w..16w+15; lane l holds rows
 // l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and 4j + {2, 3}.
 // row0, col0: this thread's first row and column in C.
-template <int MI, int ACC, int BN>
-__device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC], float* __restrict__ C, int ldc, int M, int N,
-                                           int row0, int col0, bool interior, bool pairs, float alpha, float beta,
-                                           bool add) {
+template <int MI, int ACC, int BN, int CTYPE>
+__device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
+                                           typename OutputC<CTYPE>::Elem* __restrict__ C, int ldc, int M,
+                                           int N, int row0, int col0, bool interior, bool pairs, float alpha,
+                                           float beta, bool add) {
   const bool read_c = !add && beta != 0.0f;
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -21,12 +70,26 @@ __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC], float* _
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + mi * 64 + 8 * h;
       if (!interior && row >= M) continue;
-      float* crow = C + static_cast<long long>(row) * ldc;
+      typename OutputC<CTYPE>::Elem* crow = C + static_cast<long long>(row) * ldc;
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
         const int col = col0 + 8 * j;
         float v0 = alpha * acc[mi][4 * j + 2 * h], v1 = alpha * acc[mi][4 * j + 2 * h + 1];
-        if (interior || (pairs && col + 1 < N)) {
+        if constexpr (CTYPE != 0) {  // never split here: no add
+          if (interior || (pairs && col + 1 < N)) {
+            unsigned* p = reinterpret_cast<unsigned*>(crow + col);
+            if (read_c) {
+              const unsigned c = *p;
+              v0 += beta * f16_to_f32<CTYPE>(static_cast<unsigned short>(c & 0xffffu));
+              v1 += beta * f16_to_f32<CTYPE>(static_cast<unsigned short>(c >> 16));
+            }
+            *p = f32x2_to_16x2<CTYPE>(v0, v1);
+          } else {
+            if (col < N) crow[col] = f32_to_16<CTYPE>(read_c ? v0 + beta * f16_to_f32<CTYPE>(crow[col]) : v0);
+            if (col + 1 < N)
+              crow[col + 1] = f32_to_16<CTYPE>(read_c ? v1 + beta * f16_to_f32<CTYPE>(crow[col + 1]) : v1);
+          }
+        } else if (interior || (pairs && col + 1 < N)) {
           if (add) {
             sm90::red_add_pair(crow + col, v0, v1);
           } else {

@@ -8,7 +8,9 @@
 // a multiple of its k tile, K = 0, partial tiles, strided batches with and without a shared B,
 // clusters, and through GpuBench. The stream kernel's 16-bit operands (kernel_templates/skinny/
 // stream.cuh, decode-sized calls) through the same check, as its row tiles, layouts, load paths,
-// split-K and batches come.
+// split-K and batches come. A C in the 16-bit operands' own type (c16) in each family that has it:
+// every layout, odd N and ldc, a C not aligned to a pair, batches, split-K through the workspace and
+// the reduction kernel of C's type, beta != 0 over a 16-bit C0 and beta == 0 over NaN.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -64,7 +66,21 @@ float rounded(Precision p, float x, std::uint16_t* bits) {
 
 struct Problem {
   int m, n, k, lda_pad = 0, ldb_pad = 0, ldc_pad = 0;
+  int c_offset = 0;  // C starts this many elements past an aligned allocation (general path only)
 };
+
+// A 16-bit C's element (bits as the kernel wrote them) as a float: exact.
+float widened(Precision p, std::uint16_t bits) {
+  if (p == Precision::bf16) {
+    const std::uint32_t u = std::uint32_t(bits) << 16;
+    float f = 0;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  __half_raw raw;
+  raw.x = bits;
+  return __half2float(__half(raw));
+}
 
 // What the operands hold besides uniform values in [-1, 1].
 enum class Input {
@@ -76,11 +92,13 @@ enum class Input {
 };
 
 // One problem of `batch` entries (B shared when shared_b) with padded leading dimensions, checked
-// for beta = -0.5 and beta = 0 over NaN.
+// for beta = -0.5 and beta = 0 over NaN. A c16 kernel's C0 is rounded to C's type (the reference
+// multiplies beta by the value the kernel reads), and its bound adds C's own rounding.
 void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_b, Input input, std::mt19937& rng) {
   const KernelConfig& config = kernel.config();
   const Precision p = config.precision;
   const int bytes = operand_bytes(p);
+  const int c_bytes = config.c16 ? 2 : 4;
   const bool a_t = op_a_transposed(config.layout), b_t = op_b_transposed(config.layout);
   const int a_rows = a_t ? s.k : s.m, b_rows = b_t ? s.n : s.k;
   const int lda = (a_t ? s.m : s.k) + s.lda_pad, ldb = (b_t ? s.k : s.n) + s.ldb_pad, ldc = s.n + s.ldc_pad;
@@ -92,12 +110,13 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   const GemmArguments shape_only{s.m, s.n, s.k, 1.0f, nullptr, lda, nullptr, ldb, 0.0f, nullptr, ldc,
                                  batch, stride_a, stride_b, stride_c};
   if (kernel_path_for(config, shape_only) < kernel.path()) return;  // the general binary's call
+  if (s.c_offset != 0 && kernel.path() != KernelPath::general) return;  // C unaligned: likewise
   const std::size_t a_count = std::size_t(stride_a) * (batch - 1) + std::size_t(a_rows) * lda;
   const std::size_t b_count = std::size_t(stride_b) * (batch - 1) + std::size_t(b_rows) * ldb;
   const std::size_t c_count = std::size_t(stride_c) * batch;
   std::uniform_real_distribution<float> dist(-1, 1);
   std::vector<float> a(a_count), b(b_count), c0(c_count);
-  std::vector<std::uint16_t> a_bits(a_count), b_bits(b_count);
+  std::vector<std::uint16_t> a_bits(a_count), b_bits(b_count), c0_bits(c_count);
   // wide_range: the scale of A's row i (of B's column j) is 2^(10 * (i % 5 - 2)); 16-bit formats keep
   // to their own range (fp16 tops out at 65504).
   const int step = input != Input::wide_range ? 0 : p == Precision::fp16 ? 2 : 10;
@@ -112,29 +131,41 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
     const int col = int(i % std::size_t(ldb));
     b[i] = rounded(p, dist(rng) * scale(b_t ? row : col), &b_bits[i]);
   }
-  for (auto& x : c0) x = dist(rng);
+  for (std::size_t i = 0; i < c_count; ++i)
+    c0[i] = config.c16 ? rounded(p, dist(rng), &c0_bits[i]) : dist(rng);
   if (input == Input::nan_in_a) a[0] = rounded(p, std::numeric_limits<float>::quiet_NaN(), &a_bits[0]);
   if (input == Input::inf_in_a) a[0] = rounded(p, std::numeric_limits<float>::infinity(), &a_bits[0]);
-  DeviceBuffer da(a_count * bytes), db(b_count * bytes), dc(c_count * 4);
+  DeviceBuffer da(a_count * bytes), db(b_count * bytes), dc((c_count + s.c_offset) * c_bytes);
+  void* const c_at = reinterpret_cast<char*>(dc.get()) + std::size_t(s.c_offset) * c_bytes;
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), bytes == 2 ? static_cast<const void*>(a_bits.data()) : a.data(),
                                  a_count * bytes, cudaMemcpyHostToDevice));
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(db.get(), bytes == 2 ? static_cast<const void*>(b_bits.data()) : b.data(),
                                  b_count * bytes, cudaMemcpyHostToDevice));
-  // The stream kernel's split-K meets in a workspace that is all zeros before and after a launch.
+  // The stream kernel's split-K meets in a workspace that is all zeros before and after a launch. The
+  // tensor-core families' (c16 split-K: each slice's partial sums) is scratch: NaN, so that an element
+  // no slice wrote shows.
   const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, batch);
   DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
-  GEMMTUNE_CUDA_CHECK(cudaMemset(ws.get(), 0, ws_bytes));
+  GEMMTUNE_CUDA_CHECK(
+      cudaMemset(ws.get(), workspace_kind(config) == WorkspaceKind::zeros ? 0 : 0xFF, ws_bytes));
   // Sums: FP32 additions for 3xtf32 (to nearest), the tensor core's truncating ones otherwise.
   const double u = p == Precision::tf32x3 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -23);
+  // A 16-bit C's rounding to nearest: unit roundoff u_out, and half the spacing of its subnormals
+  // (fp16's start at 2^-14) where a sum lands near zero.
+  const double u_out = !config.c16 ? 0.0 : p == Precision::bf16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
+  const double subnormal_half_step =
+      u_out * (p == Precision::bf16 ? std::ldexp(1.0, -126) : std::ldexp(1.0, -14));
   for (const float beta : {-0.5f, 0.0f}) {
     const float alpha = 1.5f;
     if (beta != 0) {
-      GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c_count * 4, cudaMemcpyHostToDevice));
+      GEMMTUNE_CUDA_CHECK(cudaMemcpy(c_at, config.c16 ? static_cast<const void*>(c0_bits.data()) : c0.data(),
+                                     c_count * c_bytes, cudaMemcpyHostToDevice));
     } else {
-      GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c_count * 4));  // NaN: must be overwritten
+      // NaN (0xFFFF in a 16-bit C too): must be overwritten
+      GEMMTUNE_CUDA_CHECK(cudaMemset(c_at, 0xFF, c_count * c_bytes));
     }
-    const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
-                             batch, stride_a, stride_b, stride_c};
+    const GemmArguments args{s.m,  s.n,  s.k, alpha, da.get(), lda,      db.get(), ldb,
+                             beta, c_at, ldc, batch, stride_a, stride_b, stride_c};
     // C has landed before the launch: on sm_90 the launch is a programmatic dependent, and a binary
     // without griddepcontrol.wait (the sm_75 PTX that Fp16Sm75PathJitCompiledOnThisGpu JIT-compiles)
     // would not wait for the stream's previous work.
@@ -142,7 +173,13 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
     ASSERT_EQ(kernel.launch(args, ws_bytes ? ws.get() : nullptr, nullptr), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     std::vector<float> got(c_count);
-    GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), dc.get(), c_count * 4, cudaMemcpyDeviceToHost));
+    if (config.c16) {
+      std::vector<std::uint16_t> got_bits(c_count);
+      GEMMTUNE_CUDA_CHECK(cudaMemcpy(got_bits.data(), c_at, c_count * 2, cudaMemcpyDeviceToHost));
+      for (std::size_t i = 0; i < c_count; ++i) got[i] = widened(p, got_bits[i]);
+    } else {
+      GEMMTUNE_CUDA_CHECK(cudaMemcpy(got.data(), c_at, c_count * 4, cudaMemcpyDeviceToHost));
+    }
     int bad = 0;
     for (int e = 0; e < batch && bad < 3; ++e)
       for (int i = 0; i < s.m && bad < 3; ++i)
@@ -166,7 +203,9 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
             if (!ok) ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", expected " << expected;
             continue;
           }
-          const double bound = (2.0 * s.k + 4) * u * alpha * mag + 4 * std::ldexp(1.0, -24) * std::fabs(beta * cij) + 1e-30;
+          double bound =
+              (2.0 * s.k + 4) * u * alpha * mag + 4 * std::ldexp(1.0, -24) * std::fabs(beta * cij) + 1e-30;
+          bound += u_out * (std::fabs(expected) + bound) + subnormal_half_step;  // 0 for an FP32 C
           if (!(std::fabs(got[at] - expected) <= bound))
             ++bad, ADD_FAILURE() << "beta " << beta << " entry " << e << " C[" << i << "][" << j << "] = " << got[at]
                                  << ", expected " << expected << " (bound " << bound << ")";
@@ -260,6 +299,47 @@ TEST(TensorCores, Fp16Sm75PathJitCompiledOnThisGpu) {
         check(kernel, Problem{80, 96, 72, 0, 0, 0}, 2, true, Input::plain, rng);
       }
     }
+}
+
+// A 16-bit C (c16) from the mma family in both 16-bit precisions and every layout: a 64-wide tile
+// without split-K and a 128-wide one with 3 slices (each slice's sums through the workspace, then the
+// reduction kernel of C's type), on the general path (odd N and ldc, odd batch strides, a C not
+// aligned to a pair: the element-wise stores) and the split one on the whole-vector path too; and
+// fp16's sm_75 PTX (no packed conversion there), JIT-compiled for this GPU.
+TEST(TensorCores, SixteenBitCEveryLayoutSplitAndBatch) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(16);
+  const auto run_all = [&](const LoadedKernel& kernel) {
+    for (const Problem& s :
+         {Problem{1, 1, 1}, Problem{17, 33, 9}, Problem{63, 65, 129, 1, 3, 2}, Problem{127, 129, 131},
+          Problem{128, 128, 128}, Problem{96, 64, 1000, 8, 8, 4}, Problem{64, 62, 40, 0, 0, 0, 1}})
+      check(kernel, s, 1, false, Input::plain, rng);
+    check(kernel, Problem{80, 96, 72}, 3, true, Input::plain, rng);
+    check(kernel, Problem{33, 40, 48, 0, 0, 1}, 2, false, Input::plain, rng);  // entry 1's C 2 bytes off
+    check(kernel, Problem{33, 40, 48}, 1, false, Input::nan_in_a, rng);
+  };
+  for (const Precision p : {Precision::bf16, Precision::fp16}) {
+    if (!runs_precision(device, p)) continue;
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt})
+      for (KernelConfig c : {mma(p, 64, 64, 64, 32, 32, 3), mma(p, 128, 128, 32, 64, 32, 4, 3)}) {
+        c.layout = layout;
+        c.c16 = true;
+        ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+        for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+          if (path == KernelPath::whole_vectors && c.split_k == 1) continue;
+          SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
+          run_all(LoadedKernel(compiler.compile(c, device.arch(), path), c));
+        }
+      }
+  }
+  KernelConfig sm75 = mma(Precision::fp16, 64, 64, 64, 32, 32, 2);
+  sm75.c16 = true;
+  SCOPED_TRACE(sm75.name() + " sm_75 PTX");
+  CompiledKernel ptx = compiler.compile(sm75, "sm_75", KernelPath::general);
+  ptx.cubin = compiler.ptx(sm75, "sm_75", KernelPath::general);
+  run_all(LoadedKernel(ptx, sm75));
 }
 
 // The tuner's own check: a 3xtf32 kernel that rounds both parts of the split passes at K = 4096 and
@@ -361,6 +441,44 @@ TEST(Wgmma, EveryPrecisionAndLayoutAtEdgeSizes) {
   }
 }
 
+// A 16-bit C (c16) from the Hopper family, bf16 and fp16, K-major and MN-major: one consumer and two,
+// a cluster pair (its tile past N stores nothing), split-K in 3 slices (through the workspace and the
+// reduction kernel; K = 0 and short K leave slices empty, which store zeros), partial tiles, odd N,
+// batches with and without a shared B.
+TEST(Wgmma, SixteenBitC) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  if (device.compute_capability != 90) GTEST_SKIP() << "the wgmma family needs compute capability 9.0";
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(17);
+  for (const Precision p : {Precision::bf16, Precision::fp16})
+    for (const Layout layout : {Layout::nt, Layout::tn}) {
+      std::vector<KernelConfig> configs = {hopper(p, 128, 256, 2, 4, 1, true),
+                                           hopper(p, 128, 128, 1, 3, 1, false),
+                                           hopper(p, 128, 128, 2, 4, 2, true)};
+      configs.push_back(configs[1]);
+      configs.back().split_k = 3;
+      for (KernelConfig& c : configs) {
+        c.layout = layout;
+        c.c16 = true;
+        ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+        SCOPED_TRACE(c.name());
+        const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::whole_vectors), c);
+        const auto run = [&](Problem s, int batch, bool shared_b, Input input) {
+          check(kernel, padded_to_16_bytes(s, layout, p), batch, shared_b, input, rng);
+        };
+        for (const Problem& s :
+             {Problem{1, 1, 1}, Problem{17, 33, 9}, Problem{127, 129, 131}, Problem{300, 520, 200}})
+          run(s, 1, false, Input::plain);
+        run(Problem{257, 130, 72}, 2, false, Input::plain);
+        run(Problem{40, 50, 0}, 2, false, Input::plain);
+        run(Problem{96, 64, 1000}, 4, false, Input::plain);
+        run(Problem{80, 96, 72}, 3, true, Input::plain);
+        run(Problem{33, 40, 48}, 1, false, Input::nan_in_a);
+      }
+    }
+}
+
 // The tuner's check (GpuBench: random inputs, C poisoned with NaN, the float64 reference) passes
 // at shapes with partial tiles and K not a multiple of the k tile; for 3xtf32 that includes a
 // normwise error no larger than cuBLAS SGEMM's.
@@ -452,6 +570,47 @@ TEST(SkinnyStream, SixteenBitOperandsForEveryRowTileLayoutAndBatch) {
       const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::general), c);
       check(kernel, Problem{m, 515, 333, 0, 0, 0}, 1, false, Input::plain, rng);
     }
+}
+
+// A 16-bit C (c16) from the stream kernel, bf16 and fp16, every layout: split-K in three uneven
+// slices (FP32 partial sums, the last slice's write rounded) and warps along k, odd n, padded leading
+// dimensions, batches with a shared B; and bf16's sm_75 PTX (its integer rounding: no cvt to bf16
+// before sm_80), JIT-compiled for this GPU.
+TEST(SkinnyStream, SixteenBitC) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  const KernelCompiler compiler{default_cache_dir()};
+  std::mt19937 rng(18);
+  const auto run_all = [&](const LoadedKernel& kernel) {
+    const int rows = kernel.config().block_m;
+    for (const int m : {rows, rows + 3})
+      for (const Problem& s : {Problem{m, 1001, 777}, Problem{m, 37, 4099, 3, 1, 2},
+                               Problem{m, 72, 4096, 8, 8, 0}, Problem{m, 64, 100, 0, 0, 0, 1}})
+        check(kernel, s, 1, false, Input::plain, rng);
+    check(kernel, Problem{rows, 304, 200}, 3, true, Input::plain, rng);
+    check(kernel, Problem{rows, 97, 61, 1, 0, 0}, 2, false, Input::plain, rng);
+    check(kernel, Problem{rows, 40, 48}, 1, false, Input::nan_in_a, rng);
+  };
+  for (const Precision p : {Precision::bf16, Precision::fp16})
+    for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+      const int narrow = op_b_transposed(layout) ? 4 : 8;  // B rows along n take whole 8-column vectors
+      for (KernelConfig c :
+           {stream16(p, layout, 4, narrow, 4, 1, 2, true, 3), stream16(p, layout, 8, 8, 2, 2, 4, false, 1)}) {
+        c.c16 = true;
+        ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+        for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+          SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
+          run_all(LoadedKernel(compiler.compile(c, device.arch(), path), c));
+        }
+      }
+    }
+  KernelConfig sm75 = stream16(Precision::bf16, Layout::nt, 4, 4, 4, 1, 2, true, 3);
+  sm75.c16 = true;
+  SCOPED_TRACE(sm75.name() + " sm_75 PTX");
+  CompiledKernel ptx = compiler.compile(sm75, "sm_75", KernelPath::general);
+  ptx.cubin = compiler.ptx(sm75, "sm_75", KernelPath::general);
+  ASSERT_EQ(ptx.cubin.find("cvt.rn.bf16"), std::string::npos);
+  run_all(LoadedKernel(ptx, sm75));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The template compiles for sm_75, sm_80 and sm_90 over a sample of the search space (the tensor-core
-// family in each precision where the GPU has its tensor cores), resources are read from the compile,
+// family in each precision where the GPU has its tensor cores; a 16-bit C in each family that has
+// one), resources are read from the compile,
 // the disk cache serves a second compile and detects corruption (a garbage cubin, a truncated
 // metadata file, a cubin overwritten with the same number of bytes).
 #include <gtest/gtest.h>
@@ -205,6 +206,102 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
     }
     EXPECT_THROW(compiler.compile(c, "sm_90", KernelPath::general), std::invalid_argument);
   }
+}
+
+// A C in the 16-bit operands' own type (c16): the mma family in bf16 and fp16 for sm_80 and sm_90
+// (fp16 also for the T4's sm_75, whose PTX rounds each half alone: no packed cvt there) and the wgmma
+// family for sm_90a, split or not, in two layouts, without spills, with the reduction kernel of C's
+// type beside a split; the stream kernel in bf16 and fp16 on every architecture (bf16's sm_75 PTX
+// rounds in integer arithmetic: no cvt to bf16 before sm_80); and the reduction kernel for a bf16
+// and an fp16 C, apart from the FP32 one.
+TEST(Compile, SixteenBitCForEveryFamily) {
+  const KernelCompiler compiler{""};
+  const auto compiles = [&](const KernelConfig& c, const std::string& arch, KernelPath path,
+                            const char* symbol) {
+    SCOPED_TRACE(testing::Message() << arch << " " << c.name() << " path " << int(path));
+    ASSERT_EQ(config_error(c), std::nullopt);
+    try {
+      const CompiledKernel k = compiler.compile(c, arch, path);
+      EXPECT_GT(k.cubin.size(), 1000u);
+      EXPECT_NE(k.symbol.find(symbol), std::string::npos);
+      // (The stream kernel's spills are its configuration's, the same with an FP32 C.)
+      if (c.family != KernelFamily::skinny_stream) {
+        EXPECT_EQ(k.resources.spill_bytes(), 0);
+      }
+      // Split-K with a 16-bit C: the slices' sums go through the workspace and the reduction of C's type.
+      const bool reduces = c.split_k > 1 && c.family != KernelFamily::skinny_stream;
+      ASSERT_EQ(k.reduce != nullptr, reduces);
+      if (reduces) {
+        EXPECT_EQ(k.reduce, compiler.reduce_kernel(arch, c.precision == Precision::bf16 ? 1 : 2));
+        EXPECT_NE(k.reduce, compiler.reduce_kernel(arch, 0));
+      }
+      const std::string ptx = compiler.ptx(c, arch, path);
+      const bool bf16 = c.precision == Precision::bf16;
+      const bool packed = c.family != KernelFamily::skinny_stream && arch != "sm_75";
+      if (packed) {
+        EXPECT_NE(ptx.find(bf16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32"), std::string::npos);
+      } else {
+        EXPECT_EQ(ptx.find(bf16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32"), std::string::npos);
+        if (bf16 && arch == "sm_75") {
+          EXPECT_EQ(ptx.find("cvt.rn.bf16"), std::string::npos);
+        } else {
+          EXPECT_NE(ptx.find(bf16 ? "cvt.rn.bf16.f32" : "cvt.rn.f16.f32"), std::string::npos);
+        }
+      }
+    } catch (const CompileError& e) {
+      FAIL() << e.what() << "\n" << e.log();
+    }
+  };
+  for (const Precision p : {Precision::bf16, Precision::fp16})
+    for (const char* arch : {"sm_75", "sm_80", "sm_90"}) {
+      if (p == Precision::bf16 && std::string(arch) == "sm_75") continue;  // no bf16 tensor cores there
+      for (const Layout layout : {Layout::nn, Layout::tt})
+        for (const int split_k : {1, 3}) {
+          KernelConfig c;
+          c.family = KernelFamily::mma;
+          c.precision = p, c.layout = layout, c.c16 = true;
+          c.block_m = 64, c.block_n = 64, c.block_k = 64, c.warp_m = 32, c.warp_n = 32;
+          c.stages = std::string(arch) == "sm_75" ? 2 : 3;
+          c.split_k = split_k;
+          compiles(c, arch, split_k == 1 ? KernelPath::general : KernelPath::whole_vectors, "mma_gemm");
+        }
+    }
+  for (const Precision p : {Precision::bf16, Precision::fp16})
+    for (const Layout layout : {Layout::nt, Layout::tn})
+      for (const int split_k : {1, 3}) {
+        KernelConfig c;
+        c.family = KernelFamily::wgmma;
+        c.precision = p, c.layout = layout, c.c16 = true;
+        c.block_m = 128, c.block_n = 256, c.block_k = 64, c.consumers = 2, c.stages = 4, c.persistent = true;
+        c.split_k = split_k;
+        compiles(c, "sm_90", KernelPath::whole_vectors, "wgmma_gemm");
+      }
+  for (const Precision p : {Precision::bf16, Precision::fp16})
+    for (const char* arch : {"sm_75", "sm_80", "sm_90"})
+      for (const Layout layout : {Layout::nn, Layout::nt}) {
+        KernelConfig c;
+        c.family = KernelFamily::skinny_stream;
+        c.precision = p, c.layout = layout, c.c16 = true;
+        c.block_m = 4, c.thread_n = op_b_transposed(layout) ? 4 : 8, c.lanes_k = 4, c.warps_n = 2,
+        c.k_groups = 1, c.unroll = 2, c.prefetch = true;
+        c.block_n = c.warps_n * (32 / c.lanes_k) * c.thread_n;
+        c.split_k = 3;
+        compiles(c, arch, KernelPath::general, "skinny");
+      }
+  for (const char* arch : {"sm_75", "sm_80", "sm_90"})
+    for (const int c_type : {1, 2}) {
+      if (c_type == 1 && std::string(arch) == "sm_75") continue;  // a bf16 C comes from sm_80's kernels only
+      SCOPED_TRACE(testing::Message() << arch << " splitk_reduce C type " << c_type);
+      try {
+        const auto reduce = compiler.reduce_kernel(arch, c_type);
+        ASSERT_NE(reduce, nullptr);
+        EXPECT_NE(reduce->symbol.find("splitk_reduce"), std::string::npos);
+        EXPECT_NE(reduce->symbol, compiler.reduce_kernel(arch, 0)->symbol);
+        EXPECT_EQ(reduce, compiler.reduce_kernel(arch, c_type));  // compiled once
+      } catch (const CompileError& e) {
+        FAIL() << e.what() << "\n" << e.log();
+      }
+    }
 }
 
 TEST(Compile, DefaultConfigOnEveryArchitecture) {
