@@ -29,7 +29,7 @@ bool same_key(const nlohmann::json& a, const nlohmann::json& b, const std::vecto
 
 void merge_results(const std::filesystem::path& path, const nlohmann::json& header, const nlohmann::json& entries,
                    MergeRule rule) {
-  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "precision", "layout", "batch"}, rule);
+  merge_entries(path, kResultsSchema, header, entries, {"m", "n", "k", "precision", "c", "layout", "batch"}, rule);
 }
 
 nlohmann::json measured_header(const nlohmann::json& device) {
@@ -72,6 +72,7 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
     if (!e.contains("layout") || e["layout"] == "row-major") e["layout"] = "nn";
     if (!e.contains("batch")) e["batch"] = 1;
     if (!e.contains("precision")) e["precision"] = "fp32";
+    if (e.value("c", nlohmann::json()) == "fp32") e.erase("c");  // FP32 C is spelled by its absence
     return e;
   };
   for (auto& old : merged) old = with_current_keys(old);
@@ -89,8 +90,9 @@ void merge_entries(const std::filesystem::path& path, const std::string& schema,
   }
   std::sort(merged.begin(), merged.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
     const auto key = [](const nlohmann::json& e) {
-      return std::make_tuple(e.value("from", std::string()), e.value("precision", std::string()), e.value("m", 0),
-                             e.value("n", 0), e.value("k", 0), e.value("layout", std::string()), e.value("batch", 1));
+      return std::make_tuple(e.value("from", std::string()), e.value("precision", std::string()),
+                             e.value("c", std::string()), e.value("m", 0), e.value("n", 0), e.value("k", 0),
+                             e.value("layout", std::string()), e.value("batch", 1));
     };
     return key(a) < key(b);
   });

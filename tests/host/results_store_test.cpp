@@ -38,6 +38,30 @@ TEST_F(ResultsStore, MergeReplacesSameProblemAndKeepsOthers) {
   EXPECT_EQ(doc["entries"][1]["best"]["tflops"], 2.0);
 }
 
+// A 16-bit C is another problem: its entry joins the FP32-C one of the same shape, never replaces it
+// (a session-33 tune of c16 decode rows once dropped the FP32-C entries this way).
+TEST_F(ResultsStore, SixteenBitCIsKeptApartFromFp32C) {
+  const auto path = dir_ / "gpu.json";
+  const auto bf16 = [](double tflops, const char* c) {
+    nlohmann::json e = entry(512, tflops);
+    e.erase("dtype");
+    e["precision"] = "bf16";
+    if (c) e["c"] = c;
+    return e;
+  };
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({bf16(1.0, nullptr)}));
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({bf16(2.0, "bf16")}));
+  auto doc = nlohmann::json::parse(*read_whole_file(path));
+  ASSERT_EQ(doc["entries"].size(), 2u);
+  EXPECT_FALSE(doc["entries"][0].contains("c"));  // FP32 C sorts first
+  EXPECT_EQ(doc["entries"][1]["c"], "bf16");
+  merge_results(path, {{"device", "x"}}, nlohmann::json::array({bf16(3.0, "fp32")}));  // spelled out: FP32 C
+  doc = nlohmann::json::parse(*read_whole_file(path));
+  ASSERT_EQ(doc["entries"].size(), 2u);
+  EXPECT_EQ(doc["entries"][0]["best"]["tflops"], 3.0);
+  EXPECT_EQ(doc["entries"][1]["best"]["tflops"], 2.0);
+}
+
 // A cuBLAS fallback (no candidate, every candidate failed) joins the file for a new problem but
 // never replaces an earlier run's winner: it measured nothing against it. An earlier fallback it replaces.
 TEST_F(ResultsStore, FallbackEntriesKeepAnEarlierWinner) {

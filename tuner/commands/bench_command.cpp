@@ -174,7 +174,7 @@ int run_bench(const TuneOptions& options) {
   nlohmann::json header = measured_header(device);
   header["geometric_mean_ratio_vs_cublas"] = geomean;
   header["geometric_mean_delivered_ratio"] = delivered_geomean;
-  merge_entries(out, kBenchSchema, header, entries, {"m", "n", "k", "precision", "layout", "batch"});
+  merge_entries(out, kBenchSchema, header, entries, {"m", "n", "k", "precision", "c", "layout", "batch"});
   std::printf("written: %s\n", out.c_str());
   return 0;
 }

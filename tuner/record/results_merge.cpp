@@ -86,11 +86,12 @@ nlohmann::json provenance(const nlohmann::json& entry, const std::string& file) 
           {"date", entry.value("date", "")}};
 }
 
-using Key = std::tuple<int, int, int, std::string, std::string, int>;
+// m, n, k, precision, C's type ("fp32" where absent), layout, batch.
+using Key = std::tuple<int, int, int, std::string, std::string, std::string, int>;
 
 Key key_of(const nlohmann::json& entry) {
   return {entry.value("m", 0),         entry.value("n", 0), entry.value("k", 0),
-          entry.value("precision", "fp32"), layout_of(entry), entry.value("batch", 1)};
+          entry.value("precision", "fp32"), entry.value("c", "fp32"), layout_of(entry), entry.value("batch", 1)};
 }
 
 nlohmann::json merge_results(const std::vector<Input>& inputs, std::vector<std::string>& notes) {
@@ -165,7 +166,7 @@ nlohmann::json merge_results(const std::vector<Input>& inputs, std::vector<std::
 }
 
 nlohmann::json merge_plans(const std::vector<Input>& inputs, std::vector<std::string>& notes) {
-  using PlanKey = std::tuple<int, int, int, std::string, std::string, int>;
+  using PlanKey = std::tuple<int, int, int, std::string, std::string, std::string, int>;
   std::map<PlanKey, std::string> seen;  // problem -> the file whose plan was kept
   nlohmann::json problems = nlohmann::json::array();
   nlohmann::json files = nlohmann::json::array();
@@ -185,7 +186,8 @@ nlohmann::json merge_plans(const std::vector<Input>& inputs, std::vector<std::st
       if (compile["failures"].size() < 20) compile["failures"].push_back(failure);
     for (const auto& problem : in.document["problems"]) {
       const PlanKey key{problem.value("m", 0),         problem.value("n", 0), problem.value("k", 0),
-                        problem.value("precision", "fp32"), layout_of(problem), problem.value("batch", 1)};
+                        problem.value("precision", "fp32"), problem.value("c", "fp32"), layout_of(problem),
+                        problem.value("batch", 1)};
       const auto [it, fresh] = seen.emplace(key, in.file);
       if (!fresh) {
         notes.push_back(fmt::format("{}: planned in both {} and {}; kept {}'s", problem_label(problem),
