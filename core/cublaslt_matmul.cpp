@@ -160,6 +160,12 @@ std::vector<CublasLtChoice> CublasLtMatmul::heuristic(int count, std::size_t wor
   int returned = 0;
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                                &limit, sizeof limit);
+  // A 16-bit C: split-K partials summed in FP32 and rounded once, never added in C's own type (the
+  // library's promise, runtime/src/cublas_calls.cpp).
+  const std::uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_MASK & ~CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE;
+  if (status == CUBLAS_STATUS_SUCCESS && c_type_ != CUDA_R_32F)
+    status = cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                                                  sizeof reductions);
   if (status == CUBLAS_STATUS_SUCCESS)
     status = cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_, b_, c_, c_, preference, count, results.data(),
                                             &returned);

@@ -72,8 +72,11 @@ CublasCalls::Pooled* CublasCalls::acquire(cudaStream_t stream, cudaError_t& erro
     const RelaxedCaptureMode relaxed;  // cublasCreate allocates: a first call inside a graph capture
     if ((error = to_cuda(cublasCreate(&handle))) != cudaSuccess) return nullptr;
   }
-  // What cublasSgemm does for an application that never set a math mode: FP32, no TF32.
-  static_cast<void>(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+  // What cublasSgemm does for an application that never set a math mode: FP32, no TF32. A 16-bit C
+  // is the library's promise of FP32 sums rounded once: cuBLAS's default may add split-K partials
+  // in the output type (H200: bf16 512^3 then missed the K-scaled bound by 1.6x), so it may not here.
+  static_cast<void>(cublasSetMathMode(handle, static_cast<cublasMath_t>(
+                                                  CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
   std::lock_guard<std::mutex> lock(mutex_);
   try {
     all_.push_back(std::make_unique<Pooled>(Pooled{handle, nullptr}));  // on the legacy default stream

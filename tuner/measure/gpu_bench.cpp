@@ -134,8 +134,10 @@ GpuBench::GpuBench(GemmShape shape, std::size_t l2_bytes, unsigned seed, const D
   GEMMTUNE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GEMMTUNE_CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
   // Default math: for SGEMM that is pure FP32 (TF32 needs CUBLAS_TF32_TENSOR_OP_MATH), the
-  // baseline users get from cublasSgemm.
-  GEMMTUNE_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+  // baseline users get from cublasSgemm. No reductions in a 16-bit C's type, as the runtime's cuBLAS
+  // calls (runtime/src/cublas_calls.cpp): the race times what the library would run.
+  GEMMTUNE_CUBLAS_CHECK(cublasSetMathMode(
+      cublas_, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
   GEMMTUNE_CUBLAS_CHECK(cublasLtCreate(&cublaslt_));
   GEMMTUNE_CUDA_CHECK(cudaEventCreate(&start_));
   GEMMTUNE_CUDA_CHECK(cudaEventCreate(&stop_));
