@@ -652,6 +652,11 @@ def test_16_bit_mm_and_linear_are_written_in_their_dtype(tmp_path, dtype, m, n, 
         b_used = b if added is None else layer.weight.t()
         assert ours.dtype == dtype and ours.shape == (m, n) and ours.is_contiguous()
         ref, bound = reference_and_bound(a, b_used, k, precision, dtype, added=added)
+        if added is not None and gemmtune.explain(a, b_used.detach()).implementation in ("cublas", "cublaslt"):
+            # cuBLAS with a 16-bit C and beta = 1 rounds A B to C's type before adding C: two
+            # roundings (H200, 2026-11-27, bf16 512^3: -2.0156 where one gives -2.0312). Our kernels
+            # round once; the tuner checks them at beta != 0 against one.
+            bound = bound + OUT_UNIT[dtype] * ref.abs()
         assert float(((ours.double() - ref).abs() / bound).max()) <= 1
         assert float(((ours.double() - theirs.double()).abs() / (2 * bound)).max()) <= 1
     import json
