@@ -28,6 +28,7 @@
 
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
+#include "common/sixteen_bit_c.cuh"
 #include "mma/ptx.cuh"
 #include "mma/shape.cuh"
 #include "mma/copy_global_to_shared.cuh"
@@ -71,10 +72,10 @@ __device__ __forceinline__ void store_run_16(const float (&v)[RUN], unsigned sho
     for (int e = 0; e < RUN / 2; ++e) {
       float lo = v[2 * e], hi = v[2 * e + 1];
       if (read_c) {
-        lo += beta * f16_to_f32<BF16>(static_cast<unsigned short>(words[e] & 0xffffu));
-        hi += beta * f16_to_f32<BF16>(static_cast<unsigned short>(words[e] >> 16));
+        lo += beta * c16::widen_16<BF16>(static_cast<unsigned short>(words[e] & 0xffffu));
+        hi += beta * c16::widen_16<BF16>(static_cast<unsigned short>(words[e] >> 16));
       }
-      words[e] = f32x2_to_16x2<BF16>(lo, hi);
+      words[e] = c16::round_pair_to_16<BF16>(lo, hi);
     }
     if constexpr (RUN == 4) {
       *reinterpret_cast<uint2*>(crow + col) = make_uint2(words[0], words[1]);
@@ -85,7 +86,7 @@ __device__ __forceinline__ void store_run_16(const float (&v)[RUN], unsigned sho
 #pragma unroll
     for (int w = 0; w < RUN; ++w)
       if (col + w < N)
-        crow[col + w] = f32_to_16<BF16>(read_c ? v[w] + beta * f16_to_f32<BF16>(crow[col + w]) : v[w]);
+        crow[col + w] = c16::round_to_16<BF16>(read_c ? v[w] + beta * c16::widen_16<BF16>(crow[col + w]) : v[w]);
   }
 }
 

@@ -23,6 +23,7 @@
 
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
+#include "common/sixteen_bit_c.cuh"
 #include "sgemm/ptx.cuh"
 #include "sgemm/shape.cuh"
 #include "sgemm/copy_global_to_shared.cuh"

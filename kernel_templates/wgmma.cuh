@@ -40,6 +40,7 @@
 
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
+#include "common/sixteen_bit_c.cuh"
 #include "wgmma/ptx.cuh"
 #include "wgmma/mma_ops.cuh"
 #include "wgmma/shape.cuh"

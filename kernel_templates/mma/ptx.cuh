@@ -172,48 +172,6 @@ __device__ __forceinline__ void mma_f16_16x8x16(float (&d)[4], const unsigned (&
 #endif
 }
 
-// A 16-bit C (the kernel's C16): the FP32 sums rounded to nearest even only at the store, and a C
-// read for beta widened exactly. BF16: bfloat16 bits, else half. The packed cvt (two values, one
-// instruction, a 4-byte register ready to store) is sm_80's; fp16 also runs on sm_75, which rounds
-// each half on its own (bf16 has no tensor core before sm_80, so no fallback).
-template <bool BF16>
-__device__ __forceinline__ unsigned short f32_to_16(float x) {
-  unsigned short h;
-  if constexpr (BF16) {
-    asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
-  } else {
-    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
-  }
-  return h;
-}
-
-// lo in the low half (the lower address once stored), hi in the high half.
-template <bool BF16>
-__device__ __forceinline__ unsigned f32x2_to_16x2(float lo, float hi) {
-#if __CUDA_ARCH__ >= 800
-  unsigned r;
-  if constexpr (BF16) {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  } else {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  }
-  return r;
-#else
-  return static_cast<unsigned>(f32_to_16<BF16>(lo)) | (static_cast<unsigned>(f32_to_16<BF16>(hi)) << 16);
-#endif
-}
-
-template <bool BF16>
-__device__ __forceinline__ float f16_to_f32(unsigned short h) {
-  if constexpr (BF16) {
-    return __uint_as_float(static_cast<unsigned>(h) << 16);  // bf16 is FP32's upper half
-  } else {
-    float f;
-    asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
-    return f;
-  }
-}
-
 // Fire-and-forget addition (split-K): no value comes back, so nothing waits for it.
 __device__ __forceinline__ void red_add_f32(float* p, float v) {
   asm volatile("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");

@@ -111,29 +111,12 @@ struct AtomicSplitKScaling {
 namespace detail {
 
 // C's element of splitk_reduce's CTYPE (0 FP32, 1 bf16, 2 fp16) as raw bits, read as a float and
-// written rounded to nearest.
+// written rounded to nearest (common/sixteen_bit_c.cuh).
 template <int CTYPE>
 struct CElement {
   using Bits = unsigned short;
-  static __device__ float load(const Bits* p) {
-    const Bits h = *p;
-    if constexpr (CTYPE == 1) {
-      return __uint_as_float(static_cast<unsigned>(h) << 16);
-    } else {
-      float f;
-      asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
-      return f;
-    }
-  }
-  static __device__ void store(Bits* p, float v) {
-    Bits h;
-    if constexpr (CTYPE == 1) {
-      asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
-    } else {
-      asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(v));
-    }
-    *p = h;
-  }
+  static __device__ float load(const Bits* p) { return c16::widen_16<CTYPE == 1>(*p); }
+  static __device__ void store(Bits* p, float v) { *p = c16::round_to_16<CTYPE == 1>(v); }
 };
 template <>
 struct CElement<0> {

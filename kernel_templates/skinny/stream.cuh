@@ -38,10 +38,8 @@ namespace gemmtune {
 namespace skinny {
 
 // C's element (the stream kernel's C16): FP32, or the 16-bit operands' type (ELEM 1 bf16, 2 fp16) as
-// raw bits, read as FP32 and written rounded to nearest even. cvt.rn.bf16.f32 is sm_80's, and the
-// T4 (sm_75) runs the bf16 stream kernel too: there the same rounding is done in integer
-// arithmetic (adding just under half an ulp, plus the kept bit's parity, rounds ties to even; a NaN
-// stays a quiet NaN instead of carrying into the exponent).
+// raw bits, read as FP32 and written rounded to nearest even (common/sixteen_bit_c.cuh, which also
+// serves the T4's bf16 stream kernels).
 template <int ELEM, int C16>
 struct OutputC {
   static_assert(C16 == 0 || ELEM != 0, "a 16-bit C needs bf16 or fp16 operands");
@@ -55,16 +53,8 @@ struct OutputC {
     }
   }
   static __device__ __forceinline__ void store(T* p, float v) {
-    if constexpr (C16 && ELEM == 1) {
-#if __CUDA_ARCH__ >= 800
-      asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(*p) : "f"(v));
-#else
-      const unsigned u = __float_as_uint(v);
-      *p = static_cast<unsigned short>(
-          (u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : (u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-#endif
-    } else if constexpr (C16) {
-      asm("cvt.rn.f16.f32 %0, %1;" : "=h"(*p) : "f"(v));
+    if constexpr (C16) {
+      *p = c16::round_to_16<ELEM == 1>(v);
     } else {
       *p = v;
     }

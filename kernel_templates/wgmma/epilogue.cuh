@@ -20,41 +20,6 @@ struct OutputC<0> {
   using Elem = float;
 };
 
-// A 16-bit C's conversions (CTYPE 1 bf16, else fp16): rounding to nearest even, two values packed in
-// one instruction (lo at the lower address once stored), and widening for beta's read (exact).
-template <int CTYPE>
-__device__ __forceinline__ unsigned short f32_to_16(float x) {
-  unsigned short h;
-  if constexpr (CTYPE == 1) {
-    asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
-  } else {
-    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
-  }
-  return h;
-}
-
-template <int CTYPE>
-__device__ __forceinline__ unsigned f32x2_to_16x2(float lo, float hi) {
-  unsigned r;
-  if constexpr (CTYPE == 1) {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  } else {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  }
-  return r;
-}
-
-template <int CTYPE>
-__device__ __forceinline__ float f16_to_f32(unsigned short h) {
-  if constexpr (CTYPE == 1) {
-    return __uint_as_float(static_cast<unsigned>(h) << 16);  // bf16 is FP32's upper half
-  } else {
-    float f;
-    asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
-    return f;
-  }
-}
-
 // Accumulator layout of m64nN: warp w of the warpgroup holds rows 16w..16w+15; lane l holds rows
 // l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and 4j + {2, 3}.
 // row0, col0: this thread's first row and column in C.
@@ -80,14 +45,14 @@ __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
             unsigned* p = reinterpret_cast<unsigned*>(crow + col);
             if (read_c) {
               const unsigned c = *p;
-              v0 += beta * f16_to_f32<CTYPE>(static_cast<unsigned short>(c & 0xffffu));
-              v1 += beta * f16_to_f32<CTYPE>(static_cast<unsigned short>(c >> 16));
+              v0 += beta * c16::widen_16<CTYPE == 1>(static_cast<unsigned short>(c & 0xffffu));
+              v1 += beta * c16::widen_16<CTYPE == 1>(static_cast<unsigned short>(c >> 16));
             }
-            *p = f32x2_to_16x2<CTYPE>(v0, v1);
+            *p = c16::round_pair_to_16<CTYPE == 1>(v0, v1);
           } else {
-            if (col < N) crow[col] = f32_to_16<CTYPE>(read_c ? v0 + beta * f16_to_f32<CTYPE>(crow[col]) : v0);
+            if (col < N) crow[col] = c16::round_to_16<CTYPE == 1>(read_c ? v0 + beta * c16::widen_16<CTYPE == 1>(crow[col]) : v0);
             if (col + 1 < N)
-              crow[col + 1] = f32_to_16<CTYPE>(read_c ? v1 + beta * f16_to_f32<CTYPE>(crow[col + 1]) : v1);
+              crow[col + 1] = c16::round_to_16<CTYPE == 1>(read_c ? v1 + beta * c16::widen_16<CTYPE == 1>(crow[col + 1]) : v1);
           }
         } else if (interior || (pairs && col + 1 < N)) {
           if (add) {
