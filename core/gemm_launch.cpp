@@ -184,7 +184,8 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   const long long tiles = tile_count(config_, args.m, args.n);
   if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   int splits = config_.split_k;
-  // Its workspace is optional; the tensor-core kernels split K only this way.
+  // Its workspace is optional; the tensor-core kernels split K only this way for an FP32 C (a 16-bit
+  // C's slices go through the workspace and the reduction, as sgemm's non-atomic ones).
   const bool atomic = splits > 1 && (config_.split_k_atomic || adds_slices_into_c(config_));
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
   if (is_skinny(config_.family)) return launch_skinny(args, workspace, stream, tiles);

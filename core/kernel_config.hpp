@@ -51,15 +51,16 @@ inline bool is_skinny(KernelFamily family) {
 // One struct for every family: a family uses the fields its template takes (listed below) and
 // leaves the others at their defaults (config_error insists, so equal configs are equal fields).
 //   sgemm: every field above `lanes_k`;
-//   skinny_stream: precision (fp32, bf16 or fp16 operands; FP32 sums and C), block_m (BM, 1 to 8),
+//   skinny_stream: precision (fp32, bf16 or fp16 operands; FP32 sums), c16, block_m (BM, 1 to 8),
 //     block_n (the tile's columns, warps_n * 32 / lanes_k * thread_n), thread_n (TN), lanes_k,
 //     warps_n, k_groups (warps along k), unroll, prefetch;
 //   skinny_tiled: block_m (8 to 32), block_n, block_k, thread_m, thread_n, stages (cp.async),
 //     min_blocks, k_groups (thread groups along k);
 //   mma: precision, block_m, block_n, block_k, warp_m, warp_n, stages, min_blocks, swizzle,
-//     round_split (3xtf32) (split-K always adds atomically);
+//     round_split (3xtf32), c16 (split-K adds atomically into an FP32 C, through the workspace into a
+//     16-bit one);
 //   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
-//     stages, consumers, cluster, persistent, swizzle (split-K adds atomically, as mma's);
+//     stages, consumers, cluster, persistent, swizzle, c16 (split-K as mma's);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // sgemm and skinny_tiled compute in fp32, the precision's default.
 struct KernelConfig {

@@ -15,7 +15,7 @@ inline constexpr Precision kAllPrecisions[] = {Precision::fp32, Precision::tf32x
 const char* precision_name(Precision precision);  // "fp32", "3xtf32", "tf32", "bf16", "fp16"
 std::optional<Precision> parse_precision(std::string_view text);
 
-// Bytes of one element of A and B as they lie in memory (C is always 4-byte FP32).
+// Bytes of one element of A and B as they lie in memory (C: FP32, or this type for a c16 problem).
 constexpr int operand_bytes(Precision p) { return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4; }
 
 // Lowest compute capability (major * 10 + minor) with tensor cores for this precision: fp16 mma

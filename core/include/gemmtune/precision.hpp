@@ -1,7 +1,8 @@
 // The arithmetic of a GEMM: what A and B hold, how the products are formed, how accurate C must be.
 // Part of every problem key (results entries, record files, the runtime's lookup) and of the public
 // API (gemmtune/gemmtune.hpp), defined here once; core/precision.hpp has its names and properties.
-// C is FP32 in every precision, and so are alpha, beta and the sums.
+// C is FP32, or for bf16 and fp16 optionally their own type (GemmProblem::c16); alpha, beta and the
+// sums are FP32.
 #pragma once
 
 namespace gemmtune {

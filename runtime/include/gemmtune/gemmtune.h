@@ -45,7 +45,8 @@ typedef enum gemmtune_config_source {
 /* op(X): as stored, or transposed. Same values as cublasOperation_t's CUBLAS_OP_N and CUBLAS_OP_T. */
 typedef enum gemmtune_operation { GEMMTUNE_OP_N = 0, GEMMTUNE_OP_T = 1 } gemmtune_operation_t;
 
-/* What A and B hold and how they are multiplied; C is FP32 in every one (gemmtune/precision.hpp). */
+/* What A and B hold and how they are multiplied (gemmtune/precision.hpp); C is FP32 unless an _ex
+ * call asks for the operands' own type. */
 typedef enum gemmtune_precision {
   GEMMTUNE_FP32 = 0,   /* FP32 on the CUDA cores: cublasSgemm's contract */
   GEMMTUNE_3XTF32 = 1, /* FP32 operands, FP32-accurate on the tensor cores */
