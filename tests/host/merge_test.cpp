@@ -247,6 +247,23 @@ TEST_F(Merge, KeepsTheFasterWinnerAndBothMeasurements) {
   }
 }
 
+// The shipped H200 file holds bf16 decode rows with an FP32 C and with a 16-bit C: two problems each,
+// which merging shards of it keeps apart (keyed without C's type, one replaced the other).
+TEST_F(Merge, SixteenBitCEntriesAreProblemsOfTheirOwn) {
+  const auto all = read_json(shipped("nvidia-h200.json"));
+  std::size_t c16 = 0;
+  for (const auto& e : all["entries"]) c16 += e.contains("c");
+  ASSERT_GT(c16, 0u);
+  nlohmann::json even = all, odd = all;
+  even["entries"] = odd["entries"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < all["entries"].size(); ++i) (i % 2 ? odd : even)["entries"].push_back(all["entries"][i]);
+  const MergedFiles merged = merge_result_files({write("even.json", even), write("odd.json", odd)});
+  EXPECT_EQ(merged.problems, all["entries"].size());
+  std::size_t merged_c16 = 0;
+  for (const auto& e : merged.document["entries"]) merged_c16 += e.contains("c");
+  EXPECT_EQ(merged_c16, c16);
+}
+
 TEST_F(Merge, SlowerRemeasurementDoesNotReplace) {
   auto slower = h100_512();
   const double old_tflops = slower["entries"][0]["best"]["tflops"].get<double>();
