@@ -6,7 +6,7 @@ asked for: tf32, 3xtf32; CuPy's own TF32 setting is not read), float16 arrays (a
 the producer has that dtype) fp16 and bf16 with the result in their dtype unless out_dtype is float32
 (_precision's rules, as for torch tensors): a 16-bit result is the library's C written in that dtype
 (gemmtune_run_gemm_problem_ex with GEMMTUNE_C_OPERAND_TYPE, the c16 problem), never a cast; a float32
-result is an FP32 C (gemmtune_run_gemm_problem).
+result is an FP32 C (GEMMTUNE_C_FP32).
 """
 
 from __future__ import annotations
@@ -102,13 +102,9 @@ def gemm(planner, name, a, b, c=None, beta=0.0, alpha=1.0, precision=None, out_d
         elif out.size:
             handle = _handles.get(device, lambda: cupy.cuda.Device(device))
             stream = cupy.cuda.get_current_stream().ptr
-            problem = L.sgemm_problem(args, float(alpha), float(beta))
-            if c_type == _precision.C_OPERAND_TYPE:
-                status = L.lib().gemmtune_run_gemm_problem_ex(handle, value, c_type, problem, a.data.ptr, b.data.ptr,
-                                                              out.data.ptr, stream)
-            else:
-                status = L.lib().gemmtune_run_gemm_problem(handle, value, problem, a.data.ptr, b.data.ptr,
-                                                           out.data.ptr, stream)
+            status = L.lib().gemmtune_run_gemm_problem_ex(handle, value, c_type,
+                                                          L.sgemm_problem(args, float(alpha), float(beta)),
+                                                          a.data.ptr, b.data.ptr, out.data.ptr, stream)
             L.raise_for_status(status, name)
         if str(out.dtype) != result:  # a float32 c added to a 16-bit result: the FP32 C rounded once
             out = out.astype(result)

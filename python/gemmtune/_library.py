@@ -120,13 +120,11 @@ def sgemm_problem(args, alpha: float, beta: float) -> SgemmProblem:
 
 
 def choose_gemm(handle, precision: int, c_type: int, *arguments) -> int:
-    """What runs for a problem and why: gemmtune_choose_gemm_ex for a 16-bit C (c_type 1, the c16
-    entries), gemmtune_choose_gemm as before for an FP32 C. arguments: the rest of gemmtune_choose_gemm's
-    (op_a, op_b, m, n, k, a, lda, stride_a, b, ldb, stride_b, ldc, stride_c, batch_count, source,
-    config_name, capacity, reason, capacity)."""
-    if c_type:
-        return lib().gemmtune_choose_gemm_ex(handle, precision, c_type, *arguments)
-    return lib().gemmtune_choose_gemm(handle, precision, *arguments)
+    """What runs for a problem of that C type and why (gemmtune_choose_gemm_ex; C_FP32 asks what
+    gemmtune_choose_gemm would). arguments: the rest of gemmtune_choose_gemm's (op_a, op_b, m, n, k, a,
+    lda, stride_a, b, ldb, stride_b, ldc, stride_c, batch_count, source, config_name, capacity, reason,
+    capacity)."""
+    return lib().gemmtune_choose_gemm_ex(handle, precision, c_type, *arguments)
 
 
 # name: (restype, argtypes), as gemmtune.h declares them (enums are int; pointers are addresses).

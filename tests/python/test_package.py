@@ -187,26 +187,6 @@ def test_ex_calls_refuse_bad_arguments():
                                        0, None, 0) == L.INVALID_ARGUMENT
 
 
-def test_choose_gemm_asks_with_the_c_type(monkeypatch):
-    """_library.choose_gemm: gemmtune_choose_gemm_ex for a 16-bit C, gemmtune_choose_gemm for an FP32 C."""
-    called = []
-
-    class Library:
-        def gemmtune_choose_gemm(self, *arguments):
-            called.append(("gemmtune_choose_gemm", arguments))
-            return 0
-
-        def gemmtune_choose_gemm_ex(self, *arguments):
-            called.append(("gemmtune_choose_gemm_ex", arguments))
-            return 0
-
-    monkeypatch.setattr(L, "lib", Library)
-    rest = (0, 1, 4, 8, 6)
-    L.choose_gemm("handle", 3, 1, *rest)
-    L.choose_gemm("handle", 3, 0, *rest)
-    assert called == [("gemmtune_choose_gemm_ex", ("handle", 3, 1) + rest), ("gemmtune_choose_gemm", ("handle", 3) + rest)]
-
-
 def test_tune_passes_c16_problems_to_the_tuner(tmp_path):
     """Sizes with :c16 and a record file's "c" reach gemm-tune as given: it accepts them (and would
     tune them, given a GPU) and refuses a c16 it cannot have, with its message."""
