@@ -12,10 +12,12 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <gemmtune/gemmtune.hpp>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <random>
 #include <spawn.h>
@@ -715,6 +717,20 @@ KernelConfig atomic_split_k() {  // counters workspace
   return c;
 }
 
+std::map<cudaGraphNodeType, int> node_types(cudaGraph_t graph) {
+  std::size_t count = 0;
+  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
+  std::vector<cudaGraphNode_t> nodes(count);
+  EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
+  std::map<cudaGraphNodeType, int> types;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    EXPECT_EQ(cudaGraphNodeGetType(node, &type), cudaSuccess);
+    ++types[type];
+  }
+  return types;
+}
+
 // One dense problem's operands: C starts as c0 (copied in on the stream before each call) and the
 // call computes C = 1.25 A B + beta C.
 struct GraphCase {
@@ -793,6 +809,13 @@ TEST_F(RuntimeGpu, EverySplitKWorkspaceKindCapturesIntoACudaGraph) {
   for (const auto& c : cases) EXPECT_EQ(c->run(handle, c->graph.get(), capture), Status::success);
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamEndCapture(capture, &graph), cudaSuccess);
+  // The counters and zeros workspaces are the graph's own, zeroed once: no memset or memory node
+  // replays with them. Only the partial sums' workspace is allocated (and freed) in the graph.
+  const std::map<cudaGraphNodeType, int> nodes = node_types(graph);
+  EXPECT_EQ(nodes.count(cudaGraphNodeTypeMemset), 0u);
+  EXPECT_EQ(nodes.at(cudaGraphNodeTypeMemcpy), 5);  // the cases' C0
+  EXPECT_EQ(nodes.at(cudaGraphNodeTypeMemAlloc), 1);
+  EXPECT_EQ(nodes.at(cudaGraphNodeTypeMemFree), 1);
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
 
@@ -819,6 +842,56 @@ TEST_F(RuntimeGpu, EverySplitKWorkspaceKindCapturesIntoACudaGraph) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   for (cudaStream_t s : {eager, capture, replay}) cudaStreamDestroy(s);
+}
+
+// A graph's own workspace lives as long as the graph or an executable graph made from it, and is
+// freed after both are destroyed: capturing and destroying many graphs holds no more memory. The
+// stream kernel's zeros workspace here is 6 MB; a graph grows it once (a second, larger call).
+TEST_F(RuntimeGpu, GraphWorkspacesLiveAsLongAsTheirGraphs) {
+  const KernelConfig stream_k = skinny_stream_split();
+  const Handle handle(results({entry(4, 131072, 256, stream_k), entry(4, 128, 64, stream_k)}));
+  ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
+  GraphCase big(dense(4, 131072, 256), 0.0f, 41), small(dense(4, 128, 64), 0.5f, 42);
+  EXPECT_EQ(choice(handle, big.p).config_name, stream_k.name());
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  const auto free_bytes = [&] {
+    EXPECT_TRUE(runs_correctly(handle, dense(4, 128, 64), 0.5f, stream, 43));  // an eager call frees
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the memory pool gives freed memory back
+    std::size_t free = 0, total = 0;
+    EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+    return free;
+  };
+  const std::size_t before = free_bytes();
+  for (int round = 0; round < 40; ++round) {
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    EXPECT_EQ(small.run(handle, small.graph.get(), stream), Status::success);
+    EXPECT_EQ(big.run(handle, big.graph.get(), stream), Status::success);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);  // the executable graph keeps the buffers
+    for (int replay = 0; replay < 2; ++replay) {
+      ASSERT_EQ(cudaMemset(big.graph.get(), 0xff, big.c0.size() * 4), cudaSuccess);  // NaN
+      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      if (round % 20 == 0) {
+        EXPECT_TRUE(big.correct(big.read(big.graph))) << "round " << round << ", replay " << replay;
+        EXPECT_TRUE(small.correct(small.read(small.graph))) << "round " << round << ", replay " << replay;
+      }
+    }
+    ASSERT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  }
+  // CUDA releases a graph's user objects on its own thread, soon after the destroy.
+  std::size_t after = free_bytes();
+  for (int wait = 0; wait < 50 && after + (64u << 20) < before; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    after = free_bytes();
+  }
+  EXPECT_LT(before, after + (64u << 20)) << "40 graphs of a 6 MB workspace: " << (before - after) / 1e6
+                                         << " MB not given back";
+  cudaStreamDestroy(stream);
 }
 
 // No warm-up at all: the first calls of a fresh handle happen inside a global-mode capture, so the
