@@ -2,7 +2,8 @@
 // application calls it, on shapes nobody tuned (odd, prime, skinny, huge K, GEMV-like, LLM layers,
 // unaligned leading dimensions, transposed, batched) and on the tuned benchmark shapes, against
 // cuBLAS in the same process. Per shape: what ran and why, a check of C against cuBLAS with the
-// K-scaled bound, TFLOP/s of both (interleaved rounds, batches of calls, rotating operands so L2
+// K-scaled bound, TFLOP/s of both (interleaved rounds, batches of calls replayed from a CUDA graph so
+// that short calls measure GPU time rather than the host's launch rate, rotating operands so L2
 // holds no operand from the previous call), and the ratio cuBLAS time / library time: the ratio of
 // the two medians, and in the JSON and the summary the median of the rounds' own ratios too. A
 // disturbance that slows both sides for a few rounds (on the H100: 18 us calls at 100-128 us for
@@ -498,35 +499,57 @@ int main(int argc, char** argv) {
     std::vector<double> library_ms, cublas_ms;
     int calls = 1;
     if (correct) {
-      // Batches of calls long enough (about 2 ms) that launch gaps and clock ramp-up do not dominate.
-      auto time_batch = [&](bool use_library, int count) {
-        cudaEventRecord(start, stream);
+      // Each side's calls (up to 32, over the operand sets) captured once in a CUDA graph and
+      // replayed, so a sample is GPU time: launched one by one, short calls measured the host's
+      // launch rate instead (cuBLAS's host path is 10 to 15 us a call on the H200 machine, against
+      // 3 us of GPU time at 64^3). Samples of about 2 ms, so clock ramp-up does not dominate.
+      const auto capture = [&](bool use_library, int count) -> cudaGraphExec_t {
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        if (!check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture")) return nullptr;
+        bool captured = true;
         for (int i = 0; i < count; ++i) {
           const Operands& o = operand[i % sets];
-          if (use_library)
-            library.gemm(p, 1.0f, o.a, o.b, 0.0f, o.c, stream);
-          else
-            run_cublas(cublas, p, o.a, o.b, o.c);
+          captured = captured && (use_library ? library.gemm(p, 1.0f, o.a, o.b, 0.0f, o.c, stream) ==
+                                                    gemmtune::Status::success
+                                              : run_cublas(cublas, p, o.a, o.b, o.c) == CUBLAS_STATUS_SUCCESS);
         }
+        captured = check(cudaStreamEndCapture(stream, &graph), "capture") && captured;
+        if (captured) captured = check(cudaGraphInstantiate(&exec, graph, 0), "graph");
+        if (graph) cudaGraphDestroy(graph);
+        return captured ? exec : nullptr;
+      };
+      const int graph_calls = std::min(32, std::max(sets, 8));
+      cudaGraphExec_t graphs[2] = {capture(false, graph_calls), capture(true, graph_calls)};
+      const auto time_batch = [&](bool use_library, int replays) {
+        cudaEventRecord(start, stream);
+        for (int r = 0; r < replays; ++r) cudaGraphLaunch(graphs[use_library], stream);
         cudaEventRecord(stop, stream);
         cudaEventSynchronize(stop);
         float ms = 0;
         cudaEventElapsedTime(&ms, start, stop);
-        return double(ms) / count;
+        return double(ms) / (replays * graph_calls);
       };
-      time_batch(false, 3);
-      time_batch(true, 3);
-      calls = static_cast<int>(std::clamp(2.0 / std::max(1e-4, time_batch(false, 3)), 1.0, 500.0));
-      for (int round = 0; round < 20; ++round) {
-        if (round % 2) {
-          library_ms.push_back(time_batch(true, calls));
-          cublas_ms.push_back(time_batch(false, calls));
-        } else {
-          cublas_ms.push_back(time_batch(false, calls));
-          library_ms.push_back(time_batch(true, calls));
+      const bool captured = graphs[0] && graphs[1];
+      if (captured) {
+        time_batch(false, 1);
+        time_batch(true, 1);
+        const int replays =
+            static_cast<int>(std::clamp(2.0 / std::max(1e-4, time_batch(false, 1) * graph_calls), 1.0, 50.0));
+        calls = replays * graph_calls;
+        for (int round = 0; round < 20; ++round) {
+          if (round % 2) {
+            library_ms.push_back(time_batch(true, replays));
+            cublas_ms.push_back(time_batch(false, replays));
+          } else {
+            cublas_ms.push_back(time_batch(false, replays));
+            library_ms.push_back(time_batch(true, replays));
+          }
         }
       }
-      ok = check(cudaGetLastError(), "timing");
+      for (cudaGraphExec_t g : graphs)
+        if (g) cudaGraphExecDestroy(g);
+      ok = check(cudaGetLastError(), "timing") && captured;
     } else {
       ++failures;
     }

@@ -8,11 +8,13 @@
 #include "measure/gpu_bench.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/cuda_check.hpp"
+#include "measure/captured_batch.hpp"
 #include "measure/cublas_check.hpp"
 #include "measure/statistics.hpp"
 
@@ -28,6 +30,9 @@ constexpr double kTargetSampleMs = 0.5;
 // launches of 50 us. Timing was most of a search's GPU time (a 1024 measurement took 7.6 ms, 5.5 of
 // them its eleven batches), and the finalists are raced with full batches before anything is kept.
 constexpr double kScreenSampleMs = 0.25;
+// A sample's launches as replays of a graph of at most this many: more would only lengthen its
+// capture (a replay's host cost, a few microseconds, is far below 32 launches' GPU time).
+constexpr int kGraphCalls = 32;
 
 int awkward_dimension(int x) {
   int y = x > 8 ? x - 3 : x + 3;
@@ -451,16 +456,37 @@ Verification GpuBench::verify(const LoadedKernel& kernel) {
 }
 
 std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>& contenders, int rounds, int reps) {
-  // A warm-up round, then `rounds` rounds in which every contender runs one batch, with an event
-  // between consecutive batches and one synchronization at the end: the GPU never idles between
-  // samples, so later samples do not re-measure clock ramp-up, and every contender's batch follows
-  // another GEMM alike.
+  // A warm-up round of eager launches (modules load, workspaces reach their size, so the addresses
+  // captured next stay valid), then each contender's batch captured in a CUDA graph of at most
+  // kGraphCalls launches (CapturedBatch: a sample is GPU time, not the host's launch rate), then
+  // `rounds` rounds in which every contender replays its graph enough times for `reps` launches,
+  // with an event between consecutive batches and one synchronization at the end: the GPU never
+  // idles between samples, so later samples do not re-measure clock ramp-up, and every
+  // contender's batch follows another GEMM alike. A contender that cannot be captured times all of
+  // them eagerly, as before.
   const int sets = static_cast<int>(a_sets_.size());
   int next = 0;
   const auto batch = [&](const Launch& launch) {
     for (int r = 0; r < reps; ++r) launch(next++ % sets);
   };
   for (const Launch& launch : contenders) batch(launch);
+  const int calls = std::min(reps, kGraphCalls), replays = (reps + calls - 1) / calls;
+  std::vector<std::unique_ptr<CapturedBatch>> graphs;
+  try {
+    for (const Launch& launch : contenders)
+      graphs.push_back(std::make_unique<CapturedBatch>(stream_, calls, [&](int) { launch(next++ % sets); }));
+    for (const auto& graph : graphs) graph->replay(stream_);  // the graphs' own first launch
+  } catch (const std::exception& e) {
+    if (!eager_timing_)
+      spdlog::warn("{}: timing eager launches: a contender cannot be captured ({})", shape_.label(), e.what());
+    eager_timing_ = true;
+    graphs.clear();
+  }
+  const auto sample = [&](std::size_t contender) {
+    if (graphs.empty()) return batch(contenders[contender]);
+    for (int r = 0; r < replays; ++r) graphs[contender]->replay(stream_);
+  };
+  const double launches = graphs.empty() ? reps : double(replays) * calls;
   const std::size_t count = contenders.size() * static_cast<std::size_t>(rounds);
   std::vector<cudaEvent_t> events(count + 1);
   for (auto& e : events) GEMMTUNE_CUDA_CHECK(cudaEventCreate(&e));
@@ -468,14 +494,14 @@ std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>
   try {
     GEMMTUNE_CUDA_CHECK(cudaEventRecord(events[0], stream_));
     for (std::size_t i = 0; i < count; ++i) {
-      batch(contenders[i % contenders.size()]);
+      sample(i % contenders.size());
       GEMMTUNE_CUDA_CHECK(cudaEventRecord(events[i + 1], stream_));
     }
     GEMMTUNE_CUDA_CHECK(cudaEventSynchronize(events[count]));
     for (std::size_t i = 0; i < count; ++i) {
       float ms = 0;
       GEMMTUNE_CUDA_CHECK(cudaEventElapsedTime(&ms, events[i], events[i + 1]));
-      out[i % contenders.size()].push_back(double(ms) / reps);
+      out[i % contenders.size()].push_back(double(ms) / launches);
     }
   } catch (...) {
     for (auto& e : events) cudaEventDestroy(e);
@@ -487,7 +513,7 @@ std::vector<std::vector<double>> GpuBench::time_rounds(const std::vector<Launch>
 
 GpuBench::Launch GpuBench::kernel_launch(const LoadedKernel& kernel) {
   // The workspace is looked up at every launch: another contender's may grow it (in the warm-up
-  // round), which frees the buffer a captured address would point to.
+  // round), which frees the buffer an address captured before would point to.
   return [this, &kernel](int set) {
     const GemmArguments args =
         dense_arguments(shape_, a_sets_[set].get(), b_sets_[set].get(), c_sets_[set].get(), 1.0f, 0.0f);

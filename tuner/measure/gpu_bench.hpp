@@ -149,6 +149,7 @@ class GpuBench {
   std::unique_ptr<Operands> awkward_checks_[3];  // by KernelPath
   int reps_ = 1;         // launches per sample in a race and in cuBLAS's reference time
   int screen_reps_ = 1;  // launches per sample of a search's screening
+  bool eager_timing_ = false;  // a contender could not be captured in a graph (warned once)
 };
 
 }  // namespace gemmtune
