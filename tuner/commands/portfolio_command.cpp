@@ -126,13 +126,21 @@ int run_portfolio(const PortfolioOptions& options) {
   }
   GpuSession gpu(index, cache_dir, "", 0);
   ProgressBar bar("portfolio", points.size());
-  int kernel_points = 0;
+  int kernel_points = 0, failed_points = 0;
   for (const GemmShape& shape : points) {
     if (std::find(done.begin(), done.end(), shape) != done.end()) {
       bar.advance(1, "measured before");
       continue;
     }
-    const PreparedShape prepared = gpu.prepare(shape, 1);
+    PreparedShape prepared;
+    try {
+      prepared = gpu.prepare(shape, 1);
+    } catch (const ProblemError& e) {  // one point the GPU cannot hold never stops the rest
+      spdlog::warn("{}: not measured: {}", shape.label(), e.what());
+      ++failed_points;
+      bar.advance(1, "not measured");
+      continue;
+    }
     // Every kernel is verified and timed once; only those within reach of cuBLAS go on to the race
     // (a kernel 80 times slower than cuBLAS at a GEMV-like point would take minutes to race, and
     // its screening time already says it cannot win).
@@ -196,6 +204,7 @@ int run_portfolio(const PortfolioOptions& options) {
   bar.finish();
   std::printf("portfolio: %zu grid points, a kernel beat cuBLAS at %d of those measured now; %s\n", points.size(),
               kernel_points, path.c_str());
+  if (failed_points) std::printf("portfolio: %d points not measured (warnings above)\n", failed_points);
   return 0;
 }
 
@@ -210,7 +219,7 @@ Command add_portfolio_command(CLI::App& app) {
   cmd->add_option("--cache-dir", options->cache_dir, "Compile cache directory");
   cmd->add_option("--grid", options->grid, "Values of m, n and k (log-spaced)")
       ->delimiter(',')
-      ->check(CLI::Range(1, 1 << 20))
+      ->check(CLI::Range(1, kMaxDimension))
       ->capture_default_str();
   cmd->add_option("--max-mnk", options->max_mnk, "Largest m*n*k measured")->capture_default_str();
   cmd->add_option("--menu-from", options->menu_from, "Results files whose winners form the menu (default: this GPU's)")

@@ -18,7 +18,7 @@ struct PortfolioOptions {
   std::string gpu = "auto";
   std::string results_dir = "results";
   std::filesystem::path cache_dir;
-  std::vector<int> grid = {1, 8, 64, 512, 4096, 32768, 131072};  // values of m, n and k
+  std::vector<int> grid = {1, 8, 64, 512, 4096, 32768, 65536};  // values of m, n and k (at most kMaxDimension)
   double max_mnk = 4096.0 * 4096.0 * 4096.0;  // larger points are not measured: cuBLAS territory
   std::vector<std::string> menu_from;          // results files whose winners join the menu
   bool refresh = false;
