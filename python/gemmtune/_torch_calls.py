@@ -13,6 +13,10 @@ this, so the op and the direct call can differ only in the dispatcher's cost.
 Where the library's choice is cuBLAS, torch's own call makes the same cuBLAS call at less host cost
 (the choice is asked once per plan, with the C type the call would pass: gemmtune_choose_gemm_ex with
 GEMMTUNE_C_OPERAND_TYPE for a 16-bit result; reload() empties the plans):
+- float32 mm, bmm and addmm in FP32 (TF32 off in torch, no precision asked for) whose choice is
+  cuBLAS's default call: torch.mm, bmm and addmm, which make that call. Once the race timed GPU
+  time (2026-11-27), small float32 products went to cuBLAS, and through the library they paid both
+  cuBLAS's host path and the library's (64^3: 25.2 us of host against torch.mm's 17.8, H100).
 - 16-bit mm, bmm and addmm returning the operands' dtype (cuBLAS or cuBLASLt chosen for the c16
   problem): torch.mm, bmm and addmm, which write C in that dtype as the library's call would. The
   result is then torch's, bit for bit, under torch's settings, as torch.mm's precision rules are
@@ -172,16 +176,28 @@ def _plan(planner, name, a, b, alpha=1.0, beta=0.0, precision=None, out_dtype=No
                                                      and precision is None,
                                                      None if c is None or beta == 0.0 else c.dtype)
         torch_call = None
-        # The library's 16-bit C (the c16 problem), the library's choice for it cuBLAS: torch.
-        if (torch_function is not None and c_type == C_OPERAND_TYPE and not os.environ.get("GEMMTUNE_RECORD")
-                and (c is None or _adds_in_torch(c, dtype, device, args))
-                and _library_implementation(args, value, c_type, None, None, device) in ("cublas", "cublaslt")):
+        # The library's choice for the product is what torch's own call makes: torch (the docstring).
+        makes = _torch_makes(dtype, value, c_type, cast, key[-1]) if torch_function is not None else ()
+        if (makes and not os.environ.get("GEMMTUNE_RECORD") and (c is None or _adds_in_torch(c, dtype, device, args))
+                and _library_implementation(args, value, c_type, None, None, device) in makes):
             torch_call = torch_function
         entry = _Plan(args, L.sgemm_problem(args, alpha, beta), value, c_type, c_dtype, cast, device, torch_call)
         if len(_plans) >= _MAX_PLANS:
             _plans.clear()
         _plans[key] = entry
     return entry
+
+
+def _torch_makes(dtype, precision, c_type, cast, tf32_allowed) -> tuple:
+    """The library's choices that torch's own mm, bmm or addmm makes for these operands: cuBLAS or
+    cuBLASLt for a 16-bit result (the c16 problem); cuBLAS's default call for float32 in FP32 (torch
+    computes float32 in FP32 while TF32 is off; a cuBLASLt algorithm the race picked stays in the
+    library); nothing else."""
+    if c_type == C_OPERAND_TYPE:
+        return ("cublas", "cublaslt")
+    if dtype is _float32 and precision == _precision.FP32 and cast is None and not tf32_allowed:
+        return ("cublas",)
+    return ()
 
 
 def _adds_in_torch(c, dtype, device, args) -> bool:

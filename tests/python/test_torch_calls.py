@@ -15,7 +15,7 @@ import gemmtune  # noqa: E402
 from gemmtune import _handles, _torch_calls as calls  # noqa: E402
 from gemmtune import _library as L  # noqa: E402
 
-BF16, FP16, FP32 = 3, 4, 0  # gemmtune_precision_t
+BF16, FP16, FP32, TF32X3 = 3, 4, 0, 1  # gemmtune_precision_t
 C_FP32, C_OPERAND_TYPE = 0, 1  # gemmtune_c_type_t
 DEVICE = -1  # a CPU tensor's get_device()
 
@@ -104,7 +104,33 @@ def test_fp32_results_keep_the_fp32_c_calls(library):
     c = calls.mm(a.bfloat16(), b.bfloat16(), out_dtype=torch.float32)  # the FP32-C problem
     assert c.dtype == torch.float32
     assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", BF16, C_FP32) and library.runs[-1][4] == c.data_ptr()
-    assert library.chosen == []  # no torch route to ask about: float32 mm and FP32 C run in the library
+    assert library.chosen == [(FP32, C_FP32)]  # asked once, for the float32 product; a kernel: the library
+
+
+def test_float32_products_given_to_cublas_run_torchs_call(library, monkeypatch):
+    """cuBLAS's default call chosen for a float32 product in FP32: torch's mm, bmm and addmm make it (no
+    library call); a cuBLASLt algorithm, TF32 allowed in torch, or another precision asked for: the
+    library; while recording, the library."""
+    library.implementation = "cublas"
+    a, b = rand(5, 7), rand(7, 3)
+    assert torch.equal(calls.mm(a, b), torch.mm(a, b))
+    assert torch.equal(calls.bmm(a[None], b[None]), torch.bmm(a[None], b[None]))
+    c = rand(5, 3, seed=4)
+    assert torch.equal(calls.addmm(c, a, b, beta=0.5, alpha=2.0), torch.addmm(c, a, b, beta=0.5, alpha=2.0))
+    assert library.runs == [] and library.chosen == [(FP32, C_FP32)] * 3
+    calls.mm(a, b, precision="3xtf32")
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", TF32X3, C_FP32)
+    library.implementation = "cublaslt"
+    calls.mm(a.t().contiguous().t(), b)  # another plan (strides), cuBLASLt chosen
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", FP32, C_FP32)
+    library.implementation = "cublas"
+    monkeypatch.setattr(calls, "_tf32_allowed", lambda: True)  # torch would compute in TF32
+    calls.mm(a, b, precision="fp32")
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", FP32, C_FP32)
+    monkeypatch.setattr(calls, "_tf32_allowed", lambda: False)
+    monkeypatch.setattr(_handles, "recording", 1)
+    c = calls.mm(a, b)
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", FP32, C_FP32) and library.runs[-1][4] == c.data_ptr()
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
