@@ -10,6 +10,11 @@ import math
 import sys
 
 
+def timed(entry) -> bool:
+    """Correct and timed on both sides ("measured"; files before 2026-11-27 10:00 lack it)."""
+    return entry.get("measured", entry["correct"])
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(f"usage: {sys.argv[0]} DECODE_JSON", file=sys.stderr)
@@ -29,10 +34,10 @@ def main() -> int:
             cells = []
             for m in rows:
                 e = next((e for e in entries if (e["layout"], e["n"], e["k"], e["m"]) == (layout, n, k, m)), None)
-                cells.append("-" if e is None or not e["correct"] else
+                cells.append("-" if e is None or not timed(e) else
                              f"{e['ratio_vs_cublas']:.2f} ({100 * e['fraction_of_copy']:.0f}%)")
             print(f"| {layout}: {n}, {k} | " + " | ".join(cells) + " |")
-    ok = [e for e in entries if e["correct"]]
+    ok = [e for e in entries if timed(e)]
     geomean = math.exp(sum(math.log(e["ratio_vs_cublas"]) for e in ok) / len(ok)) if ok else 0
     below = [e for e in ok if e["fraction_of_copy"] < 0.8]
     print(f"\n{doc.get('device')}, {doc.get('date')}, {doc.get('precision')}: {len(ok)} shapes, geometric mean "
