@@ -43,6 +43,8 @@ if importlib.util.find_spec("torch") is not None:
     from . import nn  # noqa: F401
 
     _through_op = _torch_calls.through_op
+    _quick, _MISSING = _torch_calls.quick, _torch_calls._MISSING
+    _plan_mm, _plan_bmm = plan_mm, plan_bmm
     _Tensor = _torch.Tensor
 else:  # pragma: no cover - exercised by the CPU tier without torch
     _torch = None
@@ -64,6 +66,10 @@ def mm(a, b, *, precision=None, out_dtype=None):
     for 16-bit ones. out_dtype: None (the operands' dtype; for 16-bit operands the library writes C
     in it, from the c16 entries) or torch.float32 (the library's FP32 C, from the FP32-C entries)."""
     if isinstance(a, _Tensor):
+        if precision is None and out_dtype is None:
+            c = _quick(_plan_mm, a, b)
+            if c is not _MISSING:
+                return c
         if _through_op(a, b):
             _check_torch("gemmtune.mm", a=a, b=b)
             return _torch.ops.gemmtune.mm(a, b, precision=precision, out_dtype=out_dtype)
@@ -76,6 +82,10 @@ def bmm(a, b, *, precision=None, out_dtype=None):
     """Batched a @ b for 3-D arrays (batch, m, k) @ (batch, k, n); a batch stride of 0 (an expanded
     operand) shares one matrix, with no copy. precision and out_dtype as for mm."""
     if isinstance(a, _Tensor):
+        if precision is None and out_dtype is None:
+            c = _quick(_plan_bmm, a, b)
+            if c is not _MISSING:
+                return c
         if _through_op(a, b):
             _check_torch("gemmtune.bmm", a=a, b=b)
             return _torch.ops.gemmtune.bmm(a, b, precision=precision, out_dtype=out_dtype)

@@ -267,34 +267,74 @@ def _library_implementation(args, precision, c_type, pa, pb, device) -> str:
     return config.value.decode() if status == L.SUCCESS else ""
 
 
-def mm(a, b, precision=None, out_dtype=None, name="gemmtune.mm"):
-    """a @ b into a fresh contiguous result of the operands' dtype (the library's C in that dtype) or
-    float32 (out_dtype)."""
-    plan = _plan(plan_mm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_mm)
+# The common call, mm or bmm of plain tensors with no precision or out_dtype asked for, skips the
+# general path: one key of what the plan depends on, read inline, and one lookup. The general path
+# (_plan) costs 1.3 us of Python over the torch call it may end in (2026-11-27, this project's CI
+# machine; about 4x that on the H100 host, which #46 bounds at 2 us over torch.mm); this about 0.8.
+# Filled by the general path once it has checked a call, so a plan found here is a passed check;
+# the tensors' types in the key keep subclasses (which go through the op) out.
+_quick_plans: dict = {}  # (planner, types, shapes, strides, dtypes, devices, TF32 allowed) -> _Plan
+_MISSING = object()
+
+
+def quick(planner, a, b):
+    """The result of mm (planner plan_mm) or bmm (plan_bmm) of a and b with no precision or
+    out_dtype, where this call's plan is known and neither compiling nor autograd needs the op;
+    else _MISSING (the caller takes the general path)."""
+    if _is_compiling():
+        return _MISSING
+    try:
+        tf32 = _legacy_tf32_allowed()
+    except RuntimeError:
+        tf32 = torch.backends.cuda.matmul.fp32_precision == "tf32"
+    try:
+        if _grad_enabled() and (a.requires_grad or b.requires_grad):
+            return _MISSING
+        plan = _quick_plans.get((planner, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype,
+                                 b.dtype, a.get_device(), b.get_device(), tf32))
+    except AttributeError:  # b is not a tensor: the general path names it
+        return _MISSING
+    if plan is None:
+        return _MISSING
+    return _product(plan, a, b, planner is plan_bmm, "gemmtune.bmm" if planner is plan_bmm else "gemmtune.mm")
+
+
+def _remember_quick(planner, a, b, plan):
+    key = (planner, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(),
+           b.get_device(), _tf32_allowed())
+    if len(_quick_plans) >= _MAX_PLANS:
+        _quick_plans.clear()
+    _quick_plans[key] = plan
+
+
+def _product(plan, a, b, batched, name):
+    """mm's or bmm's (batched) result under plan: torch's call, or a fresh C and one library call."""
     if plan.torch_call is not None and not _handles.recording:
         return plan.torch_call(a, b)
     args = plan.args
-    c = a.new_empty((args.m, args.n), dtype=plan.c_dtype)
-    if args.m and args.n:
-        if args.k == 0:
-            c.zero_()
-        else:
-            _run(plan, a, b, c, plan.device, name)
-    return c
-
-
-def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm"):
-    plan = _plan(plan_bmm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_bmm)
-    if plan.torch_call is not None and not _handles.recording:
-        return plan.torch_call(a, b)
-    args = plan.args
-    c = a.new_empty((args.batch, args.m, args.n), dtype=plan.c_dtype)
+    c = a.new_empty((args.batch, args.m, args.n) if batched else (args.m, args.n), dtype=plan.c_dtype)
     if args.m and args.n and args.batch:
         if args.k == 0:
             c.zero_()
         else:
             _run(plan, a, b, c, plan.device, name)
     return c
+
+
+def mm(a, b, precision=None, out_dtype=None, name="gemmtune.mm"):
+    """a @ b into a fresh contiguous result of the operands' dtype (the library's C in that dtype) or
+    float32 (out_dtype)."""
+    plan = _plan(plan_mm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_mm)
+    if precision is None and out_dtype is None:
+        _remember_quick(plan_mm, a, b, plan)
+    return _product(plan, a, b, False, name)
+
+
+def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm"):
+    plan = _plan(plan_bmm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_bmm)
+    if precision is None and out_dtype is None:
+        _remember_quick(plan_bmm, a, b, plan)
+    return _product(plan, a, b, True, name)
 
 
 def _finish(c, plan):
@@ -375,7 +415,7 @@ class _LinearPlan(NamedTuple):
 
 
 _linear_plans: dict = {}  # (shapes, strides, dtypes, devices, bias, precision, TF32, ...) -> _LinearPlan
-_handles.choice_caches += [_plans, _linear_plans]
+_handles.choice_caches += [_plans, _quick_plans, _linear_plans]
 _sm_counts: dict = {}
 
 

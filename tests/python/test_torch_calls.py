@@ -64,11 +64,11 @@ def library(monkeypatch):
         real_check(name, argument, x)
 
     monkeypatch.setattr(calls, "check_tensor", check_tensor)
-    calls._plans.clear()
-    calls._linear_plans.clear()
+    for cache in _handles.choice_caches:  # plans of the fake library stay with it
+        cache.clear()
     yield fake
-    calls._plans.clear()
-    calls._linear_plans.clear()
+    for cache in _handles.choice_caches:
+        cache.clear()
 
 
 def rand(*shape, dtype=torch.float32, seed=0):
@@ -213,3 +213,50 @@ def test_explain_asks_for_the_problem_the_call_makes(library):
     assert gemmtune.explain(a, b, out_dtype=torch.float32).implementation == "tuned_kernel"
     gemmtune.explain(rand(5, 7), rand(7, 3))
     assert library.chosen == [(BF16, C_OPERAND_TYPE), (BF16, C_FP32), (FP32, C_FP32)]
+
+
+def test_repeated_mm_and_bmm_take_the_quick_path(library, monkeypatch):
+    """gemmtune.mm and bmm of plain tensors with no precision asked: the first call is checked and
+    planned, a repeated one finds its plan by one key (no checks, no choice) and runs the same."""
+    calls._quick_plans.clear()
+    a, b = rand(5, 7), rand(3, 7).t()
+    first = gemmtune.mm(a, b)
+    assert len(library.chosen) == 1 and len(calls._quick_plans) == 1
+
+    def refuse(*arguments, **keywords):
+        raise AssertionError("the general path ran for a planned call")
+
+    monkeypatch.setattr(calls, "_plan", refuse)
+    again = gemmtune.mm(rand(5, 7, seed=1), rand(3, 7, seed=2).t())
+    assert library.runs[-1][4] == again.data_ptr() and library.runs[-1][3].op_b == L.OP_T
+    assert len(library.chosen) == 1 and again.shape == first.shape
+    with pytest.raises(AssertionError):  # another stride, dtype or precision asked: the general path
+        gemmtune.mm(a, b.contiguous())
+    with pytest.raises(AssertionError):
+        gemmtune.mm(a, b, precision="fp32")
+    with pytest.raises(AssertionError):
+        gemmtune.bmm(a[None], b[None])
+    calls._quick_plans.clear()
+
+
+def test_the_quick_path_leaves_autograd_subclasses_and_bad_arguments_to_the_general_one(library):
+    calls._quick_plans.clear()
+    a, b = rand(5, 7), rand(7, 3)
+    gemmtune.mm(a, b)
+    key = next(iter(calls._quick_plans))
+    assert calls.quick(calls.plan_mm, a, b) is not calls._MISSING
+    assert calls.quick(calls.plan_mm, a.requires_grad_(), b) is calls._MISSING  # autograd records it
+    with torch.no_grad():
+        assert calls.quick(calls.plan_mm, a, b) is not calls._MISSING  # nothing to record
+    a.requires_grad_(False)
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert calls.quick(calls.plan_mm, a.as_subclass(Sub), b) is calls._MISSING  # the op serves subclasses
+    assert calls.quick(calls.plan_mm, a, [[1.0]]) is calls._MISSING
+    with pytest.raises(TypeError, match="argument 'b'"):
+        gemmtune.mm(a, [[1.0]])
+    assert set(calls._quick_plans) == {key}
+    assert any(cache is calls._quick_plans for cache in _handles.choice_caches)  # reload() empties it
+    calls._quick_plans.clear()
