@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-tunes, with the race on graph replays, the problems of this GPU's shipped results whose
-# recorded cuBLAS time is under 25 us (short_sizes.py), in the checkout's results/ (the file comes
+# recorded cuBLAS time is under 25 us (short_sizes.py), or those SIZES lists, in the checkout's results/ (the file comes
 # back under $OUT), with PORTFOLIO=1 races its portfolio grid again, then runs the held-out
 # bench sets named in HELDOUT ("set:precision[:c16] ...").
 set -uo pipefail
@@ -10,7 +10,7 @@ B=.device-build; T0=$SECONDS
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 case "$name" in *H200*) slug=nvidia-h200 ;; *H100*) slug=nvidia-h100-80gb-hbm3 ;; *) slug=unknown ;; esac
 echo "$name ($slug)"; date -u +%FT%TZ
-sizes=$(python3 scripts/spikes/graphs/short_sizes.py results/$slug.json ${BOUND_US:-25})
+sizes=${SIZES:-$(python3 scripts/spikes/graphs/short_sizes.py results/$slug.json ${BOUND_US:-25})}
 echo "re-tuning $(echo "$sizes" | tr ',' '\n' | wc -l) problems"
 timeout ${TUNE_LIMIT:-300} $B/tuner/gemm-tune --results-dir results --sizes "$sizes" --time-budget ${BUDGET:-4} > $OUT/retune.log 2>&1
 echo "retune rc $? at $((SECONDS - T0)) s"
