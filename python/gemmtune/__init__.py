@@ -73,7 +73,7 @@ def mm(a, b, *, precision=None, out_dtype=None):
         if _through_op(a, b):
             _check_torch("gemmtune.mm", a=a, b=b)
             return _torch.ops.gemmtune.mm(a, b, precision=precision, out_dtype=out_dtype)
-        return _torch_calls.mm(a, b, precision, out_dtype)
+        return _torch_calls.mm(a, b, precision, out_dtype, remember=True)
     from . import _cuda_arrays
     return _cuda_arrays.mm(a, b, precision, out_dtype)
 
@@ -89,7 +89,7 @@ def bmm(a, b, *, precision=None, out_dtype=None):
         if _through_op(a, b):
             _check_torch("gemmtune.bmm", a=a, b=b)
             return _torch.ops.gemmtune.bmm(a, b, precision=precision, out_dtype=out_dtype)
-        return _torch_calls.bmm(a, b, precision, out_dtype)
+        return _torch_calls.bmm(a, b, precision, out_dtype, remember=True)
     from . import _cuda_arrays
     return _cuda_arrays.bmm(a, b, precision, out_dtype)
 

@@ -268,11 +268,13 @@ def _library_implementation(args, precision, c_type, pa, pb, device) -> str:
 
 
 # The common call, mm or bmm of plain tensors with no precision or out_dtype asked for, skips the
-# general path: one key of what the plan depends on, read inline, and one lookup. The general path
-# (_plan) costs 1.3 us of Python over the torch call it may end in (2026-11-27, this project's CI
-# machine; about 4x that on the H100 host, which #46 bounds at 2 us over torch.mm); this about 0.8.
-# Filled by the general path once it has checked a call, so a plan found here is a passed check;
-# the tensors' types in the key keep subclasses (which go through the op) out.
+# general path: one key of what the plan depends on, read inline, and one lookup. Over the torch
+# call a plan may end in, gemmtune.mm's Python costs 1.26 us through the general path (_plan) and
+# 0.96 through this one on this project's CI machine (2026-11-27); on the H100's host 5.1 and 3.2 us
+# over torch.mm at 64^3 (#46 asks for 2). Most of what is left is torch's own cost of the ten
+# attribute reads of the key. Filled by gemmtune.mm and bmm once the general path has checked a
+# call (remember=True; not by the op's kernel, which never looks here), so a plan found here is a
+# passed check; the tensors' types in the key keep subclasses (which go through the op) out.
 _quick_plans: dict = {}  # (planner, types, shapes, strides, dtypes, devices, TF32 allowed) -> _Plan
 _MISSING = object()
 
@@ -283,7 +285,7 @@ def quick(planner, a, b):
     else _MISSING (the caller takes the general path)."""
     if _is_compiling():
         return _MISSING
-    try:
+    try:  # _tf32_allowed(), inline
         tf32 = _legacy_tf32_allowed()
     except RuntimeError:
         tf32 = torch.backends.cuda.matmul.fp32_precision == "tf32"
@@ -321,18 +323,18 @@ def _product(plan, a, b, batched, name):
     return c
 
 
-def mm(a, b, precision=None, out_dtype=None, name="gemmtune.mm"):
+def mm(a, b, precision=None, out_dtype=None, name="gemmtune.mm", remember=False):
     """a @ b into a fresh contiguous result of the operands' dtype (the library's C in that dtype) or
-    float32 (out_dtype)."""
+    float32 (out_dtype). remember: keep the plan for quick() (the direct call's)."""
     plan = _plan(plan_mm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_mm)
-    if precision is None and out_dtype is None:
+    if remember and precision is None and out_dtype is None:
         _remember_quick(plan_mm, a, b, plan)
     return _product(plan, a, b, False, name)
 
 
-def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm"):
+def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm", remember=False):
     plan = _plan(plan_bmm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_bmm)
-    if precision is None and out_dtype is None:
+    if remember and precision is None and out_dtype is None:
         _remember_quick(plan_bmm, a, b, plan)
     return _product(plan, a, b, True, name)
 

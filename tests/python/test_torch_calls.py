@@ -220,8 +220,10 @@ def test_repeated_mm_and_bmm_take_the_quick_path(library, monkeypatch):
     planned, a repeated one finds its plan by one key (no checks, no choice) and runs the same."""
     calls._quick_plans.clear()
     a, b = rand(5, 7), rand(3, 7).t()
+    calls.mm(a, b)  # as the op's kernel calls it: planned, not kept for the direct call
+    assert not calls._quick_plans
     first = gemmtune.mm(a, b)
-    assert len(library.chosen) == 1 and len(calls._quick_plans) == 1
+    assert len(library.chosen) == 1 and len(calls._quick_plans) == 1  # the general path's plan, cached
 
     def refuse(*arguments, **keywords):
         raise AssertionError("the general path ran for a planned call")
