@@ -2,7 +2,8 @@
 // (docs/performance.md, "The race's cuBLAS runs slower than the bench's")? One cublasGemmEx call
 // (bf16 operands, FP32 or bf16 C, FP32 sums), timed per call from CUDA-graph replays under the
 // settings in which the race and the bench differ, one at a time from the bench's:
-//   calls    calls a graph: the bench's 56, the race's 16 (0.5 ms of calls at ~30 us), 32
+//   calls    calls a graph: the bench's 56; the race's about 0.5 ms of calls (16 at ~30 us, 4 at
+//            ~160 us; at most 32); a cost per replay (a workspace node?) weighs 4 to 14 times more
 //   sets     operand sets rotated: 2 (both, at these sizes) or 4
 //   data     the same values in every set (both) or other values per set
 //   warm     the handle used eagerly before its first capture (both, the bench by its check), or not
@@ -58,6 +59,7 @@ int main() {
   const Shape shapes[] = {{16, 11008, 4096, false, false}, {4, 11008, 4096, true, true}, {8, 11008, 4096, true, true},
                           {2, 28672, 8192, true, false}, {8, 28672, 8192, true, true}, {4, 4096, 4096, true, true}};
   const Setting settings[] = {{"bench (56 calls, 2 sets, same data, warm)", 56, 2, true, true, false, false},
+                              {"4 calls a graph", 4, 2, true, true, false, false},
                               {"16 calls a graph", 16, 2, true, true, false, false},
                               {"32 calls a graph", 32, 2, true, true, false, false},
                               {"4 sets", 56, 4, true, true, false, false},
