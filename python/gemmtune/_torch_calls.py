@@ -302,6 +302,8 @@ def quick(planner, a, b):
 
 
 def _remember_quick(planner, a, b, plan):
+    # quick()'s key, which it builds inline to save a call; if the two drift apart every lookup misses
+    # (test_repeated_mm_and_bmm_take_the_quick_path fails), nothing runs wrong.
     key = (planner, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(),
            b.get_device(), _tf32_allowed())
     if len(_quick_plans) >= _MAX_PLANS:
