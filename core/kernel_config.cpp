@@ -254,7 +254,7 @@ std::optional<std::string> skinny_config_error(const KernelConfig& c) {
   }
   if (!in(c.block_m, {8, 16, 32})) return fmt::format("block_m {} not 8, 16 or 32", c.block_m);
   if (!in(c.block_n, {32, 64, 128, 256})) return fmt::format("block_n {} not in 32..256 (power of 2)", c.block_n);
-  if (!in(c.block_k, {16, 32})) return fmt::format("block_k {} not 16 or 32", c.block_k);
+  if (!in(c.block_k, {16, 32, 64})) return fmt::format("block_k {} not 16, 32 or 64", c.block_k);
   if (!in(c.thread_m, {1, 2, 4, 8}) || c.block_m % c.thread_m != 0)
     return fmt::format("thread_m {} not a power of 2 up to 8 dividing block_m {}", c.thread_m, c.block_m);
   if (c.block_n % c.thread_n != 0) return fmt::format("thread_n {} does not divide block_n {}", c.thread_n, c.block_n);

@@ -11,8 +11,9 @@
 // captured with for every replay, on whatever stream the replay runs, while the stream's buffer
 // may be replaced or used by eager calls in between; and a first allocation would need cudaMalloc
 // and a synchronisation, which capture refuses (and which invalidate the capture). Instead:
-// - counters and zeros: one buffer per graph, capturing stream and kind, allocated and zeroed when
-//   the capture first needs it (off the capturing stream, in relaxed capture mode) and owned by the
+// - counters, zeros, and scratch of up to kGraphOwnedScratchBytes: one buffer per graph, capturing
+//   stream and kind, allocated and zeroed when the capture first needs it (off the capturing
+//   stream, in relaxed capture mode) and owned by the
 //   graph through a CUDA user object, so it lives as long as the graph or an executable graph made
 //   from it, and is freed (by the next eager call or the destructor) once CUDA releases it. The
 //   kernels leave these buffers ready for the next launch, as they do a stream's, so a replay is
@@ -20,9 +21,12 @@
 //   and zeroed it there: a memset and two memory nodes in every replay, which doubled the GPU time
 //   of a 64^3 call.) Two executable graphs made from one graph share its buffers: replay them in
 //   one stream order, not at once.
-// - scratch (partial sums, which need no zeros and may be large): allocated in the graph
-//   (cudaMallocAsync and cudaFreeAsync become memory nodes the graph owns; CUDA orders graphs that
-//   share their physical memory, so graphs do not each hold their partial sums).
+// - larger scratch (partial sums): allocated in the graph (cudaMallocAsync and cudaFreeAsync become
+//   memory nodes the graph owns; CUDA orders graphs that share their physical memory, so graphs do
+//   not each hold their partial sums). The two memory nodes cost about 0.5 us a replayed call (H100,
+//   2026-11-27: 2 to 8 x 4096 x 4096 bf16 with a 16-bit C, split 8 ways, ran 2.5 to 3.7% faster
+//   from a graph's own buffer; docs/performance.md), which only calls with small partial sums
+//   notice; so a graph's own scratch buffers stay small.
 
 #pragma once
 
@@ -44,6 +48,9 @@ namespace gemmtune {
 
 class StreamWorkspaces {
  public:
+  // Partial sums up to this size come from the capturing graph's own buffer (above).
+  static constexpr std::size_t kGraphOwnedScratchBytes = std::size_t(16) << 20;
+
   StreamWorkspaces() = default;
   // Frees every buffer; the work that used them must be complete.
   ~StreamWorkspaces();
@@ -63,7 +70,7 @@ class StreamWorkspaces {
     if (capture == cudaStreamCaptureStatusInvalidated) return cudaErrorStreamCaptureInvalidated;
     if (capture == cudaStreamCaptureStatusActive) {
       void* memory = nullptr;
-      if (kind != WorkspaceKind::scratch) {
+      if (kind != WorkspaceKind::scratch || bytes <= kGraphOwnedScratchBytes) {
         if (const cudaError_t err = graph_buffer(stream, bytes, kind, memory); err != cudaSuccess) return err;
         return launch(static_cast<float*>(memory));
       }

@@ -28,6 +28,7 @@
 #include "core/atomic_file.hpp"
 #include "core/cublaslt_matmul.hpp"
 #include "core/record_file.hpp"
+#include "runtime/src/stream_workspaces.hpp"
 
 #include "results_fixtures.hpp"
 
@@ -788,7 +789,8 @@ struct GraphCase {
 TEST_F(RuntimeGpu, EverySplitKWorkspaceKindCapturesIntoACudaGraph) {
   const KernelConfig atomic = atomic_split_k(), stream_k = skinny_stream_split(), tiled_k = skinny_tiled_split();
   const Handle handle(results({entry(96, 80, 700, atomic), entry(300, 200, 1000, kSplitK),
-                               entry(4, 512, 2048, stream_k), entry(16, 512, 2048, tiled_k)}));
+                               entry(4, 512, 2048, stream_k), entry(16, 512, 2048, tiled_k),
+                               entry(1024, 1040, 128, kSplitK)}));
   ASSERT_EQ(handle.status(), Status::success) << handle.status_message();
   std::vector<std::unique_ptr<GraphCase>> cases;
   cases.push_back(std::make_unique<GraphCase>(dense(96, 80, 700), 0.5f, 1));   // atomic, scales C first
@@ -796,7 +798,11 @@ TEST_F(RuntimeGpu, EverySplitKWorkspaceKindCapturesIntoACudaGraph) {
   cases.push_back(std::make_unique<GraphCase>(dense(300, 200, 1000), 0.5f, 3));  // partial sums
   cases.push_back(std::make_unique<GraphCase>(dense(4, 512, 2048), 0.0f, 4));  // skinny stream
   cases.push_back(std::make_unique<GraphCase>(dense(16, 512, 2048), 0.75f, 5));  // skinny tiled
-  const std::string expected[] = {atomic.name(), atomic.name(), kSplitK.name(), stream_k.name(), tiled_k.name()};
+  cases.push_back(std::make_unique<GraphCase>(dense(1024, 1040, 128), 1.0f, 6));  // partial sums, 17 MB
+  const std::string expected[] = {atomic.name(),   atomic.name(),  kSplitK.name(),
+                                  stream_k.name(), tiled_k.name(), kSplitK.name()};
+  ASSERT_GT(workspace_bytes(kSplitK, 1024, 1040, 1), StreamWorkspaces::kGraphOwnedScratchBytes);
+  ASSERT_LE(workspace_bytes(kSplitK, 300, 200, 1), StreamWorkspaces::kGraphOwnedScratchBytes);
   for (std::size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(choice(handle, cases[i]->p).config_name, expected[i]);
 
   cudaStream_t eager = nullptr, capture = nullptr, replay = nullptr;
@@ -809,11 +815,12 @@ TEST_F(RuntimeGpu, EverySplitKWorkspaceKindCapturesIntoACudaGraph) {
   for (const auto& c : cases) EXPECT_EQ(c->run(handle, c->graph.get(), capture), Status::success);
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamEndCapture(capture, &graph), cudaSuccess);
-  // The counters and zeros workspaces are the graph's own, zeroed once: no memset or memory node
-  // replays with them. Only the partial sums' workspace is allocated (and freed) in the graph.
+  // The counters, zeros and small partial sums' workspaces are the graph's own, zeroed once: no
+  // memset or memory node replays with them. Only the large partial sums' workspace is allocated
+  // (and freed) in the graph.
   const std::map<cudaGraphNodeType, int> nodes = node_types(graph);
   EXPECT_EQ(nodes.count(cudaGraphNodeTypeMemset), 0u);
-  EXPECT_EQ(nodes.at(cudaGraphNodeTypeMemcpy), 5);  // the cases' C0
+  EXPECT_EQ(nodes.at(cudaGraphNodeTypeMemcpy), 6);  // the cases' C0
   EXPECT_EQ(nodes.at(cudaGraphNodeTypeMemAlloc), 1);
   EXPECT_EQ(nodes.at(cudaGraphNodeTypeMemFree), 1);
   cudaGraphExec_t exec = nullptr;

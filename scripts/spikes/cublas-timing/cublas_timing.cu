@@ -13,6 +13,9 @@
 // The race's row: its own settings (it too warms its handle eagerly and fills every set alike).
 // Median of 9 replays, each setting interleaved with the bench's in rounds.
 //   nvcc -O2 -arch=sm_90 -o cublas_timing cublas_timing.cu -lcublas && ./cublas_timing
+// Its H100 output (2026-11-27): h100-2026-11-27.txt. No setting but eager calls and 4 calls a graph
+// moved cuBLAS by more than 1.5%; the race's own combination 0.2-1.2%. What differed was our side
+// (race-vs-bench.sh, docs/performance.md).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 
@@ -55,6 +58,8 @@ static float sample(cublasHandle_t h, cudaStream_t stream, const Shape& p, const
   return ms * 1000 / s.calls;
 }
 
+static void** sets_of(const Setting& s, void** buffers) { return s.same_data ? buffers : buffers + 4; }
+
 int main() {
   const Shape shapes[] = {{16, 11008, 4096, false, false}, {4, 11008, 4096, true, true}, {8, 11008, 4096, true, true},
                           {2, 28672, 8192, true, false}, {8, 28672, 8192, true, true}, {4, 4096, 4096, true, true}};
@@ -73,8 +78,13 @@ int main() {
   std::printf("%s\n", prop.name);
   for (const Shape& p : shapes) {
     const size_t na = size_t(p.m) * p.k, nb = size_t(p.k) * p.n, nc = size_t(p.m) * p.n;
-    void *a[4], *b[4], *c[4];
-    for (int i = 0; i < 4; ++i) { cudaMalloc(&a[i], na * 2); cudaMalloc(&b[i], nb * 2); cudaMalloc(&c[i], nc * 4); }
+    // Sets 0-3 hold one set's values everywhere; sets 4-7 each their own (the "other data" setting).
+    void *a[8], *b[8], *c[8];
+    for (int i = 0; i < 8; ++i) {
+      cudaMalloc(&a[i], na * 2); cudaMalloc(&b[i], nb * 2); cudaMalloc(&c[i], nc * 4);
+      fill(a[i], na, i < 4 ? 1 : 1 + 2 * i);
+      fill(b[i], nb, i < 4 ? 2 : 2 + 2 * i);
+    }
     std::printf("%dx%dx%d:%s%s\n", p.m, p.n, p.k, p.nt ? "nt" : "nn", p.c16 ? ":c16" : "");
     const int count = sizeof settings / sizeof *settings;
     std::vector<std::vector<float>> times(count);
@@ -83,31 +93,31 @@ int main() {
     std::vector<cudaGraphExec_t> execs(count, nullptr);
     for (int j = 0; j < count; ++j) {
       const Setting& s = settings[j];
-      for (int i = 0; i < 4; ++i) {  // the data: one set's values everywhere, or each its own
-        fill(a[i], na, s.same_data ? 1 : 1 + 2 * i);
-        fill(b[i], nb, s.same_data ? 2 : 2 + 2 * i);
-      }
       cublasCreate(&handles[j]);
       if (s.disallow)  // the race's and the runtime's math mode
         cublasSetMathMode(handles[j], static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
                                                                 CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
       cudaStreamCreateWithFlags(&streams[j], cudaStreamNonBlocking);
       cublasSetStream(handles[j], streams[j]);
-      if (s.warm) { call(handles[j], p, a[0], b[0], c[0]); cudaStreamSynchronize(streams[j]); }
+      void** sa = sets_of(s, a);
+      void** sb = sets_of(s, b);
+      void** sc = sets_of(s, c);
+      if (s.warm) { call(handles[j], p, sa[0], sb[0], sc[0]); cudaStreamSynchronize(streams[j]); }
       if (!s.eager) {
         cudaGraph_t graph;
         cudaStreamBeginCapture(streams[j], cudaStreamCaptureModeThreadLocal);
-        for (int i = 0; i < s.calls; ++i) call(handles[j], p, a[i % s.sets], b[i % s.sets], c[i % s.sets]);
+        for (int i = 0; i < s.calls; ++i) call(handles[j], p, sa[i % s.sets], sb[i % s.sets], sc[i % s.sets]);
         cudaStreamEndCapture(streams[j], &graph);
         cudaGraphInstantiate(&execs[j], graph, 0);
         cudaGraphDestroy(graph);
         cudaGraphUpload(execs[j], streams[j]);
       }
-      sample(handles[j], streams[j], p, s, a, b, c, execs[j]);  // warm-up
+      sample(handles[j], streams[j], p, s, sets_of(s, a), sets_of(s, b), sets_of(s, c), execs[j]);  // warm-up
     }
     for (int round = 0; round < 9; ++round)
       for (int j = 0; j < count; ++j)
-        times[j].push_back(sample(handles[j], streams[j], p, settings[j], a, b, c, execs[j]));
+        times[j].push_back(sample(handles[j], streams[j], p, settings[j], sets_of(settings[j], a), sets_of(settings[j], b),
+                                  sets_of(settings[j], c), execs[j]));
     float bench = 0;
     for (int j = 0; j < count; ++j) {
       std::sort(times[j].begin(), times[j].end());
@@ -118,7 +128,7 @@ int main() {
       cublasDestroy(handles[j]);
       cudaStreamDestroy(streams[j]);
     }
-    for (int i = 0; i < 4; ++i) { cudaFree(a[i]); cudaFree(b[i]); cudaFree(c[i]); }
+    for (int i = 0; i < 8; ++i) { cudaFree(a[i]); cudaFree(b[i]); cudaFree(c[i]); }
   }
   std::printf("%s\n", cudaGetErrorString(cudaGetLastError()));
 }
