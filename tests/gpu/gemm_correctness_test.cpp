@@ -334,9 +334,12 @@ TEST(GemmCorrectness, SkinnyKernelsForEveryRowCountLayoutAndBatch) {
       }
   for (const Layout layout : {Layout::nn, Layout::nt}) {  // the other kernels of each family's space
     KernelConfig wide = skinny_stream(8, 8, 4, 2, 2, 4, true, 2), tiled8 = skinny_tiled(8, 64, 16, 2, 3, 1, 4, 4);
-    wide.layout = tiled8.layout = layout;
+    // block_k 64: a space may offer it (the built-in one does not; docs/kernel-notes.md, session 36).
+    KernelConfig deep = skinny_tiled(32, 128, 64, 8, 3, 2, 1, 3);
+    wide.layout = tiled8.layout = deep.layout = layout;
     configs.push_back(wide);
     configs.push_back(tiled8);
+    configs.push_back(deep);
   }
   std::mt19937 rng(11);
   for (const auto& kernel : load_all(runnable(configs, device), device)) {
