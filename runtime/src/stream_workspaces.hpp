@@ -13,14 +13,13 @@
 // and a synchronisation, which capture refuses (and which invalidate the capture). Instead:
 // - counters, zeros, and scratch of up to kGraphOwnedScratchBytes: one buffer per graph, capturing
 //   stream and kind, allocated and zeroed when the capture first needs it (off the capturing
-//   stream, in relaxed capture mode) and owned by the
-//   graph through a CUDA user object, so it lives as long as the graph or an executable graph made
-//   from it, and is freed (by the next eager call or the destructor) once CUDA releases it. The
-//   kernels leave these buffers ready for the next launch, as they do a stream's, so a replay is
-//   the captured kernels alone. (Before, each captured call allocated its workspace in the graph
-//   and zeroed it there: a memset and two memory nodes in every replay, which doubled the GPU time
-//   of a 64^3 call.) Two executable graphs made from one graph share its buffers: replay them in
-//   one stream order, not at once.
+//   stream, in relaxed capture mode) and owned by the graph through a CUDA user object, so it lives
+//   as long as the graph or an executable graph made from it, and is freed (by the next eager call
+//   or the destructor) once CUDA releases it. The kernels leave these buffers ready for the next
+//   launch, as they do a stream's, so a replay is the captured kernels alone. (Before, each
+//   captured call allocated its workspace in the graph and zeroed it there: a memset and two memory
+//   nodes in every replay, which doubled the GPU time of a 64^3 call.) Two executable graphs made
+//   from one graph share its buffers: replay them in one stream order, not at once.
 // - larger scratch (partial sums): allocated in the graph (cudaMallocAsync and cudaFreeAsync become
 //   memory nodes the graph owns; CUDA orders graphs that share their physical memory, so graphs do
 //   not each hold their partial sums). The two memory nodes cost about 0.5 us a replayed call (H100,
