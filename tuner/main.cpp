@@ -62,6 +62,16 @@ int main(int argc, char** argv) {
   const Command* chosen = &tune;
   for (const Command& command : subcommands)
     if (command.cli->parsed()) chosen = &command;
+  // Options before a command's name are the tune command's: a command that does not read them
+  // would drop them without a word (`gemm-tune --results-dir X plan` writing to results/).
+  if (!chosen->reads_app_options)
+    for (const CLI::Option* option : app.get_options())
+      if (option->count() > 0) {
+        const std::string name = chosen->cli->get_name();
+        std::fprintf(stderr, "gemm-tune: %s before '%s' is a tuning option; give %s's own options after its name (gemm-tune %s --help)\n",
+                     option->get_name().c_str(), name.c_str(), name.c_str(), name.c_str());
+        return kExitBadInput;
+      }
   spdlog::set_level(spdlog::level::from_str((chosen->common ? chosen->common : tune.common)->log_level));
   try {
     return chosen->run();

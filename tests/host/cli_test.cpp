@@ -71,7 +71,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"SeedFromMissingFile", "--seed-from /nonexistent.json", "nonexistent.json"},
                       BadInput{"CrossFromMissingFile", "cross --from /nonexistent.json", "nonexistent.json"},
                       BadInput{"CrossWithoutFrom", "cross", "--from is required"},
-                      BadInput{"UnknownOption", "--frobnicate", "frobnicate"}),
+                      BadInput{"UnknownOption", "--frobnicate", "frobnicate"},
+                      BadInput{"TuneOptionBeforeAnotherCommand", "--results-dir /tmp/elsewhere plan --gpu h100 --sizes 512",
+                               "--results-dir before 'plan' is a tuning option"}),
     [](const ::testing::TestParamInfo<BadInput>& param_info) { return std::string(param_info.param.name); });
 
 TEST(Cli, SizesFromARecordFileNamesTheBadLineAndField) {

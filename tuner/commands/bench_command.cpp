@@ -197,7 +197,7 @@ Command add_bench_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tun
             tune->jobs = common->jobs;
             return run_bench(*tune);
           },
-          common};
+          common, /*reads_app_options=*/true};  // it tunes the shapes it lacks with them
 }
 
 }  // namespace gemmtune

@@ -20,6 +20,8 @@ struct Command {
   std::function<int()> run;  // once parsed; errors are thrown, and main() maps them to exit codes
   // Its --sizes, --log-level, ...; null where it has none and the default command's apply.
   std::shared_ptr<const CommonOptions> common;
+  // It reads the options given before any command's name (the tune command's, on the app itself).
+  bool reads_app_options = false;
 };
 
 }  // namespace gemmtune

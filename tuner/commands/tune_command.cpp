@@ -241,7 +241,7 @@ Command add_tune_command(CLI::App& app, const std::shared_ptr<TuneOptions>& tune
             tune->jobs = common->jobs;
             return run_tune(*tune);
           },
-          common};
+          common, /*reads_app_options=*/true};
 }
 
 std::vector<GemmShape> shapes_from_record(const std::string& path) {
