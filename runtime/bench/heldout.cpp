@@ -169,10 +169,11 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+std::string layout_of(const Shape& s) { return std::string(s.op_a == Op::t ? "t" : "n") + (s.op_b == Op::t ? "t" : "n"); }
+
 std::string label(const Shape& s) {
   std::string text = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-  if (s.op_a != Op::n || s.op_b != Op::n)
-    text += std::string(":") + (s.op_a == Op::t ? "t" : "n") + (s.op_b == Op::t ? "t" : "n");
+  if (s.op_a != Op::n || s.op_b != Op::n) text += ":" + layout_of(s);
   if (s.batch > 1) text = std::to_string(s.batch) + "*" + text + (s.shared_b ? " (B shared)" : "");
   if (s.pad) text += " ld+" + std::to_string(s.pad);
   return text;
@@ -352,21 +353,31 @@ std::string utc_now() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string output, results, only, precision_name = "fp32";
+  std::string output, results, only, layout, precision_name = "fp32";
   bool c16 = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--c16") {
       c16 = true;
-    } else if ((arg == "-o" || arg == "--results" || arg == "--only" || arg == "--precision") && i + 1 < argc) {
-      (arg == "-o" ? output : arg == "--results" ? results : arg == "--only" ? only : precision_name) = argv[++i];
+    } else if ((arg == "-o" || arg == "--results" || arg == "--only" || arg == "--layout" || arg == "--precision") &&
+               i + 1 < argc) {
+      (arg == "-o"          ? output
+       : arg == "--results" ? results
+       : arg == "--only"    ? only
+       : arg == "--layout"  ? layout
+                            : precision_name) = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: %s [-o FILE] [--results DIR] [--only SET[,SET...]] [--precision P] [--c16]\n"
+                   "usage: %s [-o FILE] [--results DIR] [--only SET[,SET...]] [--layout nn|nt|tn|tt] [--precision P] "
+                   "[--c16]\n"
                    "  sets: heldout and tuned (the default run), llm, decode\n",
                    argv[0]);
       return 2;
     }
+  }
+  if (!layout.empty() && layout != "nn" && layout != "nt" && layout != "tn" && layout != "tt") {
+    std::fprintf(stderr, "%s: unknown layout '%s' in --layout (nn, nt, tn, tt)\n", argv[0], layout.c_str());
+    return 2;
   }
   const auto named = std::find_if(std::begin(kPrecisions), std::end(kPrecisions),
                                   [&](const auto& p) { return precision_name == p.first; });
@@ -421,6 +432,9 @@ int main(int argc, char** argv) {
 
   std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
   for (const auto& more : {llm_shapes(), decode_shapes()}) shapes.insert(shapes.end(), more.begin(), more.end());
+  if (!layout.empty())  // one layout's shapes only (a shorter run)
+    shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [&](const Shape& s) { return layout_of(s) != layout; }),
+                 shapes.end());
   nlohmann::json entries = nlohmann::json::array();
   // 3xtf32: the normwise errors of the library's C and of SGEMM's (the cuBLAS column) against float64.
   const bool with_errors = precision == Precision::tf32x3;
@@ -650,6 +664,7 @@ int main(int argc, char** argv) {
                                 {"library_results", results.empty() ? "installed" : results},
                                 {"precision", precision_name},
                                 {"c", c16 ? precision_name : "fp32"},
+                                {"layouts", layout.empty() ? "all" : layout},
                                 {"compared_with",
                                  precision == Precision::fp32 || precision == Precision::tf32x3
                                      ? "cublasSgemm / cublasSgemmStridedBatched, CUBLAS_DEFAULT_MATH (FP32, no TF32), same process"
