@@ -63,10 +63,12 @@ int main(int argc, char** argv) {
   for (const Command& command : subcommands)
     if (command.cli->parsed()) chosen = &command;
   // Options before a command's name are the tune command's: a command that does not read them
-  // would drop them without a word (`gemm-tune --results-dir X plan` writing to results/).
+  // would drop them without a word (`gemm-tune --results-dir X plan` writing to results/). The one
+  // exception: a command with no common options of its own (cross, portfolio, compare, merge)
+  // takes its log level from there (below), so `gemm-tune --log-level debug portfolio` stays.
   if (!chosen->reads_app_options)
     for (const CLI::Option* option : app.get_options())
-      if (option->count() > 0) {
+      if (option->count() > 0 && !(option->get_name() == "--log-level" && !chosen->common)) {
         const std::string name = chosen->cli->get_name();
         std::fprintf(stderr, "gemm-tune: %s before '%s' is a tuning option; give %s's own options after its name (gemm-tune %s --help)\n",
                      option->get_name().c_str(), name.c_str(), name.c_str(), name.c_str());

@@ -94,6 +94,18 @@ TEST(Cli, SizesFromARecordFileNamesTheBadLineAndField) {
   EXPECT_NE(both.output.find("not both"), std::string::npos) << both.output;
 }
 
+// --log-level before a command with no common options of its own is where that command takes its
+// level from (it has no --log-level after its name); before plan, which has one, it is refused above.
+TEST(Cli, LogLevelBeforeACommandWithoutCommonOptions) {
+  const auto results = gemmtune::testing_paths::source_dir() / "results";
+  const CliRun r = run("--log-level debug compare --format json " + (results / "nvidia-h100-80gb-hbm3.json").string() +
+                       " " + (results / "nvidia-h200.json").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const CliRun plan = run("--log-level debug plan --gpu h100 --sizes 512");
+  EXPECT_EQ(plan.exit_code, 2) << plan.output;
+  EXPECT_NE(plan.output.find("--log-level before 'plan' is a tuning option"), std::string::npos) << plan.output;
+}
+
 TEST(Cli, PortfolioGridMustBePositive) {
   const CliRun r = run("portfolio --grid 0,8");
   EXPECT_EQ(r.exit_code, 2) << r.output;
