@@ -102,9 +102,10 @@ __device__ __forceinline__ void store_run_16(const float (&v)[RUN], unsigned sho
 // MIN_BLOCKS __launch_bounds__ minimum blocks per SM (caps registers at 64K / (threads * MIN_BLOCKS))
 // ROUND_SPLIT 3xtf32 only: 1 rounds both parts (big by cvt.rna, small by integer arithmetic: CVT 1 of
 //            the spike), 0 rounds big by integer arithmetic and leaves small to the tensor core's
-//            truncation (CVT 3): about 10% faster, but small then loses up to 2^-21 |x|, which at K
-//            below about 1000 is more than cuBLAS SGEMM's own error (H100, 2026-11-26: normwise
-//            4.6e-7 against SGEMM's 2.1e-7 at 512). The tuner's accuracy check decides per problem.
+//            truncation (CVT 3): about 10% faster; small loses at most one bit (mma/fragments.cuh).
+//            The error at small K follows BK instead, the length of the tensor core's truncating sums
+//            (H100, 2026-11-26, 512^3: 2.4e-7 with BK 32, 4.6e-7 with 64, SGEMM 2.1e-7; BK 16 is
+//            predicted to pass: docs/kernel-notes.md, session 37). The tuner's check decides per problem.
 // C16        0: C is FP32; 1: C holds the operands' 16-bit type (MODE 2 bf16, 3 fp16), as raw bits:
 //            each element rounded to nearest even once, from alpha * acc + beta * C in FP32
 // 3xtf32 accumulates each k tile's products in a second accumulator and adds it into the first once

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -229,7 +230,10 @@ TEST(TensorCores, EveryPrecisionAndLayoutAtEdgeSizes) {
     for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
       // A 64-wide tile and a 128-wide one with split-K (3 uneven slices); 16-bit k-major tiles need
       // 64+ columns, FP32 B stored k x n warp tiles 32+ wide.
-      for (KernelConfig c : {mma(p, 64, 64, wide ? 64 : 32, 32, 32, 3), mma(p, 128, 128, 32, 64, 32, 4, 3)}) {
+      // 3xtf32 also with block_k 16, its small-K candidates (two k steps a tile).
+      std::vector<KernelConfig> configs = {mma(p, 64, 64, wide ? 64 : 32, 32, 32, 3), mma(p, 128, 128, 32, 64, 32, 4, 3)};
+      if (p == Precision::tf32x3) configs.push_back(mma(p, 128, 64, 16, 32, 32, 4));
+      for (KernelConfig c : configs) {
         if (p == Precision::tf32x3) c.warp_m = 32, c.round_split = c.split_k > 1;
         c.layout = layout;
         ASSERT_EQ(config_error(c), std::nullopt) << c.name();
@@ -361,6 +365,39 @@ TEST(TensorCores, ThreeTf32IsAtLeastAsAccurateAsSgemm) {
     EXPECT_GT(v.sgemm_normwise_error, 0);
     EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << shape.label();
     EXPECT_LT(v.normwise_error, 2e-6) << shape.label();
+  }
+}
+
+// At small K every 3xtf32 kernel with block_k 32 or 64 failed the tuner's check on the H100
+// (2026-11-26: 512^3 2.4e-7 and 4.6e-7 against SGEMM's 2.1e-7; 4096x4096x64 2.4e-7 and 4.6e-7 against
+// 1.45e-7): the tensor core truncates as it sums a k tile, and the error follows the tile's length. A
+// model of that truncation (scripts/spikes/tensor-core/accumulation_model.cpp) predicts block_k 16 at
+// 0.5-0.6 of block_k 32's error there, within SGEMM's at 512. Both on the same data, through the
+// tuner's check.
+TEST(TensorCores, ThreeTf32WithBlockK16IsMoreAccurateAtSmallK) {
+  GEMMTUNE_REQUIRE_GPU();
+  const DeviceProfile device = query_device(0);
+  if (device.compute_capability < 80) GTEST_SKIP() << "the tensor-core family needs sm_80";
+  const KernelCompiler compiler{default_cache_dir()};
+  const DeviceChecks checks;
+  for (const GemmShape& shape : {GemmShape{512, 512, 512, Layout::nn, 1, Precision::tf32x3},
+                                 GemmShape{2048, 2048, 64, Layout::nn, 1, Precision::tf32x3}}) {
+    GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
+    double errors[2] = {};
+    for (const int block_k : {16, 32}) {
+      const KernelConfig c = mma(Precision::tf32x3, 128, 64, block_k, 32, 32, 4);
+      const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::whole_vectors), c);
+      const Verification v = bench.verify(kernel);
+      std::printf("%s %s: normwise error %.3g, cuBLAS SGEMM's %.3g\n", shape.label().c_str(), c.name().c_str(),
+                  v.normwise_error, v.sgemm_normwise_error);
+      errors[block_k == 16 ? 0 : 1] = v.normwise_error;
+      // At K = 64 the model's margin under SGEMM is under 10%: printed, not required.
+      if (block_k == 16 && shape.k == 512) {
+        EXPECT_TRUE(v.passed) << shape.label() << ": " << v.detail;
+      }
+    }
+    EXPECT_GT(errors[0], 0) << shape.label();
+    EXPECT_LT(errors[0], 0.8 * errors[1]) << shape.label();
   }
 }
 

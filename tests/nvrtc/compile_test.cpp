@@ -146,6 +146,38 @@ TEST(Compile, TensorCoreFamilyForEveryPrecisionAndLayout) {
     }
 }
 
+// 3xtf32 with block_k 16 (its tile accumulator summed into FP32 every 16 k: the small-K candidates
+// of configs/mma-3xtf32.json): the built-in space offers it, and it compiles for sm_80 and sm_90 in
+// every layout on both paths, with the whole-vector path free of spills.
+TEST(Compile, ThreeTf32WithBlockK16InEveryLayout) {
+  const KernelCompiler compiler{""};
+  const GemmShape small_k{512, 512, 512, Layout::nn, 1, Precision::tf32x3};
+  const std::vector<KernelConfig> offered = enumerate(load_search_spaces({}), load_device_profile("h100"), &small_k).candidates;
+  EXPECT_TRUE(std::any_of(offered.begin(), offered.end(),
+                          [](const KernelConfig& c) { return c.family == KernelFamily::mma && c.block_k == 16; }));
+  KernelConfig c;
+  c.family = KernelFamily::mma;
+  c.precision = Precision::tf32x3;
+  c.block_m = 128, c.block_n = 64, c.block_k = 16, c.warp_m = 32, c.warp_n = 32, c.stages = 4;
+  for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
+    c.layout = layout;
+    ASSERT_EQ(config_error(c), std::nullopt) << c.name();
+    for (const char* arch : {"sm_80", "sm_90"})
+      for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
+        SCOPED_TRACE(testing::Message() << arch << " " << c.name() << " path " << int(path));
+        try {
+          const CompiledKernel k = compiler.compile(c, arch, path);
+          EXPECT_NE(k.symbol.find("mma_gemm"), std::string::npos);
+          if (path == KernelPath::whole_vectors) {
+            EXPECT_EQ(k.resources.spill_bytes(), 0);
+          }
+        } catch (const CompileError& e) {
+          FAIL() << e.what() << "\n" << e.log();
+        }
+      }
+  }
+}
+
 // The Hopper family: every candidate the built-in spaces give the H100 in every layout
 // compiles for sm_90a (asked
 // for as sm_90, the device's arch) without spills and within the 168 registers that 384 threads
