@@ -5,6 +5,7 @@
 // metadata file, a cubin overwritten with the same number of bytes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <set>
