@@ -156,10 +156,10 @@ class GEMMTUNE_API Handle {
   // launch (asynchronous; the first call for a problem may compile). beta == 0 never reads C. A
   // stream of 0 is the legacy default stream whatever the application was compiled with; pass
   // cudaStreamPerThread for the calling thread's own. CUDA-graph capture: every kernel captures,
-  // in any capture mode; a split-K workspace captured is the graph's own (counters and zeros made
-  // once per graph and capturing stream and freed with the graph; partial sums allocated inside
-  // it), never the stream's, so replays on any stream and eager calls between them do not share
-  // it. Executable graphs made from one graph share its workspaces: replay them in one stream
+  // in any capture mode; a split-K workspace captured is the graph's own (counters, zeros and
+  // partial sums of up to 16 MiB made once per graph and capturing stream and freed with the
+  // graph; larger partial sums allocated inside it), never the stream's, so replays on any stream
+  // and eager calls between them do not share it. Executable graphs made from one graph share its workspaces: replay them in one stream
   // order, not at once. Warm up first (a call,
   // choose or gemmtune_warmup): a first call inside the capture compiles there. A call that cannot
   // be captured (a capture already invalidated, a device without memory pools for a split-K
