@@ -188,10 +188,13 @@ std::optional<bool> parse_c_type(std::string_view text, Precision precision) {
   return std::nullopt;
 }
 
+int packed_aligned_width(const GemmShape& shape) {
+  return aligned_width(shape.precision, shape.lda(), shape.ldb(), shape.n, nullptr, nullptr, nullptr, shape.batch,
+                       shape.stride_a(), shape.stride_b(), shape.stride_c());
+}
+
 KernelPath kernel_path_for(const KernelConfig& config, const GemmShape& shape) {
-  const int width = aligned_width(shape.precision, shape.lda(), shape.ldb(), shape.n, nullptr, nullptr, nullptr,
-                                  shape.batch, shape.stride_a(), shape.stride_b(), shape.stride_c());
-  return kernel_path_for(config, shape.m, shape.n, shape.k, width);
+  return kernel_path_for(config, shape.m, shape.n, shape.k, packed_aligned_width(shape));
 }
 
 }  // namespace gemmtune

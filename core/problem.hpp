@@ -65,7 +65,12 @@ inline constexpr int kMaxDimension = 65536;
 inline constexpr int kMaxBatch = 1 << 20;
 inline constexpr long long kMaxBatchedElements = 1LL << 31;
 
-// The path (KernelPath) the tuner's densely packed operands (cudaMalloc'd, so aligned) run config with.
+// The widest vector (aligned_width, kernel_path.hpp) every row of the tuner's densely packed
+// operands of shape starts aligned to (cudaMalloc'd, so only the leading dimensions count): what a
+// race at shape measured its kernels with.
+int packed_aligned_width(const GemmShape& shape);
+
+// The path (KernelPath) the tuner's densely packed operands run config with.
 KernelPath kernel_path_for(const KernelConfig& config, const GemmShape& shape);
 
 // Parses "512,1024,MxNxK:nt:b8:bf16"; entries without a precision get `precision`. Throws

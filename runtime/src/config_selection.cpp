@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/problem.hpp"
+
 namespace gemmtune {
 namespace {
 
@@ -65,14 +67,15 @@ std::string where(const TunedResults& file) {
   return fmt::format("{} ({})", file.device.slug, file.origin);
 }
 
-// What rows less aligned than a kernel's vector loads may cost it: its edge path loads narrower
+// What rows less aligned than the race measured may cost a kernel: its edge path loads narrower
 // vectors, up to half the speed for scalar loads where it measured 4-float ones (H100: the 1000^3
-// winner ran at 0.71 of its aligned speed with every leading dimension + 1). A kernel's margin over
-// cuBLAS is divided by this before it is trusted.
-double misalignment_cost(const KernelConfig& config, const CallShape& call) {
-  return call.aligned_width >= config.vector_width
-             ? 1.0
-             : std::sqrt(static_cast<double>(config.vector_width) / call.aligned_width);
+// winner ran at 0.71 of its aligned speed with every leading dimension + 1). The race ran densely
+// packed operands (packed_aligned_width of the raced problem, raced_width here), so a call as aligned
+// as they were, or as the kernel's vector loads, pays nothing the race did not time: 4095^3's winner
+// raced on rows aligned to 1 float. A kernel's margin over cuBLAS is divided by this before it is trusted.
+double misalignment_cost(const KernelConfig& config, const CallShape& call, int raced_width) {
+  const int measured = std::min(config.vector_width, raced_width);
+  return call.aligned_width >= measured ? 1.0 : std::sqrt(static_cast<double>(measured) / call.aligned_width);
 }
 
 Selection kernel(const KernelConfig& config, ConfigSource source, std::string reason) {
@@ -104,7 +107,7 @@ std::optional<Selection> exact(const ResultsCatalog& catalog, const DeviceProfil
           return cublas(source, fmt::format("{}: cuBLAS won the race (best kernel {:.3f}x)", measured,
                                             shape.kernel_ratio));
         if (const auto misfit = device_fit_error(shape.config, device)) continue;
-        if (const double cost = misalignment_cost(shape.config, call);
+        if (const double cost = misalignment_cost(shape.config, call, packed_aligned_width(shape.problem));
             cost > 1 && !(shape.kernel_ratio / cost >= kKernelMargin))
           return cublas(source, fmt::format("{}: {} won by {:.3f}x, less than what rows aligned to {} floats "
                                             "(it loads {}) may cost it",
@@ -140,7 +143,8 @@ std::optional<Selection> near_tuned(const ResultsCatalog& catalog, const DeviceP
       // A skinny kernel reads B once per tile of rows: never for calls taller than its tile.
       if (is_skinny(shape.config.family) && call.problem.m > shape.config.block_m) continue;
       const ShapeDistance d = shape_distance(call, shape, device);
-      const double score = std::log(shape.kernel_ratio / misalignment_cost(shape.config, call)) - d.total();
+      const double cost = misalignment_cost(shape.config, call, packed_aligned_width(shape.problem));
+      const double score = std::log(shape.kernel_ratio / cost) - d.total();
       if (!best || score > best->score) best = Best{&file, &shape, d, score};
     }
   }
@@ -182,7 +186,10 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
     }
     if (std::any_of(corners.begin(), corners.end(), [](const TunedShape* c) { return c == nullptr; })) continue;
 
-    // Every config raced at a corner, with its worst ratio over the corners (0 where it was not raced).
+    // Every config raced at a corner, with its worst ratio over the corners (0 where it was not raced),
+    // after what rows less aligned than the best-aligned corner's may cost it.
+    int corners_width = 1;
+    for (const TunedShape* corner : corners) corners_width = std::max(corners_width, packed_aligned_width(corner->problem));
     std::map<std::string, std::pair<KernelConfig, double>> worst;
     for (const TunedShape* corner : corners)
       for (const RacedConfig& raced : corner->raced) worst.try_emplace(raced.config.name(), raced.config, 1e300);
@@ -193,7 +200,7 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
           if (raced.config == config_and_worst.first) ratio = std::max(ratio, raced.ratio);
         config_and_worst.second = std::min(config_and_worst.second, ratio);
       }
-      config_and_worst.second /= misalignment_cost(config_and_worst.first, call);
+      config_and_worst.second /= misalignment_cost(config_and_worst.first, call, corners_width);
     }
     const std::pair<KernelConfig, double>* chosen = nullptr;
     for (const auto& [name, config_and_worst] : worst) {
@@ -208,7 +215,7 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
       return kernel(chosen->first, source,
                     fmt::format("{}: {:.3f}x cuBLAS or better at all 8 points around the call{}", grid,
                                 chosen->second,
-                                misalignment_cost(chosen->first, call) > 1 ? " (after what its row alignment may cost)" : ""));
+                                misalignment_cost(chosen->first, call, corners_width) > 1 ? " (after what its row alignment may cost)" : ""));
     return cublas(source, chosen ? fmt::format("{}: no kernel beat cuBLAS by {:.0f}% at all 8 points around the "
                                                "call (best {} at {:.3f}x)",
                                                grid, 100 * (kKernelMargin - 1), chosen->first.name(), chosen->second)

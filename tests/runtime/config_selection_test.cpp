@@ -94,6 +94,21 @@ TEST(ConfigSelection, MisalignedRowsMustBeWorthWhatTheyCostTheKernel) {
   EXPECT_EQ(select_config(scalar, h100(), call(1000, 1000, 1000, 1)).implementation, Implementation::tuned_kernel);
 }
 
+// The race at 4095^3 ran on rows aligned to 1 float, as the call's are: its margin is already net
+// of what they cost. A problem raced on aligned rows still pays for them.
+TEST(ConfigSelection, AProblemRacedOnUnalignedRowsKeepsItsMargin) {
+  const auto catalog = catalog_of({document_v2(h100(), {raced_entry(4095, 4095, 4095, kSmall, 1.2),
+                                                        raced_entry(1000, 1000, 1000, kSmall, 1.2)})});
+  const Selection unaligned = select_config(catalog, h100(), call(4095, 4095, 4095, 1));
+  EXPECT_EQ(unaligned.implementation, Implementation::tuned_kernel) << unaligned.reason;
+  EXPECT_EQ(unaligned.source, ConfigSource::exact_shape);
+  EXPECT_EQ(select_config(catalog, h100(), call(1000, 1000, 1000, 1)).implementation, Implementation::cublas);
+  // A neighbour raced at 4095 lends the same margin to a call at 4093, whose rows are no worse aligned.
+  const Selection near = select_config(catalog, h100(), call(4093, 4093, 4093, 1));
+  EXPECT_EQ(near.implementation, Implementation::tuned_kernel) << near.reason;
+  EXPECT_NE(near.reason.find("4095x4095x4095"), std::string::npos) << near.reason;
+}
+
 TEST(ConfigSelection, NearbyTunedKernelRunsWhenItsMarginOutweighsTheDistance) {
   const auto catalog = catalog_of({document_v2(h100(), {raced_entry(1024, 1024, 1024, kLarge, 1.18)})});
   const Selection near = select_config(catalog, h100(), call(1000, 1000, 1000));
