@@ -55,8 +55,9 @@ void check_path(const KernelConfig& config, KernelPath path) {
     throw std::invalid_argument("whole-vector copies need vector_width > 1 (" + config.name() + ")");
   if (path == KernelPath::whole_tiles && config.family != KernelFamily::sgemm)
     throw std::invalid_argument("only the sgemm kernels have a whole-tile path (" + config.name() + ")");
-  if (path == KernelPath::whole_tiles && config.thread_n % 4 != 0)
-    throw std::invalid_argument("whole-tile stores need thread_n a multiple of 4 (" + config.name() + ")");
+  if (path == KernelPath::whole_tiles && (config.thread_n % 4 != 0 || config.transpose_b))
+    throw std::invalid_argument("whole-tile stores need runs of 4 columns: thread_n a multiple of 4, no "
+                                "transpose_b (" + config.name() + ")");
   // Tensor maps read rows that start on 16-byte boundaries only: no general binary to build.
   if (path != KernelPath::whole_vectors && config.family == KernelFamily::wgmma)
     throw std::invalid_argument("the wgmma kernels serve 16-byte aligned operands only (" + config.name() + ")");

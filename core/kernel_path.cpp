@@ -59,8 +59,10 @@ KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int 
   const int a_row = op_a_transposed(config.layout) ? m : k;
   const int b_row = op_b_transposed(config.layout) ? k : n;
   if (vec == 1 || aligned_width < vec || a_row % vec != 0 || b_row % vec != 0) return KernelPath::general;
-  // The epilogue's whole-tile stores are float4s of a thread's runs of 4 columns.
-  const bool whole_tiles = aligned_width >= 4 && config.thread_n % 4 == 0 && n % config.block_n == 0;
+  // The epilogue's whole-tile stores are float4s of a thread's runs of 4 columns (none with
+  // transpose_b: its columns come one by one, kernel_templates/sgemm/shape.cuh).
+  const bool whole_tiles =
+      aligned_width >= 4 && config.thread_n % 4 == 0 && !config.transpose_b && n % config.block_n == 0;
   return whole_tiles ? KernelPath::whole_tiles : KernelPath::whole_vectors;
 }
 

@@ -37,9 +37,13 @@ struct SgemmShape {
   static constexpr int kStrideB = TRANSPOSE_B ? BK + PAD_B : BN + PAD_B;
   static constexpr int kTileB = TRANSPOSE_B ? BN * kStrideB : BK * kStrideB;
   // A thread's micro-tile rows (columns) come in runs of kRunM (kRunN) that repeat every
-  // kStrideRunM (kStrideRunN) rows (columns) of the block tile (the enum below).
+  // kStrideRunM (kStrideRunN) rows (columns) of the block tile (the enum below). B n-major
+  // (TRANSPOSE_B) takes runs of 1: a quarter-warp's 16-byte reads of k runs then come from 8
+  // consecutive rows of B's tile, in 8 different banks where (BK + PAD_B) / 4 is odd; runs of 4
+  // put them 4 rows apart, 4 to a bank (the H100 tuning log: every transpose_b kernel 1.3-2.5x slower
+  // than copies that transpose B, at m = 32 in nt). C's stores are then float by float.
   static constexpr int kRunM = detail::run_width(TM);
-  static constexpr int kRunN = detail::run_width(TN);
+  static constexpr int kRunN = TRANSPOSE_B ? 1 : detail::run_width(TN);
   // Global -> shared copies per thread and tile, VEC floats each.
   static constexpr int kLoadsA = BM * BK / (kThreads * VEC);
   static constexpr int kLoadsB = BK * BN / (kThreads * VEC);

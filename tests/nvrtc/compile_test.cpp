@@ -45,7 +45,7 @@ TEST_P(CompilesFor, SampleOfTheSpace) {
     SCOPED_TRACE(c.name());
     for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors, KernelPath::whole_tiles}) {
       if (path != KernelPath::general && c.vector_width == 1) continue;
-      if (path == KernelPath::whole_tiles && c.thread_n % 4 != 0) continue;
+      if (path == KernelPath::whole_tiles && (c.thread_n % 4 != 0 || c.transpose_b)) continue;
       try {
         const CompiledKernel k = compiler.compile(c, GetParam().second, path);
         EXPECT_GT(k.cubin.size(), 1000u);
@@ -417,6 +417,13 @@ TEST(Compile, InvalidInputNeverReachesNvrtc) {
   narrow.vector_width = 2;
   ASSERT_FALSE(config_error(narrow)) << *config_error(narrow);
   EXPECT_THROW(compiler.compile(narrow, "sm_90", KernelPath::whole_tiles), std::invalid_argument);
+  KernelConfig b_columns = default_config();  // its C columns come one by one: no float4 stores
+  b_columns.layout = Layout::nt, b_columns.transpose_b = true, b_columns.pad_b = 4;
+  ASSERT_FALSE(config_error(b_columns)) << *config_error(b_columns);
+  EXPECT_THROW(compiler.compile(b_columns, "sm_90", KernelPath::whole_tiles), std::invalid_argument);
+  EXPECT_EQ(kernel_path_for(b_columns, 32, 4096, 4096, 4), KernelPath::whole_vectors);
+  b_columns.transpose_b = false;
+  EXPECT_EQ(kernel_path_for(b_columns, 32, 4096, 4096, 4), KernelPath::whole_tiles);
 }
 
 TEST(Compile, BrokenTemplateKeepsLogAndOptions) {
