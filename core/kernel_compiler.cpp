@@ -15,6 +15,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/embedded_files.hpp"
+#include "core/kernel_path.hpp"
 #include "core/stable_hash.hpp"
 
 namespace gemmtune {
@@ -53,11 +54,9 @@ void check_path(const KernelConfig& config, KernelPath path) {
   if (auto err = config_error(config)) throw std::invalid_argument("invalid kernel config: " + *err);
   if (path != KernelPath::general && config.vector_width == 1)
     throw std::invalid_argument("whole-vector copies need vector_width > 1 (" + config.name() + ")");
-  if (path == KernelPath::whole_tiles && config.family != KernelFamily::sgemm)
-    throw std::invalid_argument("only the sgemm kernels have a whole-tile path (" + config.name() + ")");
-  if (path == KernelPath::whole_tiles && (config.thread_n % 4 != 0 || config.transpose_b))
-    throw std::invalid_argument("whole-tile stores need runs of 4 columns: thread_n a multiple of 4, no "
-                                "transpose_b (" + config.name() + ")");
+  if (path == KernelPath::whole_tiles && !has_whole_tiles_path(config))
+    throw std::invalid_argument("only sgemm kernels with runs of 4 columns (thread_n a multiple of 4, no "
+                                "transpose_b) have a whole-tile path (" + config.name() + ")");
   // Tensor maps read rows that start on 16-byte boundaries only: no general binary to build.
   if (path != KernelPath::whole_vectors && config.family == KernelFamily::wgmma)
     throw std::invalid_argument("the wgmma kernels serve 16-byte aligned operands only (" + config.name() + ")");

@@ -26,6 +26,11 @@ int aligned_width(Precision precision, int lda, int ldb, int ldc, const void* a,
   return even ? aligned_width(lda / 2, ldb / 2, ldc, a, b, c, batch, stride_a / 2, stride_b / 2, stride_c) : 1;
 }
 
+bool has_whole_tiles_path(const KernelConfig& config) {
+  return config.family == KernelFamily::sgemm && config.vector_width > 1 && config.thread_n % 4 == 0 &&
+         !config.transpose_b;
+}
+
 KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int aligned_width) {
   if (is_skinny(config.family)) {
     // Every load of B 16 bytes (PATH 1 of kernel_templates/skinny.cuh): the operands aligned to 16
@@ -59,10 +64,8 @@ KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int 
   const int a_row = op_a_transposed(config.layout) ? m : k;
   const int b_row = op_b_transposed(config.layout) ? k : n;
   if (vec == 1 || aligned_width < vec || a_row % vec != 0 || b_row % vec != 0) return KernelPath::general;
-  // The epilogue's whole-tile stores are float4s of a thread's runs of 4 columns (none with
-  // transpose_b: its columns come one by one, kernel_templates/sgemm/shape.cuh).
-  const bool whole_tiles =
-      aligned_width >= 4 && config.thread_n % 4 == 0 && !config.transpose_b && n % config.block_n == 0;
+  // The epilogue's whole-tile stores are float4s of a thread's runs of 4 columns.
+  const bool whole_tiles = aligned_width >= 4 && has_whole_tiles_path(config) && n % config.block_n == 0;
   return whole_tiles ? KernelPath::whole_tiles : KernelPath::whole_vectors;
 }
 

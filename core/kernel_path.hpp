@@ -19,6 +19,10 @@ int aligned_width(int lda, int ldb, int ldc, const void* a, const void* b, const
 int aligned_width(Precision precision, int lda, int ldb, int ldc, const void* a, const void* b, const void* c,
                   int batch, long long stride_a, long long stride_b, long long stride_c);
 
+// Whether config has a whole-tile binary (KernelPath::whole_tiles): an sgemm kernel with vector
+// loads whose C columns come in runs of 4 (thread_n a multiple of 4, no transpose_b), stored as float4s.
+bool has_whole_tiles_path(const KernelConfig& config);
+
 // Whole tiles, whole vectors or general: see KernelPath. aligned_width as above.
 KernelPath kernel_path_for(const KernelConfig& config, int m, int n, int k, int aligned_width);
 

@@ -215,7 +215,7 @@ std::vector<std::unique_ptr<LoadedKernel>> load_all(const std::vector<KernelConf
   for (const KernelConfig& config : configs)
     for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors, KernelPath::whole_tiles}) {
       if (path != KernelPath::general && config.vector_width == 1) continue;
-      if (path == KernelPath::whole_tiles && (config.thread_n % 4 != 0 || is_skinny(config.family))) continue;
+      if (path == KernelPath::whole_tiles && !has_whole_tiles_path(config)) continue;
       auto& binary = binaries[config.name_expression(path) + (needs_reduction(config) ? " with its reduction" : "")];
       if (!binary.valid())
         binary = std::async(std::launch::async, [&compiler, &device, config, path] {

@@ -45,7 +45,7 @@ TEST_P(CompilesFor, SampleOfTheSpace) {
     SCOPED_TRACE(c.name());
     for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors, KernelPath::whole_tiles}) {
       if (path != KernelPath::general && c.vector_width == 1) continue;
-      if (path == KernelPath::whole_tiles && (c.thread_n % 4 != 0 || c.transpose_b)) continue;
+      if (path == KernelPath::whole_tiles && !has_whole_tiles_path(c)) continue;
       try {
         const CompiledKernel k = compiler.compile(c, GetParam().second, path);
         EXPECT_GT(k.cubin.size(), 1000u);
@@ -357,11 +357,15 @@ TEST(Compile, EveryLayoutOnEveryArchitecture) {
   b_columns.transpose_b = true;
   KernelConfig b_columns_a_k_major = default_config();
   b_columns_a_k_major.transpose_b = true;
+  KernelConfig b_columns_deep = b_columns;  // the 32-deep tile k_tile_depth allows it (m = 32 decode)
+  b_columns_deep.block_m = 32, b_columns_deep.block_n = 256, b_columns_deep.block_k = 32;
+  b_columns_deep.thread_m = b_columns_deep.thread_n = 8, b_columns_deep.stages = 2;
   const std::pair<const char*, KernelConfig> cases[] = {{"sm_75", default_config()},
                                                         {"sm_75", b_columns_a_k_major},
                                                         {"sm_80", async},
                                                         {"sm_90", async_a_rows},
-                                                        {"sm_90", b_columns}};
+                                                        {"sm_90", b_columns},
+                                                        {"sm_80", b_columns_deep}};
   for (const Layout layout : {Layout::nt, Layout::tn, Layout::tt}) {
     for (auto [arch, config] : cases) {
       config.layout = layout;
