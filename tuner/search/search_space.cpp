@@ -160,7 +160,7 @@ const std::vector<Constraint>& constraints() {
       {"k_tile_depth",
        [](const KernelConfig& c, const DeviceProfile&, const GemmShape*, const ConstraintSettings&) {
          // A 32-deep tile pays only where B's n-major tile is read in k runs (H200, 2026-11-29, m = 32
-         // in nt: transpose_b 1.08-1.13x faster than at 16, copies that transpose B 0.87-0.93x).
+         // in nt: transpose_b 1.02-1.13x faster than at 16, copies that transpose B 0.80-0.90x).
          return c.family != KernelFamily::sgemm || c.block_k <= 16 || c.transpose_b;
        }},
       {"no_effect",
