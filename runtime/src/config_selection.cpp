@@ -189,7 +189,8 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
     // Every config raced at a corner, with its worst ratio over the corners (0 where it was not raced),
     // after what rows less aligned than the best-aligned corner's may cost it.
     int corners_width = 1;
-    for (const TunedShape* corner : corners) corners_width = std::max(corners_width, packed_aligned_width(corner->problem));
+    for (const TunedShape* corner : corners)
+      corners_width = std::max(corners_width, packed_aligned_width(corner->problem));
     std::map<std::string, std::pair<KernelConfig, double>> worst;
     for (const TunedShape* corner : corners)
       for (const RacedConfig& raced : corner->raced) worst.try_emplace(raced.config.name(), raced.config, 1e300);
@@ -211,11 +212,12 @@ std::optional<Selection> portfolio(const ResultsCatalog& catalog, const DevicePr
     const ConfigSource source = standing == Standing::own ? ConfigSource::portfolio : ConfigSource::same_architecture;
     const std::string grid = fmt::format("portfolio of {} from {} to {}", where(file), shape_text(*corners[0]),
                                          shape_text(*corners[7]));
-    if (chosen && chosen->second >= kKernelMargin)
+    if (chosen && chosen->second >= kKernelMargin) {
+      const bool discounted = misalignment_cost(chosen->first, call, corners_width) > 1;
       return kernel(chosen->first, source,
                     fmt::format("{}: {:.3f}x cuBLAS or better at all 8 points around the call{}", grid,
-                                chosen->second,
-                                misalignment_cost(chosen->first, call, corners_width) > 1 ? " (after what its row alignment may cost)" : ""));
+                                chosen->second, discounted ? " (after what its row alignment may cost)" : ""));
+    }
     return cublas(source, chosen ? fmt::format("{}: no kernel beat cuBLAS by {:.0f}% at all 8 points around the "
                                                "call (best {} at {:.3f}x)",
                                                grid, 100 * (kKernelMargin - 1), chosen->first.name(), chosen->second)
