@@ -255,6 +255,11 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
     }
   }
   mma::cp_async_wait<0>();  // nothing may be in flight into shared memory when the block exits
+#if __CUDA_ARCH__ >= 900
+  // What is left is the epilogue: the stream's next kernel may be scheduled now (it waits for our
+  // writes before touching memory), so its launch overlaps our stores.
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
 
   // Epilogue. Lane 4g + t holds, per mma tile (i, j), rows g and g + 8 of the tile, mma columns 2t and
   // 2t + 1. Unpermuted, those are two adjacent floats of C (one 8-byte store; a warp's store fills

@@ -79,7 +79,6 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
   static_assert(TYPE != 1 || (!kMnA && !kMnB), "tf32 wgmma reads K-major operands only (layout nt)");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along N");
   static_assert(CLUSTER == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
-  sm90::wait_for_previous_grid();
   extern __shared__ unsigned char smem_raw[];
   // 128-byte swizzled tiles want 1024-byte aligned bases.
   const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
@@ -118,18 +117,21 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4 * CLUSTER);
     }
     sm90::mbar_init_fence();
+    if (k_tiles > 0) {  // K = 0: the host encoded no maps
+      sm90::tma_prefetch_map(&tma_a);
+      sm90::tma_prefetch_map(&tma_b);
+    }
   }
   if constexpr (CLUSTER > 1)
     sm90::cluster_sync();
   else
     __syncthreads();
+  sm90::wait_for_previous_grid();
 
   if (wg == 0) {
     // Producer.
     if constexpr (S::kConsumerRegs > 0) sm90::setmaxnreg_dec<24>();
-    if (threadIdx.x == 0 && k_tiles > 0) {  // K = 0: the host encoded no maps
-      sm90::tma_prefetch_map(&tma_a);
-      sm90::tma_prefetch_map(&tma_b);
+    if (threadIdx.x == 0 && k_tiles > 0) {
       int s = 0;
       unsigned phase = 0;
       for (int unit = unit0; unit < num_units; unit += unit_step) {
@@ -173,6 +175,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
           }
         }
       }
+      sm90::allow_next_grid();
     }
   } else {
     // Consumers.
@@ -288,7 +291,6 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
   constexpr bool kStaged = OP_B == 0, kSplit = PASSES == 3;
   using S = wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, kStaged>;
   using MmaRegA = wgmma::MmaRegA<BN>;
-  sm90::wait_for_previous_grid();
   extern __shared__ unsigned char smem_raw[];
   const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;
   // Per stage: [A][B as landed][B big when staged][B small]; A + B as landed is the TMA's zone.
@@ -323,15 +325,18 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4);
     }
     sm90::mbar_init_fence();
+    if (k_tiles > 0) {  // K = 0: the host encoded no maps
+      sm90::tma_prefetch_map(&tma_a);
+      sm90::tma_prefetch_map(&tma_b);
+    }
   }
   __syncthreads();
+  sm90::wait_for_previous_grid();
 
   if (wg == 0) {
     sm90::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0 && k_tiles > 0) {  // K = 0: the host encoded no maps
+    if (threadIdx.x == 0 && k_tiles > 0) {
       // Producer.
-      sm90::tma_prefetch_map(&tma_a);
-      sm90::tma_prefetch_map(&tma_b);
       int s = 0;
       unsigned phase = 0;
       for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
@@ -363,6 +368,7 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
           }
         }
       }
+      sm90::allow_next_grid();
     } else if (threadIdx.x >= 32) {
       // Splitters: every stage the producer fills, in the same order.
       const int t = threadIdx.x - 32;

@@ -171,10 +171,20 @@ __device__ __forceinline__ void red_add_pair(float* p, float a, float b) {
 }
 
 // Launched as a programmatic dependent of the stream's previous kernel (core/gemm_launch.cpp):
-// nothing may be read or written before that kernel is done.
+// nothing in global memory may be read or written before that kernel is done; the set-up in shared
+// memory (barriers) and the tensor maps' prefetch, which are the kernel's own, may run before.
 __device__ __forceinline__ void wait_for_previous_grid() {
 #if GEMMTUNE_SM90A
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+// Lets the stream's next kernel be scheduled (its blocks then wait for this grid to finish before
+// touching memory): issued when a CTA's last load is on its way, so the next launch overlaps the
+// last tiles' math and stores rather than following them.
+__device__ __forceinline__ void allow_next_grid() {
+#if GEMMTUNE_SM90A
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 
