@@ -132,7 +132,10 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
   const int GROUP_M = swizzle < 1 ? 1 : swizzle;
 #if __CUDA_ARCH__ >= 900
   // Launched as a programmatic dependent (core/gemm_launch.cpp): wait for the stream's previous
-  // kernel before touching memory.
+  // kernel before touching memory. Unlike the wgmma kernels, these do not let the next grid launch
+  // early (griddepcontrol.launch_dependents before the epilogue): H200, 2026-11-29, that cost 512^3
+  // bf16 4.6% and tf32's split-K skinny shapes 1-1.6%, and gained bf16 decode rows 1%
+  // (scripts/spikes/small-tc/ab-mma-run.sh).
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
   using S = mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES, OP_A, OP_B>;
@@ -255,11 +258,6 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
     }
   }
   mma::cp_async_wait<0>();  // nothing may be in flight into shared memory when the block exits
-#if __CUDA_ARCH__ >= 900
-  // What is left is the epilogue: the stream's next kernel may be scheduled now (it waits for our
-  // writes before touching memory), so its launch overlaps our stores.
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
 
   // Epilogue. Lane 4g + t holds, per mma tile (i, j), rows g and g + 8 of the tile, mma columns 2t and
   // 2t + 1. Unpermuted, those are two adjacent floats of C (one 8-byte store; a warp's store fills
