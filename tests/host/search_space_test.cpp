@@ -358,5 +358,31 @@ TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {
   }
 }
 
+// The 16-bit wgmma spaces' rings go as deep as shared memory lets each tile: 12 stages of 64x64
+// (16 KB a stage) at small shapes, where cuBLAS runs 8 to 16 (ncu, H200, 2026-11-29), while the
+// shared_memory constraint, not the config rule, keeps 128x256 tiles at 4 stages.
+TEST(SearchSpace, WgmmaRingDepthIsBoundedBySharedMemory) {
+  std::vector<SearchSpace> hopper;
+  for (const SearchSpace& s : load_search_spaces({}))
+    if (s.family == KernelFamily::wgmma && s.precision == Precision::bf16) hopper.push_back(s);
+  ASSERT_EQ(hopper.size(), 1u);
+  const DeviceProfile h100 = load_device_profile("h100");
+  const GemmShape small{512, 512, 512, Layout::nn, 1, Precision::bf16};
+  const Enumeration e = enumerate(hopper, h100, &small);
+  const auto deepest = [&](int bm, int bn) {
+    int stages = 0;
+    for (const KernelConfig& c : e.candidates)
+      if (c.block_m == bm && c.block_n == bn) stages = std::max(stages, c.stages);
+    return stages;
+  };
+  EXPECT_EQ(deepest(64, 64), 12);
+  EXPECT_EQ(deepest(128, 64), 8);
+  EXPECT_GT(e.removed.at("shared_memory"), 0u);
+  const GemmShape large{4096, 4096, 4096, Layout::nn, 1, Precision::bf16};
+  for (const KernelConfig& c : enumerate(hopper, h100, &large).candidates) {
+    if (c.block_m * c.block_n == 128 * 256) EXPECT_LE(c.stages, 4) << c.name();
+  }
+}
+
 }  // namespace
 }  // namespace gemmtune
