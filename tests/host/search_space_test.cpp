@@ -380,7 +380,9 @@ TEST(SearchSpace, WgmmaRingDepthIsBoundedBySharedMemory) {
   EXPECT_GT(e.removed.at("shared_memory"), 0u);
   const GemmShape large{4096, 4096, 4096, Layout::nn, 1, Precision::bf16};
   for (const KernelConfig& c : enumerate(hopper, h100, &large).candidates) {
-    if (c.block_m * c.block_n == 128 * 256) EXPECT_LE(c.stages, 4) << c.name();
+    if (c.block_m * c.block_n == 128 * 256) {
+      EXPECT_LE(c.stages, 4) << c.name();
+    }
   }
 }
 
