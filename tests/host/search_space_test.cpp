@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "search/device_catalog.hpp"
@@ -21,6 +22,14 @@ SearchSpace tiny_space(const std::string& constraints_json) {
       "split_k_atomic": [false, true]},
       "constraints": )" + constraints_json + "}"),
                             "test");
+}
+
+// The built-in spaces of one kernel family (and, where given, one precision).
+std::vector<SearchSpace> built_in_spaces(KernelFamily family, std::optional<Precision> precision = std::nullopt) {
+  std::vector<SearchSpace> spaces;
+  for (SearchSpace& s : load_search_spaces({}))
+    if (s.family == family && (!precision || s.precision == *precision)) spaces.push_back(std::move(s));
+  return spaces;
 }
 
 TEST(SearchSpace, CountsAddUp) {
@@ -281,10 +290,7 @@ TEST(SearchSpace, TensorCoresOnTuringInFp16Only) {
 // runs on 9.0 alone), divisibility (the template's layout rule) for the other layouts, alignment
 // where the operands' rows are not 16-byte aligned.
 TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndItsLayouts) {
-  const std::vector<SearchSpace> all = load_search_spaces({});
-  std::vector<SearchSpace> hopper;
-  for (const SearchSpace& s : all)
-    if (s.family == KernelFamily::wgmma) hopper.push_back(s);
+  const std::vector<SearchSpace> hopper = built_in_spaces(KernelFamily::wgmma);
   ASSERT_EQ(hopper.size(), 4u);
   DeviceProfile later = load_device_profile("h100");
   later.compute_capability = 100;
@@ -319,9 +325,7 @@ TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndItsLayouts) {
 // Decode rows count as min_counted_rows (16 in the 16-bit mma spaces) for the tile waste: m = 4 and 8
 // get the 32-row tensor-core tiles (and no wider ones), which the plain rule refused.
 TEST(SearchSpace, DecodeRowsGetTheSmallestTensorCoreTile) {
-  std::vector<SearchSpace> mma;
-  for (const SearchSpace& s : load_search_spaces({}))
-    if (s.family == KernelFamily::mma && s.precision == Precision::bf16) mma.push_back(s);
+  const std::vector<SearchSpace> mma = built_in_spaces(KernelFamily::mma, Precision::bf16);
   ASSERT_EQ(mma.size(), 1u);
   const DeviceProfile h100 = load_device_profile("h100");
   for (const int m : {4, 8, 16}) {
@@ -339,9 +343,7 @@ TEST(SearchSpace, DecodeRowsGetTheSmallestTensorCoreTile) {
 // Problems of fewer tiles than SMs (64x4096x4096, 1024) get wgmma candidates, row-by-row raster
 // and split-K among them; a problem of many tiles is never split.
 TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {
-  std::vector<SearchSpace> hopper;
-  for (const SearchSpace& s : load_search_spaces({}))
-    if (s.family == KernelFamily::wgmma) hopper.push_back(s);
+  const std::vector<SearchSpace> hopper = built_in_spaces(KernelFamily::wgmma);
   const DeviceProfile h100 = load_device_profile("h100");
   for (const Precision p : {Precision::bf16, Precision::tf32x3}) {
     for (const GemmShape& few :
@@ -362,9 +364,7 @@ TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {
 // (16 KB a stage) at small shapes, where cuBLAS runs 8 to 16 (ncu, H200, 2026-11-29), while the
 // shared_memory constraint, not the config rule, keeps 128x256 tiles at 4 stages.
 TEST(SearchSpace, WgmmaRingDepthIsBoundedBySharedMemory) {
-  std::vector<SearchSpace> hopper;
-  for (const SearchSpace& s : load_search_spaces({}))
-    if (s.family == KernelFamily::wgmma && s.precision == Precision::bf16) hopper.push_back(s);
+  const std::vector<SearchSpace> hopper = built_in_spaces(KernelFamily::wgmma, Precision::bf16);
   ASSERT_EQ(hopper.size(), 1u);
   const DeviceProfile h100 = load_device_profile("h100");
   const GemmShape small{512, 512, 512, Layout::nn, 1, Precision::bf16};
