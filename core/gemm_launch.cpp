@@ -75,7 +75,22 @@ const char* gemm_arguments_error(const GemmArguments& a, Layout layout) {
   return nullptr;
 }
 
-std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch) {
+PretransposeLayout pretranspose_layout(const KernelConfig& config, int m, int n, int k, int batch) {
+  PretransposeLayout layout;
+  if (!config.pretranspose) return layout;
+  const long long vector = 16 / operand_bytes(config.precision);
+  layout.ld = (std::max<long long>(k, 1) + vector - 1) / vector * vector;
+  const std::size_t entries = std::size_t(std::clamp(batch, 1, kMaxBatchPerLaunch));
+  if (pretransposes_a(config)) layout.a_floats = entries * std::size_t(std::max(m, 0)) * std::size_t(layout.ld);
+  if (pretransposes_b(config)) layout.b_floats = entries * std::size_t(std::max(n, 0)) * std::size_t(layout.ld);
+  return layout;
+}
+
+std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int k, int batch) {
+  if (config.pretranspose) {  // tf32 only: its split-K adds into C and keeps nothing here
+    const PretransposeLayout layout = pretranspose_layout(config, m, n, k, batch);
+    return (layout.a_floats + layout.b_floats) * sizeof(float);
+  }
   if (config.split_k <= 1) return 0;
   const std::size_t entries = std::size_t(std::clamp(batch, 1, kMaxBatchPerLaunch));
   if (is_skinny(config.family)) {  // kernel_templates/skinny/*.cuh: a tile's sums per slice (stream) or one
@@ -104,6 +119,8 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     : config_(config), path_(compiled.path) {
   if (needs_reduction(config) && !compiled.reduce)
     throw std::invalid_argument(config.name() + " splits K but its binary came without the reduction kernel");
+  if (config.pretranspose && !compiled.transpose)
+    throw std::invalid_argument(config.name() + " copies operands first but its binary came without the copy kernel");
   GEMMTUNE_CUDA_CHECK(
       cudaLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   try {
@@ -112,6 +129,12 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
       GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&reduce_library_, compiled.reduce->cubin.data(), nullptr, nullptr,
                                               0, nullptr, nullptr, 0));
       GEMMTUNE_CUDA_CHECK(cudaLibraryGetKernel(&reduce_, reduce_library_, compiled.reduce->symbol.c_str()));
+    }
+    if (config.pretranspose) {
+      GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&transpose_library_, compiled.transpose->cubin.data(), nullptr,
+                                              nullptr, 0, nullptr, nullptr, 0));
+      GEMMTUNE_CUDA_CHECK(
+          cudaLibraryGetKernel(&transpose_, transpose_library_, compiled.transpose->symbol.c_str()));
     }
     GEMMTUNE_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(gemm_),
                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -123,6 +146,7 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
     programmatic_launch_ = major >= 9;
     if (config.family == KernelFamily::wgmma) resident_units_ = wgmma_resident_units(gemm_, config, sm_count_);
   } catch (...) {
+    if (transpose_library_) cudaLibraryUnload(transpose_library_);
     if (reduce_library_) cudaLibraryUnload(reduce_library_);
     cudaLibraryUnload(library_);
     throw;
@@ -130,6 +154,7 @@ LoadedKernel::LoadedKernel(const CompiledKernel& compiled, const KernelConfig& c
 }
 
 LoadedKernel::~LoadedKernel() {
+  if (transpose_library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(transpose_library_));
   if (reduce_library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(reduce_library_));
   if (library_) GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(library_));
 }
@@ -188,6 +213,8 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   // C's slices go through the workspace and the reduction, as sgemm's non-atomic ones).
   const bool atomic = splits > 1 && (config_.split_k_atomic || adds_slices_into_c(config_));
   if (splits > 1 && !atomic && workspace == nullptr) return cudaErrorInvalidValue;
+  const bool copies = config_.pretranspose && args.k > 0;  // K = 0 reads no operand
+  if (copies && workspace == nullptr) return cudaErrorInvalidValue;
   if (is_skinny(config_.family)) return launch_skinny(args, workspace, stream, tiles);
 
   int m = args.m, n = args.n, k = args.k, lda = args.lda, ldb = args.ldb, ldc = args.ldc, batch = args.batch;
@@ -222,7 +249,13 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
       return err;
   }
   if (config_.family == KernelFamily::wgmma) {
-    const cudaError_t err = launch_wgmma(args, gemm_workspace, stream);
+    // pretranspose: the nt kernel on K-major copies (tf32: no partial sums share the workspace).
+    GemmArguments gemm_args = args;
+    if (copies) {
+      if (const cudaError_t err = pretranspose(gemm_args, workspace, stream); err != cudaSuccess) return err;
+    }
+    const cudaError_t err = config_.pretranspose ? launch_wgmma(gemm_args, Layout::nt, nullptr, stream)
+                                                 : launch_wgmma(args, config_.layout, gemm_workspace, stream);
     if (err != cudaSuccess || splits == 1 || atomic) return err;
     return launch_over_c(splits, workspace, programmatic_launch_, 65535LL * 8);
   }
@@ -256,9 +289,52 @@ cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* worksp
                    stream, params, programmatic_launch_);
 }
 
+// kernel_templates/wgmma/transpose.cuh: one launch per copied operand, a block per 32 x 32 tile
+// and batch entry (one entry where every entry shares the operand), each waiting for the stream's
+// previous kernel; the GEMM's own wait then covers the copies.
+cudaError_t LoadedKernel::pretranspose(GemmArguments& args, float* workspace, cudaStream_t stream) const {
+  const PretransposeLayout layout = pretranspose_layout(config_, args.m, args.n, args.k, args.batch);
+  long long ld_dst = layout.ld;
+  // Stored rows x cols (row pitch ld) -> cols x rows at dst; the copies' batch stride to stride.
+  auto copy = [&](const float* src, int rows, int cols, int ld, long long stride_src, float* dst,
+                  long long& stride_dst) {
+    const int entries = stride_src == 0 ? 1 : args.batch;
+    stride_dst = stride_src == 0 ? 0 : cols * ld_dst;
+    const long long tiles = static_cast<long long>((rows + kTransposeTile - 1) / kTransposeTile) *
+                            ((cols + kTransposeTile - 1) / kTransposeTile);
+    if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+    long long ld_src = ld;
+    void* params[] = {&src, &rows, &cols, &ld_src, &stride_src, &dst, &ld_dst, &stride_dst};
+    return launch_on(transpose_, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(entries)),
+                     dim3(kTransposeTile, 8), 0, stream, params, programmatic_launch_);
+  };
+  if (pretransposes_a(config_)) {  // A stored k x m -> m x k
+    long long stride = 0;
+    if (const cudaError_t err = copy(args.a, args.k, args.m, args.lda, args.stride_a, workspace, stride);
+        err != cudaSuccess)
+      return err;
+    args.a = workspace;
+    args.lda = static_cast<int>(ld_dst);
+    args.stride_a = stride;
+  }
+  if (pretransposes_b(config_)) {  // B stored k x n -> n x k
+    float* dst = workspace + layout.a_floats;
+    long long stride = 0;
+    if (const cudaError_t err = copy(args.b, args.k, args.n, args.ldb, args.stride_b, dst, stride);
+        err != cudaSuccess)
+      return err;
+    args.b = dst;
+    args.ldb = static_cast<int>(ld_dst);
+    args.stride_b = stride;
+  }
+  return cudaSuccess;
+}
+
 // kernel_templates/wgmma.cuh: A and B through tensor maps encoded here (they hold the pointers),
 // one CTA (cluster) per unit or, persistent, as many as are resident at once; the kernel loops.
-cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
+// layout: the operands' as args holds them (nt after pretranspose).
+cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, Layout layout, float* workspace,
+                                       cudaStream_t stream) const {
   const KernelConfig& c = config_;
   EncodedTensorMap map_a, map_b;
   int a_batched = 0, b_batched = 0;
@@ -268,12 +344,12 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, float* workspa
     // rows at a time.
     const int k_tile = c.block_k;
     const auto shape_a =
-        op_a_transposed(c.layout)
+        op_a_transposed(layout)
             ? operand_map_shape(c.precision, args.a, args.k, args.m, args.lda, args.batch, args.stride_a, k_tile)
             : operand_map_shape(c.precision, args.a, args.m, args.k, args.lda, args.batch, args.stride_a,
                                 c.block_m / c.cluster);
     const auto shape_b =
-        op_b_transposed(c.layout)
+        op_b_transposed(layout)
             ? operand_map_shape(c.precision, args.b, args.n, args.k, args.ldb, args.batch, args.stride_b, c.block_n)
             : operand_map_shape(c.precision, args.b, args.k, args.n, args.ldb, args.batch, args.stride_b, k_tile);
     if (!shape_a || !shape_b) return cudaErrorInvalidValue;

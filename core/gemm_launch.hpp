@@ -39,9 +39,18 @@ inline constexpr int kMaxBatchPerLaunch = 65535;
 const char* gemm_arguments_error(const GemmArguments& args, Layout layout);
 
 // Bytes of device workspace a launch needs: split-K's partial sums, or for atomic split-K a counter
-// per tile, for every batch entry (the skinny kernels: partial sums, then a counter per tile); 0
-// without split-K.
-std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int batch = 1);
+// per tile, for every batch entry (the skinny kernels: partial sums, then a counter per tile); for
+// pretranspose the K-major copies of the MN-major operands (pretranspose_layout); 0 otherwise.
+std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int k, int batch = 1);
+
+// Where a pretranspose launch puts its copies in the workspace: A's (m rows of ld elements a batch
+// entry) from the start, then B's (n rows of ld); ld is k rounded up to whole 16-byte vectors, as
+// the tensor maps need. Entry counts are a launch's (kMaxBatchPerLaunch at most).
+struct PretransposeLayout {
+  long long ld = 0;
+  std::size_t a_floats = 0, b_floats = 0;  // per launch, all entries; 0 for an operand not copied
+};
+PretransposeLayout pretranspose_layout(const KernelConfig& config, int m, int n, int k, int batch);
 
 // What a workspace must hold between launches, so that kernels share one only with their own kind:
 //  - scratch: anything (the split-K partial sums are written before they are read);
@@ -65,7 +74,7 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   // Enqueues the GEMM (and the split-K reduction) on stream. workspace must hold
-  // workspace_bytes(config(), m, n, batch) bytes. Returns the launch status; never throws.
+  // workspace_bytes(config(), m, n, k, batch) bytes. Returns the launch status; never throws.
   // cudaErrorInvalidValue for invalid arguments, and for arguments this binary's path() does not
   // serve (a call that needs a less specialised binary).
   cudaError_t launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
@@ -81,14 +90,18 @@ class LoadedKernel {
  private:
   cudaError_t launch_entries(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
   cudaError_t launch_skinny(const GemmArguments& args, float* workspace, cudaStream_t stream, long long tiles) const;
-  cudaError_t launch_wgmma(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
+  cudaError_t launch_wgmma(const GemmArguments& args, Layout layout, float* workspace, cudaStream_t stream) const;
+  // pretranspose: copies the MN-major operands K-major into workspace and points args at them.
+  cudaError_t pretranspose(GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
   KernelConfig config_;
   KernelPath path_ = KernelPath::general;
   cudaLibrary_t library_ = nullptr;
-  cudaLibrary_t reduce_library_ = nullptr;  // split-K only
+  cudaLibrary_t reduce_library_ = nullptr;     // split-K only
+  cudaLibrary_t transpose_library_ = nullptr;  // pretranspose only
   cudaKernel_t gemm_ = nullptr;
   cudaKernel_t reduce_ = nullptr;
+  cudaKernel_t transpose_ = nullptr;
   bool programmatic_launch_ = false;  // programmatic dependent launches (sm_90+)
   int sm_count_ = 1;
   int resident_units_ = 1;  // wgmma: CTAs (clusters) resident at once, the persistent grid

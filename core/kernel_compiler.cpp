@@ -243,7 +243,7 @@ std::optional<CompiledKernel> KernelCompiler::cached(const KernelConfig& config,
       load_cached(cache_dir_, cache_key(config.family, config.name_expression(path), arch));
   if (!k) return std::nullopt;
   k->path = path;
-  if (needs_reduction(config)) k->reduce = reduce_kernel(arch, reduce_c_type(config));
+  add_helpers(config, arch, *k);
   return k;
 }
 
@@ -252,17 +252,31 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
   CompiledKernel k =
       compile_expression(config.family, config.name_expression(path), arch, config.name());
   k.path = path;
-  if (needs_reduction(config)) k.reduce = reduce_kernel(arch, reduce_c_type(config));
+  add_helpers(config, arch, k);
   return k;
 }
 
-std::shared_ptr<const CompiledKernel> KernelCompiler::reduce_kernel(const std::string& arch, int c_type) const {
-  std::lock_guard<std::mutex> lock(reduce_kernels_->mutex);
-  auto& slot = reduce_kernels_->by_arch_and_c[{arch, c_type}];
-  if (!slot)
-    slot = std::make_shared<const CompiledKernel>(
-        compile_expression(KernelFamily::sgemm, reduce_expression(c_type), arch, "splitk_reduce"));
+void KernelCompiler::add_helpers(const KernelConfig& config, const std::string& arch, CompiledKernel& k) const {
+  if (needs_reduction(config)) k.reduce = reduce_kernel(arch, reduce_c_type(config));
+  if (config.pretranspose) k.transpose = transpose_kernel(arch);
+}
+
+std::shared_ptr<const CompiledKernel> KernelCompiler::helper_kernel(KernelFamily family, const std::string& expression,
+                                                                    const std::string& arch,
+                                                                    const std::string& label) const {
+  std::lock_guard<std::mutex> lock(helper_kernels_->mutex);
+  auto& slot = helper_kernels_->by_key[{family, expression, arch}];
+  if (!slot) slot = std::make_shared<const CompiledKernel>(compile_expression(family, expression, arch, label));
   return slot;
+}
+
+std::shared_ptr<const CompiledKernel> KernelCompiler::reduce_kernel(const std::string& arch, int c_type) const {
+  return helper_kernel(KernelFamily::sgemm, reduce_expression(c_type), arch, "splitk_reduce");
+}
+
+std::shared_ptr<const CompiledKernel> KernelCompiler::transpose_kernel(const std::string& arch) const {
+  return helper_kernel(KernelFamily::wgmma, fmt::format("gemmtune::wgmma_transpose<{}>", kTransposeTile), arch,
+                       "wgmma_transpose");
 }
 
 CompiledKernel KernelCompiler::compile_expression(KernelFamily family, const std::string& expression,

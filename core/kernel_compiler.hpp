@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -37,6 +38,9 @@ struct CompiledKernel {
   // atomic split-K); the skinny kernels reduce inside their own launch. It does not depend on the config, so it is a program of its own, compiled once per
   // architecture; in every GEMM's program it cost a sixth of each compile.
   std::shared_ptr<const CompiledKernel> reduce;
+  // A wgmma config with pretranspose: the kernel that copies MN-major operands K-major into the
+  // workspace before the GEMM (kernel_templates/wgmma/transpose.cuh); compiled once per architecture.
+  std::shared_ptr<const CompiledKernel> transpose;
 };
 
 // A failed compile, with the NVRTC log and options kept for the report.
@@ -66,6 +70,9 @@ inline constexpr int kReduceThreads = 256;
 // True when config's launches need the split-K reduction kernel beside the GEMM.
 inline bool needs_reduction(const KernelConfig& config) { return config.split_k > 1 && !is_skinny(config.family); }
 
+// Tile edge and block of wgmma_transpose: kTransposeTile x 8 threads.
+inline constexpr int kTransposeTile = 32;
+
 class KernelCompiler {
  public:
   // cache_dir empty: no disk cache. template_source empty: the embedded kernel_templates/sgemm.cuh,
@@ -78,13 +85,16 @@ class KernelCompiler {
   // sm_90a, and refuses every other arch: compile_arch in kernel_config.hpp). Throws CompileError,
   // or std::invalid_argument for an invalid config (checked before any source reaches NVRTC). The general copy path serves every
   // call; whole vectors only the calls kernel_path_for (gemm_launch.hpp) gives it. A config that
-  // splits K gets the reduction kernel too (CompiledKernel::reduce).
+  // splits K gets the reduction kernel too (CompiledKernel::reduce), one with pretranspose the copy
+  // kernel (CompiledKernel::transpose).
   CompiledKernel compile(const KernelConfig& config, const std::string& arch,
                          KernelPath path = KernelPath::general) const;
 
   // The split-K kernel over C for arch and C's element type (0 FP32, 1 bf16, 2 fp16): compiled (or
   // read from the disk cache) once per compiler.
   std::shared_ptr<const CompiledKernel> reduce_kernel(const std::string& arch, int c_type) const;
+  // The pretranspose copy kernel for arch (sm_90 or sm_90a), likewise once per compiler.
+  std::shared_ptr<const CompiledKernel> transpose_kernel(const std::string& arch) const;
 
   // The PTX of the same compile, never cached: scripts/check-template-ptx.sh compares it between
   // template revisions.
@@ -118,17 +128,23 @@ class KernelCompiler {
   // errors.
   CompiledKernel compile_expression(KernelFamily family, const std::string& expression, const std::string& arch,
                                     const std::string& label) const;
+  // A kernel that does not depend on the config (the reduction, the copy), compiled once per
+  // compiler for each family, expression and arch and shared by every binary that launches it.
+  std::shared_ptr<const CompiledKernel> helper_kernel(KernelFamily family, const std::string& expression,
+                                                      const std::string& arch, const std::string& label) const;
+  // The config's helpers (reduce, transpose) added to its GEMM binary.
+  void add_helpers(const KernelConfig& config, const std::string& arch, CompiledKernel& k) const;
 
   std::filesystem::path cache_dir_;
   Template sgemm_;
   Template skinny_;
   Template mma_;
   Template wgmma_;
-  struct ReduceKernels {
+  struct HelperKernels {
     std::mutex mutex;
-    std::map<std::pair<std::string, int>, std::shared_ptr<const CompiledKernel>> by_arch_and_c;
+    std::map<std::tuple<KernelFamily, std::string, std::string>, std::shared_ptr<const CompiledKernel>> by_key;
   };
-  std::shared_ptr<ReduceKernels> reduce_kernels_ = std::make_shared<ReduceKernels>();
+  std::shared_ptr<HelperKernels> helper_kernels_ = std::make_shared<HelperKernels>();
 };
 
 

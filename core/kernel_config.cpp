@@ -22,7 +22,7 @@ auto fields(const KernelConfig& c) {
                   c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
                   c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
                   c.prefetch, c.precision, c.warp_m, c.warp_n, c.round_split, c.consumers, c.cluster,
-                  c.persistent, c.c16);
+                  c.persistent, c.pretranspose, c.c16);
 }
 
 // The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
@@ -112,10 +112,10 @@ std::string KernelConfig::name() const {
                        block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, round_split ? "_r" : "",
                        layout_suffix);
   if (family == KernelFamily::wgmma)
-    return fmt::format("wgmma_{}_{}x{}x{}_c{}_s{}_p{}{}{}{}{}", precision_name(precision), block_m, block_n, block_k,
-                       consumers, stages, int(persistent), cluster == 1 ? "" : fmt::format("_x{}", cluster),
+    return fmt::format("wgmma_{}_{}x{}x{}_c{}_s{}_p{}{}{}{}{}{}", precision_name(precision), block_m, block_n,
+                       block_k, consumers, stages, int(persistent), cluster == 1 ? "" : fmt::format("_x{}", cluster),
                        swizzle == 1 ? "" : fmt::format("_z{}", swizzle),
-                       split_k == 1 ? "" : fmt::format("_k{}", split_k), layout_suffix);
+                       split_k == 1 ? "" : fmt::format("_k{}", split_k), pretranspose ? "_pt" : "", layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
   return fmt::format("sgemm_{}x{}x{}_t{}x{}_w{}_p{}.{}_s{}{}_t{}_v{}_b{}{}_z{}_k{}{}{}{}", block_m, block_n, block_k,
@@ -153,8 +153,9 @@ std::string KernelConfig::name_expression(KernelPath path) const {
       return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}>", precision == Precision::tf32x3 ? 3 : 1,
                          block_m, block_n, stages, consumers, op_a, op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
+    // pretranspose: the GEMM reads K-major copies, so it is the nt kernel whatever the layout.
     return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers,
-                       cluster, op_a, op_b, int(c16));
+                       cluster, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b, int(c16));
   }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
@@ -213,6 +214,7 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"consumers", c.consumers, d.consumers, wgmma},
       {"cluster", c.cluster, d.cluster, wgmma},
       {"persistent", c.persistent, d.persistent, wgmma},
+      {"pretranspose", c.pretranspose, d.pretranspose, wgmma && c.precision == Precision::tf32},
       {"c16", c.c16, d.c16, (mma || wgmma || stream) && operand_bytes(c.precision) == 2},
   };
   for (const Field& f : fields)
@@ -314,7 +316,7 @@ std::optional<std::string> mma_config_error(const KernelConfig& c) {
 
 // The Hopper kernels' rules (the static_asserts of kernel_templates/wgmma/shape.cuh and the
 // kernel's), and what the template serves: every layout (tf32 outside nt, which its wgmma cannot
-// read, through the A-in-registers kernel), split-K adding into C.
+// read, through the A-in-registers kernel or K-major copies of the operands), split-K adding into C.
 std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   if (c.precision == Precision::fp32) return std::string("precision fp32 runs on the CUDA cores, not wgmma");
   const int row_elements = 128 / operand_bytes(c.precision);
@@ -346,6 +348,8 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
     if (!in(c.block_n, {64, 128})) return fmt::format("{} takes block_n 64 or 128, not {}", kernel, c.block_n);
     if (c.cluster != 1) return fmt::format("cluster {}: {} has no clusters", c.cluster, kernel);
   }
+  if (c.pretranspose && c.layout == Layout::nt)
+    return std::string("pretranspose: layout nt has no MN-major operand to copy");
   return std::nullopt;
 }
 
@@ -450,6 +454,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
     j["consumers"] = c.consumers;
     j["cluster"] = c.cluster;
     j["persistent"] = c.persistent;
+    if (c.pretranspose) j["pretranspose"] = true;  // absent in every entry from before it existed
   }
   if (c.c16) j["c16"] = true;  // absent for FP32 C, as in every entry from before it existed
 }
@@ -515,6 +520,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   if (j.contains("consumers")) get_int("consumers", r.consumers);  // the Hopper family's own
   if (j.contains("cluster")) get_int("cluster", r.cluster);
   if (j.contains("persistent")) get_bool("persistent", r.persistent);
+  if (j.contains("pretranspose")) get_bool("pretranspose", r.pretranspose);
   if (j.contains("c16")) get_bool("c16", r.c16);
   if (const auto it = j.find("precision"); it != j.end()) {
     const auto precision = it->is_string() ? parse_precision(it->get<std::string>()) : std::nullopt;

@@ -60,7 +60,8 @@ inline bool is_skinny(KernelFamily family) {
 //     round_split (3xtf32), c16 (split-K adds atomically into an FP32 C, through the workspace into a
 //     16-bit one);
 //   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
-//     stages, consumers, cluster, persistent, swizzle, c16 (split-K as mma's);
+//     stages, consumers, cluster, persistent, pretranspose (tf32 outside nt), swizzle, c16 (split-K as
+//     mma's);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // sgemm and skinny_tiled compute in fp32, the precision's default.
 struct KernelConfig {
@@ -111,6 +112,10 @@ struct KernelConfig {
   int consumers = 1;        // consumer warpgroups (each owns block_m / consumers rows of the tile)
   int cluster = 1;          // CTAs per cluster: 2 pairs tiles along N, sharing A by TMA multicast
   bool persistent = false;  // launch-time: a grid of one CTA (cluster) per SM looping over the tiles
+  // tf32 outside nt: a kernel first copies the MN-major operands K-major into the workspace, and the
+  // nt kernel (both operands through the TMA, which tf32 wgmma needs) runs on the copies, instead of
+  // the A-in-registers kernel transposing B in shared memory.
+  bool pretranspose = false;
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically (skinny:
@@ -148,11 +153,17 @@ inline bool adds_slices_into_c(const KernelConfig& c) {
 
 // The wgmma kernel that takes A's fragments from registers and B through the splitter warps
 // (kernel_templates/wgmma.cuh's wgmma_gemm_tf32x): 3xtf32 in every layout, and tf32 where an operand
-// is MN-major (layouts other than nt), which tf32 wgmma cannot read from shared memory.
+// is MN-major (layouts other than nt), which tf32 wgmma cannot read from shared memory, unless the
+// operands are copied K-major first (pretranspose).
 inline bool wgmma_a_in_registers(const KernelConfig& c) {
   return c.family == KernelFamily::wgmma &&
-         (c.precision == Precision::tf32x3 || (c.precision == Precision::tf32 && c.layout != Layout::nt));
+         (c.precision == Precision::tf32x3 ||
+          (c.precision == Precision::tf32 && c.layout != Layout::nt && !c.pretranspose));
 }
+
+// The operands a pretranspose config copies K-major before its GEMM: A stored k x m, B stored k x n.
+inline bool pretransposes_a(const KernelConfig& c) { return c.pretranspose && op_a_transposed(c.layout); }
+inline bool pretransposes_b(const KernelConfig& c) { return c.pretranspose && !op_b_transposed(c.layout); }
 
 // Why the template cannot be instantiated with this config (ranges and structural rules), or
 // nullopt when it can. Never depends on a device: device limits are the tuner's constraints.

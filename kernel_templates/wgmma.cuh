@@ -33,7 +33,8 @@
 // - epilogue from registers (wgmma/epilogue.cuh). The TMA zero-fills rows past M and N and K past
 //   its end, so any M, N, K work; K = 0 gives C = beta * C.
 // wgmma_gemm_tf32x (the host's 3xtf32, FP32 in and out at FP32-level accuracy, and tf32 outside nt)
-// follows the same plan with A's fragments in registers; see its comment.
+// follows the same plan with A's fragments in registers; see its comment. wgmma_transpose
+// (wgmma/transpose.cuh) copies MN-major tf32 operands K-major for the nt kernel instead.
 // Rows of A and B must start on 16-byte boundaries (a tensor-map rule): the host serves only the
 // whole-vector path (core/kernel_path.cpp).
 // NVRTC-style: no standard headers; the name expression is e.g. gemmtune::wgmma_gemm<0,128,256,4,2,1,0,1,0>.
@@ -45,6 +46,7 @@
 #include "wgmma/mma_ops.cuh"
 #include "wgmma/shape.cuh"
 #include "wgmma/epilogue.cuh"
+#include "wgmma/transpose.cuh"
 // clang-format on
 
 namespace gemmtune {

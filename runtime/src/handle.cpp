@@ -279,7 +279,7 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   }
   const LoadedKernel& kernel = *resolved->kernel;
   const GemmArguments args = kernel_arguments(call);
-  const std::size_t workspace = workspace_bytes(kernel.config(), p.m, p.n, p.batch);
+  const std::size_t workspace = workspace_bytes(kernel.config(), p.m, p.n, p.k, p.batch);
   const cudaError_t err = workspace == 0
                               ? kernel.launch(args, nullptr, stream)
                               : kernels->workspaces().with_workspace(

@@ -115,7 +115,7 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch that scales
   // C in the GEMM adds exactly 2^32 to each. Without a workspace a kernel scales C first: both
   // paths run. The skinny kernels' is all zeros before and after every launch.
-  const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, batch);
+  const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, s.k, batch);
   const bool counters = workspace_kind(config) == WorkspaceKind::counters;
   const bool zeros = workspace_kind(config) == WorkspaceKind::zeros;
   DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));

@@ -145,7 +145,7 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   // The stream kernel's split-K meets in a workspace that is all zeros before and after a launch. The
   // tensor-core families' (c16 split-K: each slice's partial sums) is scratch: NaN, so that an element
   // no slice wrote shows.
-  const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, batch);
+  const std::size_t ws_bytes = workspace_bytes(config, s.m, s.n, s.k, batch);
   DeviceBuffer ws(std::max<std::size_t>(16, ws_bytes));
   GEMMTUNE_CUDA_CHECK(
       cudaMemset(ws.get(), workspace_kind(config) == WorkspaceKind::zeros ? 0 : 0xFF, ws_bytes));
@@ -428,6 +428,14 @@ std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
   }
   configs.push_back(configs.front());
   configs.back().split_k = 3;
+  if (p == Precision::tf32 && layout != Layout::nt) {  // the nt kernel on K-major copies
+    for (KernelConfig c : {hopper(p, 128, 256, 2, 4, 1, true), hopper(p, 64, 64, 1, 8, 2, false)}) {
+      c.pretranspose = true;
+      configs.push_back(c);
+    }
+    configs.push_back(configs.back());
+    configs.back().split_k = 3;
+  }
   for (KernelConfig& c : configs) c.layout = layout;
   return configs;
 }
@@ -446,7 +454,8 @@ Problem padded_to_16_bytes(Problem s, Layout layout, Precision p) {
 
 // Every precision in every layout at edge sizes. MN-major operands (the layouts other than nt): bf16
 // and fp16 through wgmma's transpose immediates (A and B in 64-column TMA boxes, clusters too), tf32
-// and 3xtf32 with A gathered into registers and B transposed by the splitters.
+// and 3xtf32 with A gathered into registers and B transposed by the splitters, and tf32 copied
+// K-major into the workspace first (pretranspose; a shared B is copied once).
 TEST(Wgmma, EveryPrecisionAndLayoutAtEdgeSizes) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceProfile device = query_device(0);

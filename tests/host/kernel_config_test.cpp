@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/gemm_launch.hpp"
 #include "core/kernel_config.hpp"
 #include "core/tensor_map.hpp"
 
@@ -358,6 +359,68 @@ TEST(KernelConfig, WgmmaRules) {
   mma_with_consumers.family = KernelFamily::mma, mma_with_consumers.precision = Precision::bf16;
   mma_with_consumers.block_k = 32, mma_with_consumers.consumers = 2;
   rejects(mma_with_consumers, "consumers");
+}
+
+// tf32 outside nt with pretranspose: the nt kernel (any of its tiles) on K-major copies that the
+// launch makes in the workspace, named _pt; nowhere else.
+TEST(KernelConfig, WgmmaPretransposeRunsTheNtKernelOnCopies) {
+  KernelConfig c = wgmma(Precision::tf32, 128, 256, 2, 4);
+  c.layout = Layout::nn, c.pretranspose = true;
+  ASSERT_EQ(config_error(c), std::nullopt) << *config_error(c);
+  EXPECT_FALSE(wgmma_a_in_registers(c));
+  EXPECT_EQ(c.name(), "wgmma_tf32_128x256x32_c2_s4_p1_pt");
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<1,128,256,4,2,1,0,1,0>");
+  EXPECT_EQ(c.dynamic_shared_bytes(), 4u * 384 * 128 + 4 * 16 + 1024);  // the nt kernel's ring
+  EXPECT_EQ(nlohmann::json(c).get<KernelConfig>(), c);
+  EXPECT_FALSE(nlohmann::json(wgmma(Precision::tf32, 128, 256, 2, 4)).contains("pretranspose"));  // entries as before
+  KernelConfig plain = c;
+  plain.pretranspose = false;
+  EXPECT_FALSE(c.same_binary(plain));
+  EXPECT_TRUE(wgmma_a_in_registers(plain));
+  // Which operands are copied: the MN-major ones, A stored k x m and B stored k x n.
+  const struct {
+    Layout layout;
+    bool a, b;
+  } copied[] = {{Layout::nn, false, true}, {Layout::tn, true, true}, {Layout::tt, true, false}};
+  for (const auto& expect : copied) {
+    KernelConfig l = c;
+    l.layout = expect.layout;
+    EXPECT_EQ(config_error(l), std::nullopt) << l.name();
+    EXPECT_EQ(pretransposes_a(l), expect.a) << l.name();
+    EXPECT_EQ(pretransposes_b(l), expect.b) << l.name();
+  }
+  KernelConfig nt = c;
+  nt.layout = Layout::nt;  // nothing to copy
+  EXPECT_NE(config_error(nt).value_or("").find("pretranspose"), std::string::npos);
+  KernelConfig bf16 = wgmma(Precision::bf16, 128, 256, 2, 4);
+  bf16.layout = Layout::nn, bf16.pretranspose = true;  // the transpose immediates read it as stored
+  EXPECT_NE(config_error(bf16).value_or("").find("pretranspose"), std::string::npos);
+  KernelConfig three = wgmma(Precision::tf32x3, 128, 128, 2, 3);
+  three.layout = Layout::nn, three.pretranspose = true;  // its splitters read B once anyway
+  EXPECT_NE(config_error(three).value_or("").find("pretranspose"), std::string::npos);
+}
+
+// The copies' room in the workspace: each copied operand's rows of K padded to whole 16-byte
+// vectors, for every entry of one launch (A's first).
+TEST(KernelConfig, WgmmaPretransposeWorkspaceHoldsTheCopies) {
+  KernelConfig c = wgmma(Precision::tf32, 128, 256, 2, 4);
+  EXPECT_EQ(workspace_bytes(c, 100, 30, 7, 3), 0u);  // nt, no split: nothing
+  c.pretranspose = true;
+  c.layout = Layout::nn;  // B: 30 rows of 8
+  EXPECT_EQ(workspace_bytes(c, 100, 30, 7, 3), 3u * 30 * 8 * sizeof(float));
+  c.layout = Layout::tt;  // A: 100 rows of 8
+  EXPECT_EQ(workspace_bytes(c, 100, 30, 7, 3), 3u * 100 * 8 * sizeof(float));
+  c.layout = Layout::tn;  // both
+  const PretransposeLayout both = pretranspose_layout(c, 100, 30, 7, 3);
+  EXPECT_EQ(both.ld, 8);
+  EXPECT_EQ(both.a_floats, 3u * 100 * 8);
+  EXPECT_EQ(both.b_floats, 3u * 30 * 8);
+  EXPECT_EQ(workspace_bytes(c, 100, 30, 7, 3), (both.a_floats + both.b_floats) * sizeof(float));
+  EXPECT_EQ(pretranspose_layout(c, 100, 30, 8, 1).ld, 8);  // already whole vectors
+  c.split_k = 4;  // tf32's slices add into C: still only the copies
+  EXPECT_EQ(workspace_bytes(c, 100, 30, 7, 1), (100u + 30) * 8 * sizeof(float));
+  // One launch's entries at most: larger batches reuse it launch after launch.
+  EXPECT_EQ(workspace_bytes(c, 4, 4, 4, 100000), std::size_t(kMaxBatchPerLaunch) * 8 * 4 * sizeof(float));
 }
 
 // The mma family runs where its precision has tensor cores: fp16 from sm_75 (the T4), the others

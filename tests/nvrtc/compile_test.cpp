@@ -192,13 +192,16 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
     shapes.push_back({4096, 4096, 4096, Layout::nt, 1, precision});
   for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})  // MN-major
     for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) shapes.push_back({4096, 4096, 4096, layout, 1, precision});
+  // Each binary once: tf32's pretranspose candidates outside nt are the nt kernels again.
+  std::set<std::string> binaries;
+  bool pretransposes = false;
   for (const GemmShape& shape : shapes) {
     std::vector<KernelConfig> all = enumerate(spaces, load_device_profile("h100"), &shape).candidates;
     all.erase(std::remove_if(all.begin(), all.end(),
                              [](const KernelConfig& c) { return c.family != KernelFamily::wgmma; }),
               all.end());
     ASSERT_FALSE(all.empty()) << shape.label();
-    std::set<std::string> binaries;
+    for (const KernelConfig& c : all) pretransposes |= c.pretranspose;
     int clean = 0, spilling = 0;
     for (const KernelConfig& c : all) {
       if (!binaries.insert(c.name_expression(KernelPath::whole_vectors)).second) continue;
@@ -218,11 +221,12 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
         }
         EXPECT_LE(k.resources.registers, 65536 / c.threads());
         EXPECT_EQ(k.reduce, nullptr);
+        EXPECT_EQ(k.transpose != nullptr, c.pretranspose);
       } catch (const CompileError& e) {
         FAIL() << e.what() << "\n" << e.log();
       }
     }
-    EXPECT_GT(clean, spilling) << shape.label() << ": most candidates must be measurable";
+    EXPECT_GT(clean + spilling == 0 ? 1 : clean, spilling) << shape.label() << ": most candidates must be measurable";
     const KernelConfig& c = all.front();
     EXPECT_EQ(compiler.cache_key(c.family, c.name_expression(KernelPath::whole_vectors), "sm_90").rfind("sm_90a-", 0),
               0u);
@@ -238,6 +242,22 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
       }
     }
     EXPECT_THROW(compiler.compile(c, "sm_90", KernelPath::general), std::invalid_argument);
+  }
+  // tf32 outside nt offers the nt kernels on K-major copies, whose binary brings the copy kernel.
+  EXPECT_TRUE(pretransposes);
+  KernelConfig copies;
+  copies.family = KernelFamily::wgmma, copies.precision = Precision::tf32, copies.layout = Layout::tn;
+  copies.block_m = 128, copies.block_n = 256, copies.block_k = 32, copies.consumers = 2, copies.stages = 4;
+  copies.pretranspose = true;
+  ASSERT_EQ(config_error(copies), std::nullopt);
+  try {
+    const CompiledKernel k = compiler.compile(copies, "sm_90", KernelPath::whole_vectors);
+    EXPECT_NE(k.symbol.find("wgmma_gemm"), std::string::npos);
+    ASSERT_NE(k.transpose, nullptr);
+    EXPECT_NE(k.transpose->symbol.find("wgmma_transpose"), std::string::npos);
+    EXPECT_EQ(k.transpose->resources.spill_bytes(), 0);
+  } catch (const CompileError& e) {
+    FAIL() << e.what() << "\n" << e.log();
   }
 }
 

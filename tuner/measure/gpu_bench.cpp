@@ -363,7 +363,7 @@ std::unique_ptr<GpuBench::Operands> GpuBench::make_operands(const GemmShape& s, 
 }
 
 float* GpuBench::workspace_for(const KernelConfig& config, const GemmShape& s) {
-  const std::size_t bytes = workspace_bytes(config, s.m, s.n, s.batch);
+  const std::size_t bytes = workspace_bytes(config, s.m, s.n, s.k, s.batch);
   const WorkspaceKind kind = workspace_kind(config);
   if (kind != WorkspaceKind::scratch) {  // its own buffer, zeroed once: launches only count up or leave zeros
     DeviceBuffer& buffer = kind == WorkspaceKind::counters ? counters_ : zeros_;

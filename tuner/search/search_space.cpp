@@ -24,7 +24,8 @@ const std::vector<std::string> kParameters = {
     "pad_a",      "pad_b",     "stages",  "async_copy", "transpose_a",    "vector_width",
     "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b",
     "lanes_k",    "warps_n",   "k_groups", "unroll",    "prefetch",       "warp_m",
-    "warp_n",     "round_split", "consumers", "cluster", "persistent"};
+    "warp_n",     "round_split", "consumers", "cluster", "persistent",
+    "pretranspose"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -54,7 +55,8 @@ bool KernelConfig::*bool_field(const std::string& name) {
       {"split_k_atomic", &KernelConfig::split_k_atomic},
       {"prefetch", &KernelConfig::prefetch},
       {"round_split", &KernelConfig::round_split},
-      {"persistent", &KernelConfig::persistent}};
+      {"persistent", &KernelConfig::persistent},
+      {"pretranspose", &KernelConfig::pretranspose}};
   const auto it = bools.find(name);
   return it == bools.end() ? nullptr : it->second;
 }
