@@ -289,7 +289,7 @@ cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* worksp
                    stream, params, programmatic_launch_);
 }
 
-// kernel_templates/wgmma/transpose.cuh: one launch per copied operand, a block per 32 x 32 tile
+// kernel_templates/wgmma/transpose.cuh: one launch per copied operand, a block per 64 x 64 tile
 // and batch entry (one entry where every entry shares the operand), each waiting for the stream's
 // previous kernel; the GEMM's own wait then covers the copies.
 cudaError_t LoadedKernel::pretranspose(GemmArguments& args, float* workspace, cudaStream_t stream) const {
@@ -306,7 +306,7 @@ cudaError_t LoadedKernel::pretranspose(GemmArguments& args, float* workspace, cu
     long long ld_src = ld;
     void* params[] = {&src, &rows, &cols, &ld_src, &stride_src, &dst, &ld_dst, &stride_dst};
     return launch_on(transpose_, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(entries)),
-                     dim3(kTransposeTile, 8), 0, stream, params, programmatic_launch_);
+                     dim3(kTransposeTile * 4), 0, stream, params, programmatic_launch_);
   };
   if (pretransposes_a(config_)) {  // A stored k x m -> m x k
     long long stride = 0;

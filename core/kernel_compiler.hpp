@@ -70,8 +70,8 @@ inline constexpr int kReduceThreads = 256;
 // True when config's launches need the split-K reduction kernel beside the GEMM.
 inline bool needs_reduction(const KernelConfig& config) { return config.split_k > 1 && !is_skinny(config.family); }
 
-// Tile edge and block of wgmma_transpose: kTransposeTile x 8 threads.
-inline constexpr int kTransposeTile = 32;
+// Tile edge of wgmma_transpose; its blocks have kTransposeTile * 4 threads.
+inline constexpr int kTransposeTile = 64;
 
 class KernelCompiler {
  public:

@@ -555,12 +555,22 @@ TEST(Wgmma, PassesTheTunersCheck) {
       for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, layout, 1, p}, GemmShape{520, 2048, 264, layout, 1, p}}) {
         KernelConfig c = operand_bytes(p) == 4 ? hopper(p, 128, 128, 2, 3, 1, true) : hopper(p, 128, 256, 2, 4, 1, true);
         c.layout = layout;
+        std::vector<KernelConfig> configs = {c};
+        if (p == Precision::tf32) {  // and the nt kernel on K-major copies, split or not
+          KernelConfig copies = hopper(p, 128, 256, 2, 4, 1, true);
+          copies.layout = layout, copies.pretranspose = true;
+          configs.push_back(copies);
+          copies.split_k = 4;
+          configs.push_back(copies);
+        }
         GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
-        const LoadedKernel kernel(compiler.compile(c, device.arch(), kernel_path_for(c, shape)), c);
-        const Verification v = bench.verify(kernel);
-        EXPECT_TRUE(v.passed) << c.name() << " " << shape.label() << ": " << v.detail;
-        if (p == Precision::tf32x3) {
-          EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << c.name() << " " << shape.label();
+        for (const KernelConfig& config : configs) {
+          const LoadedKernel kernel(compiler.compile(config, device.arch(), kernel_path_for(config, shape)), config);
+          const Verification v = bench.verify(kernel);
+          EXPECT_TRUE(v.passed) << config.name() << " " << shape.label() << ": " << v.detail;
+          if (p == Precision::tf32x3) {
+            EXPECT_LE(v.normwise_error, v.sgemm_normwise_error) << config.name() << " " << shape.label();
+          }
         }
       }
 }
