@@ -12,7 +12,7 @@ tune one-nt.json 520x2048x264:nt:tf32 > $OUT/plain-nt.log 2>&1; echo "plain nt r
 for run in "pt kns=wgmma_transpose one-pt.json 520x2048x264:tf32" "pt kns=wgmma_gemm one-pt.json 520x2048x264:tf32" \
            "nt kns=wgmma_gemm one-nt.json 520x2048x264:nt:tf32"; do
   set -- $run
-  timeout 120 $CS --tool racecheck --kernel-name $2 --error-exitcode 9 $B/tuner/gemm-tune --results-dir /tmp/r$RANDOM
+  timeout 120 $CS --tool racecheck --kernel-name $2 --error-exitcode 9 $B/tuner/gemm-tune --results-dir /tmp/r$RANDOM \
     --space $D/$3 --strategy exhaustive --sizes $4 --no-warm-start --eval-timeout 100 > $OUT/rc-$1-${2#kns=}.log 2>&1
   echo "racecheck $1 $2 rc $? at $((SECONDS - T0)) s"
   grep -E "SUMMARY|Error|error|hazard" $OUT/rc-$1-${2#kns=}.log | head -5
