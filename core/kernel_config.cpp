@@ -22,7 +22,7 @@ auto fields(const KernelConfig& c) {
                   c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
                   c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
                   c.prefetch, c.precision, c.warp_m, c.warp_n, c.round_split, c.consumers, c.cluster,
-                  c.persistent, c.pretranspose, c.c16);
+                  c.persistent, c.pretranspose, c.pingpong, c.c16);
 }
 
 // The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
@@ -112,9 +112,9 @@ std::string KernelConfig::name() const {
                        block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, round_split ? "_r" : "",
                        layout_suffix);
   if (family == KernelFamily::wgmma)
-    return fmt::format("wgmma_{}_{}x{}x{}_c{}_s{}_p{}{}{}{}{}{}", precision_name(precision), block_m, block_n,
-                       block_k, consumers, stages, int(persistent), cluster == 1 ? "" : fmt::format("_x{}", cluster),
-                       swizzle == 1 ? "" : fmt::format("_z{}", swizzle),
+    return fmt::format("wgmma_{}_{}x{}x{}_c{}{}_s{}_p{}{}{}{}{}{}", precision_name(precision), block_m, block_n,
+                       block_k, consumers, pingpong ? "pp" : "", stages, int(persistent),
+                       cluster == 1 ? "" : fmt::format("_x{}", cluster), swizzle == 1 ? "" : fmt::format("_z{}", swizzle),
                        split_k == 1 ? "" : fmt::format("_k{}", split_k), pretranspose ? "_pt" : "", layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
@@ -154,8 +154,9 @@ std::string KernelConfig::name_expression(KernelPath path) const {
                          block_m, block_n, stages, consumers, op_a, op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
     // pretranspose: the GEMM reads K-major copies, so it is the nt kernel whatever the layout.
-    return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{},{}>", type, block_m, block_n, stages, consumers,
-                       cluster, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b, int(c16));
+    // PINGPONG defaults to 0, so the names (and cache keys) of the other kernels stay as they were.
+    return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{},{}{}>", type, block_m, block_n, stages, consumers,
+                       cluster, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b, int(c16), pingpong ? ",1" : "");
   }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
@@ -215,6 +216,7 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"cluster", c.cluster, d.cluster, wgmma},
       {"persistent", c.persistent, d.persistent, wgmma},
       {"pretranspose", c.pretranspose, d.pretranspose, wgmma && c.precision == Precision::tf32},
+      {"pingpong", c.pingpong, d.pingpong, wgmma},
       {"c16", c.c16, d.c16, (mma || wgmma || stream) && operand_bytes(c.precision) == 2},
   };
   for (const Field& f : fields)
@@ -324,14 +326,16 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
     return fmt::format("block_k {} is not one 128-byte swizzle row ({} elements of {})", c.block_k, row_elements,
                        precision_name(c.precision));
   if (!in(c.consumers, {1, 2, 3})) return fmt::format("consumers {} not 1, 2 or 3", c.consumers);
-  if (!in(c.block_m, {64, 128, 192, 256}) || c.block_m % (64 * c.consumers) != 0)
+  if (c.pingpong && c.consumers == 1) return std::string("pingpong needs 2 or 3 consumers to take turns");
+  const int rows = wgmma_consumer_rows(c);
+  if (!in(c.block_m, {64, 128, 192, 256}) || rows % 64 != 0 || (!c.pingpong && rows * c.consumers != c.block_m))
     return fmt::format("block_m {} is not 64 to 256 rows, a multiple of 64 per consumer warpgroup ({})", c.block_m,
                        c.consumers);
   if (!in(c.block_n, {64, 128, 192, 256})) return fmt::format("block_n {} not 64, 128, 192 or 256", c.block_n);
-  // Each consumer thread holds block_m / consumers / 64 accumulator blocks of block_n / 2 floats.
-  if (c.block_m / c.consumers / 64 * c.block_n / 2 > 128)
-    return fmt::format("{} accumulators a consumer thread for {}x{} with {} consumers: over 128",
-                       c.block_m / c.consumers / 64 * c.block_n / 2, c.block_m, c.block_n, c.consumers);
+  // Each consumer thread holds rows / 64 accumulator blocks of block_n / 2 floats.
+  if (rows / 64 * c.block_n / 2 > 128)
+    return fmt::format("{} accumulators a consumer thread for {}x{} with {} consumers{}: over 128",
+                       rows / 64 * c.block_n / 2, c.block_m, c.block_n, c.consumers, c.pingpong ? " in turn" : "");
   // The ring's depth is bounded by shared memory (a named constraint), not here: cuBLAS runs 8 to
   // 16 stages of small tiles at small and skinny shapes (ncu, H200, 2026-11-29).
   if (c.stages < 2 || c.stages > 16) return fmt::format("stages {} not in 2..16", c.stages);
@@ -347,6 +351,7 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
       return fmt::format("{} takes block_m 128 with 2 consumers, not {} with {}", kernel, c.block_m, c.consumers);
     if (!in(c.block_n, {64, 128})) return fmt::format("{} takes block_n 64 or 128, not {}", kernel, c.block_n);
     if (c.cluster != 1) return fmt::format("cluster {}: {} has no clusters", c.cluster, kernel);
+    if (c.pingpong) return fmt::format("pingpong: {} has its consumers share each tile", kernel);
   }
   if (c.pretranspose && c.layout == Layout::nt)
     return std::string("pretranspose: layout nt has no MN-major operand to copy");
@@ -454,7 +459,8 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
     j["consumers"] = c.consumers;
     j["cluster"] = c.cluster;
     j["persistent"] = c.persistent;
-    if (c.pretranspose) j["pretranspose"] = true;  // absent in every entry from before it existed
+    if (c.pretranspose) j["pretranspose"] = true;  // absent in every entry from before they existed
+    if (c.pingpong) j["pingpong"] = true;
   }
   if (c.c16) j["c16"] = true;  // absent for FP32 C, as in every entry from before it existed
 }
@@ -521,6 +527,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   if (j.contains("cluster")) get_int("cluster", r.cluster);
   if (j.contains("persistent")) get_bool("persistent", r.persistent);
   if (j.contains("pretranspose")) get_bool("pretranspose", r.pretranspose);
+  if (j.contains("pingpong")) get_bool("pingpong", r.pingpong);
   if (j.contains("c16")) get_bool("c16", r.c16);
   if (const auto it = j.find("precision"); it != j.end()) {
     const auto precision = it->is_string() ? parse_precision(it->get<std::string>()) : std::nullopt;

@@ -60,8 +60,8 @@ inline bool is_skinny(KernelFamily family) {
 //     round_split (3xtf32), c16 (split-K adds atomically into an FP32 C, through the workspace into a
 //     16-bit one);
 //   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
-//     stages, consumers, cluster, persistent, pretranspose (tf32 outside nt), swizzle, c16 (split-K as
-//     mma's);
+//     stages, consumers, cluster, persistent, pretranspose (tf32 outside nt), pingpong, swizzle, c16
+//     (split-K as mma's);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // sgemm and skinny_tiled compute in fp32, the precision's default.
 struct KernelConfig {
@@ -109,13 +109,18 @@ struct KernelConfig {
   // into an FP32 workspace that the reduction kernel rounds into C, never into 16-bit C itself.
   bool c16 = false;
   // The Hopper kernels' own (kernel_templates/wgmma.cuh).
-  int consumers = 1;        // consumer warpgroups (each owns block_m / consumers rows of the tile)
+  int consumers = 1;        // consumer warpgroups (each owns block_m / consumers rows of the tile, or
+                            // whole tiles in turn: pingpong)
   int cluster = 1;          // CTAs per cluster: 2 pairs tiles along N, sharing A by TMA multicast
   bool persistent = false;  // launch-time: a grid of one CTA (cluster) per SM looping over the tiles
   // tf32 outside nt: a kernel first copies the MN-major operands K-major into the workspace, and the
   // nt kernel (both operands through the TMA, which tf32 wgmma needs) runs on the copies, instead of
   // the A-in-registers kernel transposing B in shared memory.
   bool pretranspose = false;
+  // The consumers take turns, each computing whole tiles (block_m x block_n), so that one's main
+  // loop overlaps the other's epilogue; otherwise each computes block_m / consumers rows of every
+  // tile. Not the A-in-registers kernel's.
+  bool pingpong = false;
   // Launch-time: the same binary serves every value.
   int swizzle = 1;   // block rows walked together for L2 reuse (1 = plain order)
   int split_k = 1;   // slices of K (1 = none), reduced by a second kernel or atomically (skinny:
@@ -160,6 +165,9 @@ inline bool wgmma_a_in_registers(const KernelConfig& c) {
          (c.precision == Precision::tf32x3 ||
           (c.precision == Precision::tf32 && c.layout != Layout::nt && !c.pretranspose));
 }
+
+// Rows of C a wgmma consumer warpgroup computes at once: the tile's share, or the whole tile.
+inline int wgmma_consumer_rows(const KernelConfig& c) { return c.pingpong ? c.block_m : c.block_m / c.consumers; }
 
 // The operands a pretranspose config copies K-major before its GEMM: A stored k x m, B stored k x n.
 inline bool pretransposes_a(const KernelConfig& c) { return c.pretranspose && op_a_transposed(c.layout); }

@@ -14,7 +14,10 @@
 //   guarded by a "full" mbarrier (the TMA's bytes arrived) and an "empty" one (consumers are done);
 // - warpgroups 1..CONSUMERS each own BM / CONSUMERS rows of the BM x BN tile and issue
 //   wgmma.mma_async from shared-memory descriptors, keeping one k tile's group in flight: the stage
-//   of k tile t is released once the wait after t + 1's wgmmas returns;
+//   of k tile t is released once the wait after t + 1's wgmmas returns. PINGPONG: each consumer
+//   owns whole tiles instead, every CONSUMERS-th unit of the CTA's, and steps over the others'
+//   stages; the producer fills the ring unit after unit, so one consumer's main loop runs while
+//   the other stores its tile (the epilogue leaves the tensor cores idle otherwise);
 // - setmaxnreg moves registers from the producer to the consumers;
 // - the grid walks units (tiles, or with CLUSTER = 2 pairs of tiles side by side in N) of every
 //   batch entry: CTA (cluster) b takes units b, b + grid, ...; a grid of one CTA per unit is the
@@ -52,7 +55,8 @@
 namespace gemmtune {
 
 // TYPE       0 bf16, 1 tf32, 2 fp16 (see the top of the file)
-// BM, BN     block tile: BM a multiple of 64 * CONSUMERS up to 256; BN 64, 128, 192 or 256
+// BM, BN     block tile: BM a multiple of 64 * CONSUMERS (PINGPONG: of 64) up to 256; BN 64, 128, 192
+//            or 256
 // STAGES     shared-memory ring depth (>= 2); dynamic shared memory = wgmma::Shape<...>::kSmemBytes
 // CONSUMERS  consumer warpgroups (1 to 3); threads = 128 * (CONSUMERS + 1)
 // CLUSTER    1, or 2: clusters of two CTAs along N sharing A (launched with cluster dimension 2)
@@ -61,19 +65,21 @@ namespace gemmtune {
 //            handed to wgmma with its transpose immediate (bf16 and fp16 only: tf32 is K-major)
 // C16        0: C is FP32; 1: C holds the operands' 16-bit type (TYPE 0 bf16, 2 fp16; not tf32), raw
 //            bits, each element rounded to nearest even once from alpha * acc + beta * C in FP32
+// PINGPONG   0: the consumers share each tile; 1: they take turns, a whole tile each (see above)
 // Arguments: the tensor maps of A (3-D: K, M, batch entries) and B (K, N, entries); a_batched /
 // b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry);
 // splits, K's slices (1: none; more: with an FP32 C, C already scaled by beta and each slice adds into
 // it; with a 16-bit C, slice z stores its raw sums to workspace[z][entry][M][N], FP32, entries =
 // batch, every element inside M x N, for the host's reduction kernel). workspace: unused otherwise.
-template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B, int C16>
-__global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>::kThreads, 1)
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B, int C16,
+          int PINGPONG = 0>
+__global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, PINGPONG>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                typename wgmma::OutputC<C16 ? (TYPE == 0 ? 1 : 2) : 0>::Elem* __restrict__ C, int M, int N,
                int K, int ldc, float alpha, float beta, int group_m, int batch, long long stride_c,
                int a_batched, int b_batched, int splits, float* __restrict__ workspace) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using S = wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>;
+  using S = wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, PINGPONG>;
   constexpr int kCType = C16 ? (TYPE == 0 ? 1 : 2) : 0;  // C's element: 0 FP32, 1 bf16, 2 fp16
   static_assert(C16 == 0 || TYPE != 1, "a 16-bit C needs bf16 or fp16 operands");
   constexpr int kMnA = OP_A == 1, kMnB = OP_B == 0;  // MN-major operands
@@ -115,8 +121,9 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       sm90::mbar_init(full_bar + 8 * s, 1);
-      // lane 0 of every consumer warp, of every CTA that reads this stage's shared A
-      sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4 * CLUSTER);
+      // lane 0 of every consumer warp that reads the stage (pingpong: one consumer's), of every CTA
+      // that reads this stage's shared A
+      sm90::mbar_init(empty_bar + 8 * s, (PINGPONG ? 1 : CONSUMERS) * 4 * CLUSTER);
     }
     sm90::mbar_init_fence();
     if (k_tiles > 0) {  // K = 0: the host encoded no maps
@@ -193,14 +200,22 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
       sm90::mbar_arrive(empty_bar + 8 * st);
       if constexpr (CLUSTER == 2) sm90::mbar_arrive_cluster(empty_bar + 8 * st, rank ^ 1);
     };
-    for (int unit = unit0; unit < num_units; unit += unit_step) {
+    // Pingpong: this consumer's rows are the whole tile, and the first of them row 0.
+    const int row_offset = PINGPONG ? 0 : c * S::kWgM;
+    for (int unit = unit0, local = 0; unit < num_units; unit += unit_step, ++local) {
       int entry, tm, tn, kb, ke;
       locate(unit, entry, tm, tn, kb, ke);
+      if (PINGPONG && local % CONSUMERS != c) {  // another consumer's tile: step over its stages
+        s += ke - kb;
+        phase ^= (s / STAGES) & 1;
+        s %= STAGES;
+        continue;
+      }
       int prev = 0;
       for (int kt = kb; kt < ke; ++kt) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
         // A consumer's rows start kWgM * 128 bytes in, in either layout (64-row boxes of 8192 bytes).
-        const unsigned a_at = smem_a + s * S::kTileABytes + c * S::kWgM * 128, b_at = smem_b + s * S::kTileBBytes;
+        const unsigned a_at = smem_a + s * S::kTileABytes + row_offset * 128, b_at = smem_b + s * S::kTileBBytes;
         const unsigned long long da = kMnA ? sm90::smem_desc_mn_sw128(a_at) : sm90::smem_desc_sw128(a_at);
         const unsigned long long db = kMnB ? sm90::smem_desc_mn_sw128(b_at) : sm90::smem_desc_sw128(b_at);
         // A k step (16 k) is 32 bytes along a K-major row, 16 rows (2048 bytes) of an MN-major box.
@@ -240,7 +255,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
         const bool pairs = (N & 1) == 0 && (reinterpret_cast<unsigned long long>(w_entry) & 7) == 0;
         const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
         wgmma::store_tile<S::kMI, S::kAccRegs, BN, 0>(
-            acc, w_entry, N, M, N, tm * BM + c * S::kWgM + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
+            acc, w_entry, N, M, N, tm * BM + row_offset + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
             interior, pairs, 1.0f, 0.0f, false);
       } else {
         typename wgmma::OutputC<kCType>::Elem* c_entry = C + static_cast<long long>(entry) * stride_c;
@@ -249,7 +264,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS>:
                            (reinterpret_cast<unsigned long long>(c_entry) & (2 * sizeof(*c_entry) - 1)) == 0;
         const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
         wgmma::store_tile<S::kMI, S::kAccRegs, BN, kCType>(
-            acc, c_entry, ldc, M, N, tm * BM + c * S::kWgM + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
+            acc, c_entry, ldc, M, N, tm * BM + row_offset + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
             interior, pairs, alpha, beta, splits > 1);
       }
     }

@@ -7,13 +7,15 @@ namespace wgmma {
 
 // TYPE 0 bf16, 1 tf32, 2 fp16. A k tile is one 128-byte row of the 128-byte swizzle (64 16-bit
 // elements or 32 FP32), the widest K-major box the swizzle takes.
-template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS>
+// PINGPONG: each consumer owns whole tiles, every CONSUMERS-th of the CTA's, rather than BM /
+// CONSUMERS rows of each (kernel_templates/wgmma.cuh).
+template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int PINGPONG = 0>
 struct Shape {
   static_assert(TYPE >= 0 && TYPE <= 2, "TYPE: 0 bf16, 1 tf32, 2 fp16");
   static constexpr int kElemBytes = TYPE == 1 ? 4 : 2;
   static constexpr int kBK = 128 / kElemBytes;
   static constexpr int kThreads = 128 * (CONSUMERS + 1);
-  static constexpr int kWgM = BM / CONSUMERS;  // rows of the tile per consumer warpgroup
+  static constexpr int kWgM = PINGPONG ? BM : BM / CONSUMERS;  // rows of a tile a consumer warpgroup computes
   static constexpr int kMI = kWgM / 64;        // m64 wgmma blocks per consumer
   static constexpr int kAccRegs = BN / 2;      // accumulators a thread per m64 block
   static constexpr int kKSteps = 4;            // 128 bytes of K / 32 bytes per wgmma
@@ -28,7 +30,7 @@ struct Shape {
   // (the entry cap is then 255).
   static constexpr int kConsumerRegs = CONSUMERS == 1 ? 0 : CONSUMERS == 2 ? 240 : 160;
   static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "1 to 3 consumer warpgroups");
-  static_assert(kWgM % 64 == 0 && kWgM * CONSUMERS == BM, "BM: a multiple of 64 per consumer warpgroup");
+  static_assert(kWgM % 64 == 0 && (PINGPONG || kWgM * CONSUMERS == BM), "BM: a multiple of 64 per consumer warpgroup");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "BN: one wgmma N");
   static_assert(BM <= 256 && BN <= 256, "TMA boxes are at most 256 rows");
   static_assert(STAGES >= 2, "STAGES >= 2");

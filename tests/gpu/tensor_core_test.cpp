@@ -428,6 +428,16 @@ std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
   }
   configs.push_back(configs.front());
   configs.back().split_k = 3;
+  if (!wgmma_a_in_registers(probe) || p == Precision::tf32) {  // consumers in turn, whole tiles each
+    for (KernelConfig c : {hopper(p, 128, 128, 2, 5, 1, true), hopper(p, 64, 256, 2, 4, 2, true),
+                           hopper(p, 64, 128, 3, 6, 1, false)}) {
+      c.pingpong = true;
+      c.pretranspose = wgmma_a_in_registers(probe);  // tf32 outside nt: on the copies
+      configs.push_back(c);
+    }
+    configs.push_back(configs.back());
+    configs.back().split_k = 3;
+  }
   if (p == Precision::tf32 && layout != Layout::nt) {  // the nt kernel on K-major copies
     for (KernelConfig c : {hopper(p, 128, 256, 2, 4, 1, true), hopper(p, 64, 64, 1, 8, 2, false)}) {
       c.pretranspose = true;

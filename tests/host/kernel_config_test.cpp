@@ -400,6 +400,38 @@ TEST(KernelConfig, WgmmaPretransposeRunsTheNtKernelOnCopies) {
   EXPECT_NE(config_error(three).value_or("").find("pretranspose"), std::string::npos);
 }
 
+// Pingpong: the consumers take whole tiles in turn, so a consumer's accumulators cover the tile.
+TEST(KernelConfig, WgmmaPingpongGivesEachConsumerWholeTiles) {
+  KernelConfig c = wgmma(Precision::bf16, 128, 128, 2, 5);
+  c.pingpong = true;
+  ASSERT_EQ(config_error(c), std::nullopt) << *config_error(c);
+  EXPECT_EQ(wgmma_consumer_rows(c), 128);
+  EXPECT_EQ(c.name(), "wgmma_bf16_128x128x64_c2pp_s5_p1_nt");
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,128,5,2,1,0,1,0,1>");
+  EXPECT_EQ(c.dynamic_shared_bytes(), 5u * 256 * 128 + 5 * 16 + 1024);
+  EXPECT_EQ(nlohmann::json(c).get<KernelConfig>(), c);
+  EXPECT_FALSE(nlohmann::json(wgmma(Precision::bf16, 128, 128, 2, 5)).contains("pingpong"));
+  KernelConfig shared = c;
+  shared.pingpong = false;  // 64 rows a consumer
+  EXPECT_EQ(wgmma_consumer_rows(shared), 64);
+  EXPECT_FALSE(c.same_binary(shared));
+  EXPECT_EQ(shared.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,128,128,5,2,1,0,1,0>");
+  KernelConfig narrow = c;
+  narrow.block_m = 64;  // 64 rows each: pingpong only (shared, 32 rows a consumer)
+  EXPECT_EQ(config_error(narrow), std::nullopt);
+  narrow.pingpong = false;
+  EXPECT_NE(config_error(narrow).value_or("").find("block_m"), std::string::npos);
+  KernelConfig wide = c;
+  wide.block_n = 256;  // 256 accumulators a thread
+  EXPECT_NE(config_error(wide).value_or("").find("accumulators"), std::string::npos);
+  KernelConfig alone = c;
+  alone.consumers = 1;
+  EXPECT_NE(config_error(alone).value_or("").find("pingpong"), std::string::npos);
+  KernelConfig registers = wgmma(Precision::tf32x3, 128, 128, 2, 3);
+  registers.pingpong = true;
+  EXPECT_NE(config_error(registers).value_or("").find("pingpong"), std::string::npos);
+}
+
 // The copies' room in the workspace: each copied operand's rows of K padded to whole 16-byte
 // vectors, for every entry of one launch (A's first).
 TEST(KernelConfig, WgmmaPretransposeWorkspaceHoldsTheCopies) {

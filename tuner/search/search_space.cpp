@@ -25,7 +25,7 @@ const std::vector<std::string> kParameters = {
     "min_blocks", "fma_order", "swizzle", "split_k",    "split_k_atomic", "transpose_b",
     "lanes_k",    "warps_n",   "k_groups", "unroll",    "prefetch",       "warp_m",
     "warp_n",     "round_split", "consumers", "cluster", "persistent",
-    "pretranspose"};
+    "pretranspose", "pingpong"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -56,7 +56,8 @@ bool KernelConfig::*bool_field(const std::string& name) {
       {"prefetch", &KernelConfig::prefetch},
       {"round_split", &KernelConfig::round_split},
       {"persistent", &KernelConfig::persistent},
-      {"pretranspose", &KernelConfig::pretranspose}};
+      {"pretranspose", &KernelConfig::pretranspose},
+      {"pingpong", &KernelConfig::pingpong}};
   const auto it = bools.find(name);
   return it == bools.end() ? nullptr : it->second;
 }
@@ -233,7 +234,7 @@ int estimated_registers(const KernelConfig& c, int overhead) {
   if (c.family == KernelFamily::skinny_tiled)  // accumulators and one 4-deep k step of fragments
     return c.thread_m * c.thread_n + 4 * (c.thread_m + c.thread_n) + overhead;
   if (c.family == KernelFamily::wgmma)  // a consumer thread's accumulators (3xtf32: and a k tile's sums)
-    return c.block_m / c.consumers / 64 * c.block_n / 2 * (c.precision == Precision::tf32x3 ? 2 : 1) + overhead;
+    return wgmma_consumer_rows(c) / 64 * c.block_n / 2 * (c.precision == Precision::tf32x3 ? 2 : 1) + overhead;
   if (c.family == KernelFamily::mma) {  // accumulators (twice for 3xtf32's per-tile sums), two k steps of fragments
     const int accumulators = c.warp_m * c.warp_n / 32 * (c.precision == Precision::tf32x3 ? 2 : 1);
     return accumulators + 2 * (c.warp_m / 16 * 4 + c.warp_n / 8 * 2) + overhead;
