@@ -211,6 +211,10 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
         s %= STAGES;
         continue;
       }
+      // Pingpong: a stage's full barrier tells phases apart by parity only, so a consumer may wait
+      // on it at most one phase ahead: it starts its main loop once the consumer before it has
+      // waited on every stage of its own (named barrier 1 + c, arrived on after that main loop).
+      if (PINGPONG && local > 0) sm90::named_barrier_sync(1 + c, 256);
       int prev = 0;
       for (int kt = kb; kt < ke; ++kt) {
         sm90::mbar_wait(full_bar + 8 * s, phase);
@@ -238,6 +242,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
           phase ^= 1;
         }
       }
+      if (PINGPONG) sm90::named_barrier_arrive(1 + (c + 1) % CONSUMERS, 256);  // the next consumer's turn
       sm90::wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);

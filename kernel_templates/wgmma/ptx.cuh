@@ -170,6 +170,15 @@ __device__ __forceinline__ void red_add_pair(float* p, float a, float b) {
 #endif
 }
 
+// Named barriers (1 to 15; 0 is __syncthreads) between warpgroups: `threads` in all take part, the
+// arriving ones go on at once, the syncing ones wait until all have come.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // Launched as a programmatic dependent of the stream's previous kernel (core/gemm_launch.cpp):
 // nothing in global memory may be read or written before that kernel is done; the set-up in shared
 // memory (barriers) and the tensor maps' prefetch, which are the kernel's own, may run before.
