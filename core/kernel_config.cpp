@@ -340,6 +340,12 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
   // 16 stages of small tiles at small and skinny shapes (ncu, H200, 2026-11-29).
   if (c.stages < 2 || c.stages > 16) return fmt::format("stages {} not in 2..16", c.stages);
   if (!in(c.cluster, {1, 2})) return fmt::format("cluster {} not 1 or 2", c.cluster);
+  // A stored k x m (16-bit, read MN-major) lands in boxes of 64 rows of M: each CTA of a pair loads
+  // whole boxes of its half (a half of 32 rows loaded nothing, and the kernel waited forever).
+  if (c.cluster == 2 && op_a_transposed(c.layout) && !wgmma_a_in_registers(c) && !c.pretranspose &&
+      (c.block_m / 2) % 64 != 0)
+    return fmt::format("cluster 2 with A stored k x m ({}) needs block_m a multiple of 128, not {}",
+                       layout_name(c.layout), c.block_m);
   if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
   if (c.split_k < 1 || c.split_k > 64) return fmt::format("split_k {} not in 1..64", c.split_k);
   // wgmma::SplitShape (3xtf32, and tf32 outside nt): A's fragments in registers, one m64 block a

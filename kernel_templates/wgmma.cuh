@@ -87,6 +87,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
   static_assert(TYPE != 1 || (!kMnA && !kMnB), "tf32 wgmma reads K-major operands only (layout nt)");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along N");
   static_assert(CLUSTER == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
+  static_assert(CLUSTER == 1 || !kMnA || (BM / 2) % 64 == 0, "half of an MN-major A's tile: whole 64-row boxes");
   extern __shared__ unsigned char smem_raw[];
   // 128-byte swizzled tiles want 1024-byte aligned bases.
   const unsigned base = (sm90::smem_u32(smem_raw) + 1023u) & ~1023u;

@@ -429,7 +429,7 @@ std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
   configs.push_back(configs.front());
   configs.back().split_k = 3;
   if (!wgmma_a_in_registers(probe) || p == Precision::tf32) {  // consumers in turn, whole tiles each
-    for (KernelConfig c : {hopper(p, 128, 128, 2, 5, 1, true), hopper(p, 64, 256, 2, 4, 2, true),
+    for (KernelConfig c : {hopper(p, 128, 128, 2, 5, 2, true), hopper(p, 64, 256, 2, 4, 1, true),
                            hopper(p, 64, 128, 3, 6, 1, false)}) {
       c.pingpong = true;
       c.pretranspose = wgmma_a_in_registers(probe);  // tf32 outside nt: on the copies

@@ -427,6 +427,14 @@ TEST(KernelConfig, WgmmaPingpongGivesEachConsumerWholeTiles) {
   KernelConfig alone = c;
   alone.consumers = 1;
   EXPECT_NE(config_error(alone).value_or("").find("pingpong"), std::string::npos);
+  // A pair of CTAs splits an MN-major A (stored k x m) in whole 64-row boxes: 128 rows at least.
+  KernelConfig pair = c;
+  pair.block_m = 64, pair.cluster = 2, pair.layout = Layout::tn;
+  EXPECT_NE(config_error(pair).value_or("").find("cluster 2"), std::string::npos);
+  pair.layout = Layout::nn;  // A stored m x k: boxes of any 8 rows
+  EXPECT_EQ(config_error(pair), std::nullopt);
+  pair.block_m = 128, pair.layout = Layout::tt;
+  EXPECT_EQ(config_error(pair), std::nullopt);
   KernelConfig registers = wgmma(Precision::tf32x3, 128, 128, 2, 3);
   registers.pingpong = true;
   EXPECT_NE(config_error(registers).value_or("").find("pingpong"), std::string::npos);
