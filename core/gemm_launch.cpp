@@ -295,37 +295,33 @@ cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* worksp
 cudaError_t LoadedKernel::pretranspose(GemmArguments& args, float* workspace, cudaStream_t stream) const {
   const PretransposeLayout layout = pretranspose_layout(config_, args.m, args.n, args.k, args.batch);
   long long ld_dst = layout.ld;
-  // Stored rows x cols (row pitch ld) -> cols x rows at dst; the copies' batch stride to stride.
-  auto copy = [&](const float* src, int rows, int cols, int ld, long long stride_src, float* dst,
-                  long long& stride_dst) {
+  int rows = args.k;
+  // The operand stored k x cols (pointer, row pitch ld, batch stride) -> cols x k at dst, and the
+  // arguments then point at the copy.
+  auto copy = [&](const float*& operand, int& ld, long long& stride, int cols, float* dst) {
+    const float* src = operand;
+    long long ld_src = ld, stride_src = stride;
     const int entries = stride_src == 0 ? 1 : args.batch;
-    stride_dst = stride_src == 0 ? 0 : cols * ld_dst;
+    long long stride_dst = stride_src == 0 ? 0 : cols * ld_dst;
     const long long tiles = static_cast<long long>((rows + kTransposeTile - 1) / kTransposeTile) *
                             ((cols + kTransposeTile - 1) / kTransposeTile);
     if (tiles > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-    long long ld_src = ld;
     void* params[] = {&src, &rows, &cols, &ld_src, &stride_src, &dst, &ld_dst, &stride_dst};
-    return launch_on(transpose_, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(entries)),
-                     dim3(kTransposeTile * 4), 0, stream, params, programmatic_launch_);
+    const cudaError_t err = launch_on(transpose_, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(entries)),
+                                      dim3(kTransposeTile * 4), 0, stream, params, programmatic_launch_);
+    operand = dst;
+    ld = static_cast<int>(ld_dst);
+    stride = stride_dst;
+    return err;
   };
   if (pretransposes_a(config_)) {  // A stored k x m -> m x k
-    long long stride = 0;
-    if (const cudaError_t err = copy(args.a, args.k, args.m, args.lda, args.stride_a, workspace, stride);
-        err != cudaSuccess)
+    if (const cudaError_t err = copy(args.a, args.lda, args.stride_a, args.m, workspace); err != cudaSuccess)
       return err;
-    args.a = workspace;
-    args.lda = static_cast<int>(ld_dst);
-    args.stride_a = stride;
   }
-  if (pretransposes_b(config_)) {  // B stored k x n -> n x k
-    float* dst = workspace + layout.a_floats;
-    long long stride = 0;
-    if (const cudaError_t err = copy(args.b, args.k, args.n, args.ldb, args.stride_b, dst, stride);
+  if (pretransposes_b(config_)) {  // B stored k x n -> n x k, after A's copies
+    if (const cudaError_t err = copy(args.b, args.ldb, args.stride_b, args.n, workspace + layout.a_floats);
         err != cudaSuccess)
       return err;
-    args.b = dst;
-    args.ldb = static_cast<int>(ld_dst);
-    args.stride_b = stride;
   }
   return cudaSuccess;
 }

@@ -8,11 +8,7 @@ set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 B=.device-build; T0=$SECONDS; D=scripts/spikes/pingpong
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
-race() {  # name space sizes
-  timeout ${RACE_TIMEOUT:-200} $B/tuner/gemm-tune --results-dir $OUT/$1 --space $D/$2 --strategy exhaustive \
-    --sizes "$3" --no-warm-start -j16 --top 4 > $OUT/$1.log 2>&1
-  echo "$1 rc $? at $((SECONDS - T0)) s"; grep -A10 "^problem" $OUT/$1.log | cut -c1-150
-}
+source scripts/spikes/exhaustive-race.sh
 SIZES=${SIZES:-4096:bf16,2048:bf16,6144:bf16,8192:bf16}
 race pingpong wgmma-pingpong-bf16.json $SIZES
 race shared wgmma-shared-bf16.json $SIZES

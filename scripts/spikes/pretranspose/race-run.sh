@@ -7,11 +7,7 @@ set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 B=.device-build; T0=$SECONDS; D=scripts/spikes/pretranspose
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
-race() {  # name space sizes
-  timeout ${RACE_TIMEOUT:-200} $B/tuner/gemm-tune --results-dir $OUT/$1 --space $D/$2 --strategy exhaustive \
-    --sizes "$3" --no-warm-start -j16 --top 4 > $OUT/$1.log 2>&1
-  echo "$1 rc $? at $((SECONDS - T0)) s"; grep -A10 "^problem" $OUT/$1.log | cut -c1-150
-}
+source scripts/spikes/exhaustive-race.sh
 race pt wgmma-pretranspose-tf32.json 4096:tf32,8192:tf32,2048:tf32,3000:tf32,4096:tn:tf32,4096:tt:tf32
 race nt wgmma-nt-tf32.json 4096:nt:tf32,8192:nt:tf32,2048:nt:tf32
 timeout 220 $B/tests/gpu_tests --gtest_brief=1 \
