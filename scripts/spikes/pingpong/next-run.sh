@@ -15,4 +15,5 @@ for p in bf16 fp16; do
   sizes=$(for s in 4096 6144 8192; do printf "%s:%s," $s $p; done)
   RACE_TIMEOUT=60 race pingpong-$p wgmma-pingpong-$p.json "${sizes%,}"
 done
+RACE_TIMEOUT=60 race shared-bf16 wgmma-shared-bf16.json 4096:bf16,6144:bf16,8192:bf16  # the same run's comparison
 date -u +%FT%TZ
