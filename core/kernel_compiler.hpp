@@ -106,8 +106,8 @@ class KernelCompiler {
   // options, NVRTC version and architecture (the one NVRTC gets: sm_90a for the wgmma family).
   std::string cache_key(KernelFamily family, const std::string& name_expression, const std::string& arch) const;
 
-  // The binary from the disk cache, if it is there; never compiles (but a split-K config's
-  // reduction kernel is compiled when it is missing).
+  // The binary from the disk cache, if it is there; never compiles the GEMM (but its helpers, the
+  // split-K reduction and the pretranspose copy, are compiled when they are missing).
   std::optional<CompiledKernel> cached(const KernelConfig& config, const std::string& arch,
                                        KernelPath path = KernelPath::general) const;
 
