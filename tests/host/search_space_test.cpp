@@ -191,8 +191,9 @@ TEST(SearchSpace, MissingAndMalformedFiles) {
 // #42's first report).
 TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
   const std::vector<SearchSpace> all = load_search_spaces({});
-  // sgemm, the two skinny families, the stream kernel in bf16 and fp16, mma and wgmma in four precisions each
-  ASSERT_EQ(all.size(), 13u);
+  // sgemm, the two skinny families, the stream kernel in bf16 and fp16, mma and wgmma in four precisions
+  // each, and wgmma's pingpong spaces in bf16 and fp16
+  ASSERT_EQ(all.size(), 15u);
   const std::vector<SearchSpace> skinny(all.begin() + 1, all.begin() + 3);
   const DeviceProfile h100 = load_device_profile("h100");
   for (const Layout layout : {Layout::nn, Layout::nt})
@@ -291,7 +292,7 @@ TEST(SearchSpace, TensorCoresOnTuringInFp16Only) {
 // where the operands' rows are not 16-byte aligned.
 TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndItsLayouts) {
   const std::vector<SearchSpace> hopper = built_in_spaces(KernelFamily::wgmma);
-  ASSERT_EQ(hopper.size(), 4u);
+  ASSERT_EQ(hopper.size(), 6u);  // four precisions, and bf16 and fp16 again with consumers in turn
   DeviceProfile later = load_device_profile("h100");
   later.compute_capability = 100;
   for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {
@@ -365,7 +366,7 @@ TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {
 // shared_memory constraint, not the config rule, keeps 128x256 tiles at 4 stages.
 TEST(SearchSpace, WgmmaRingDepthIsBoundedBySharedMemory) {
   const std::vector<SearchSpace> hopper = built_in_spaces(KernelFamily::wgmma, Precision::bf16);
-  ASSERT_EQ(hopper.size(), 1u);
+  ASSERT_EQ(hopper.size(), 2u);  // shared tiles, and tiles in turn (128x128 only)
   const DeviceProfile h100 = load_device_profile("h100");
   const GemmShape small{512, 512, 512, Layout::nn, 1, Precision::bf16};
   const Enumeration e = enumerate(hopper, h100, &small);
