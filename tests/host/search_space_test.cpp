@@ -192,8 +192,8 @@ TEST(SearchSpace, MissingAndMalformedFiles) {
 TEST(SearchSpace, DecodeProblemsGetSkinnyCandidatesWithTheirRowTile) {
   const std::vector<SearchSpace> all = load_search_spaces({});
   // sgemm, the two skinny families, the stream kernel in bf16 and fp16, mma and wgmma in four precisions
-  // each, and wgmma's pingpong spaces in bf16 and fp16
-  ASSERT_EQ(all.size(), 15u);
+  // each, and wgmma's pingpong spaces in bf16, fp16 and tf32
+  ASSERT_EQ(all.size(), 16u);
   const std::vector<SearchSpace> skinny(all.begin() + 1, all.begin() + 3);
   const DeviceProfile h100 = load_device_profile("h100");
   for (const Layout layout : {Layout::nn, Layout::nt})
@@ -292,7 +292,7 @@ TEST(SearchSpace, TensorCoresOnTuringInFp16Only) {
 // where the operands' rows are not 16-byte aligned.
 TEST(SearchSpace, WgmmaOnlyOnComputeCapability90AndItsLayouts) {
   const std::vector<SearchSpace> hopper = built_in_spaces(KernelFamily::wgmma);
-  ASSERT_EQ(hopper.size(), 6u);  // four precisions, and bf16 and fp16 again with consumers in turn
+  ASSERT_EQ(hopper.size(), 7u);  // four precisions, and bf16, fp16 and tf32 again with consumers in turn
   DeviceProfile later = load_device_profile("h100");
   later.compute_capability = 100;
   for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3}) {

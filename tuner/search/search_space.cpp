@@ -376,7 +376,7 @@ std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path) {
                            "configs/skinny-stream-fp16.json", "configs/mma-3xtf32.json",
                            "configs/mma-tf32.json", "configs/mma-bf16.json", "configs/mma-fp16.json",
                            "configs/wgmma-bf16.json", "configs/wgmma-fp16.json", "configs/wgmma-pingpong-bf16.json",
-                           "configs/wgmma-pingpong-fp16.json", "configs/wgmma-tf32.json",
+                           "configs/wgmma-pingpong-fp16.json", "configs/wgmma-tf32.json", "configs/wgmma-pingpong-tf32.json",
                            "configs/wgmma-3xtf32.json"})
     spaces.push_back(parse_search_space(nlohmann::json::parse(embedded_file(file)), std::string("built-in ") + file));
   return spaces;

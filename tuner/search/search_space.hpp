@@ -55,8 +55,8 @@ SearchSpace load_search_space(const std::filesystem::path& path);  // path empty
 // configs/sgemm.json, then configs/skinny-stream.json and configs/skinny-tiled.json (whose row_tile
 // constraint leaves them nothing for problems of more than 8 and 32 rows of C), the stream kernel's
 // bf16 and fp16 spaces, the mma spaces and
-// the wgmma spaces (whose architecture constraint leaves them nothing off compute capability 9.0; bf16
-// and fp16 have two each: consumers sharing each tile, and consumers taking tiles in turn).
+// the wgmma spaces (whose architecture constraint leaves them nothing off compute capability 9.0; bf16,
+// fp16 and tf32 have two each: consumers sharing each tile, and consumers taking tiles in turn).
 std::vector<SearchSpace> load_search_spaces(const std::filesystem::path& path);
 
 struct Enumeration {
