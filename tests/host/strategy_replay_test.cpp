@@ -688,22 +688,29 @@ TEST(StrategyReplay, FixedOrderForeseesItsNextProposalsExactly) {
 
 // A pingpong tile is a tile shape of its own, so the surrogate's first generation measures the
 // tiles in turn beside the shared ones of the same block. When it shared 128x128's shape, a fresh
-// bf16 search at 4096 (H200, 2026-11-29) measured only the shared 128x128 tile, never came back, and
-// ended on 128x256 shared tiles at 0.946x cuBLAS where 128x128 in turn ran at 1.000.
+// bf16 search at 4096 (H200, 2026-11-29) measured only a shared 128x128 tile, never came back, and
+// ended on 128x256 shared tiles at 0.946x cuBLAS where 128x128 in turn ran at 1.000. The one it
+// measures is the race's best (6 stages, clusters of 2, raster groups of 16): the static model ties
+// the pingpong space's settings, and the enumeration order, the value lists' order, breaks ties.
 TEST(StrategyReplay, SurrogateFirstGenerationTriesTheTilesInTurn) {
-  const GemmShape shape{4096, 4096, 4096, Layout::nn, 1, Precision::bf16};
-  StrategyContext context;
-  context.candidates = enumerate(load_search_spaces({}), load_device_profile("h200"), &shape).candidates;
-  ASSERT_TRUE(std::any_of(context.candidates.begin(), context.candidates.end(),
-                          [](const KernelConfig& c) { return c.pingpong; }));
-  context.prior = predicted_tflops_before_compile(context.candidates, load_device_profile("h200"), shape,
-                                                  load_search_space({}).settings.register_overhead);
-  const std::unique_ptr<SearchStrategy> surrogate = make_strategy("surrogate", context);
-  const std::vector<std::size_t> first = surrogate->propose(kAsked);
-  EXPECT_TRUE(std::any_of(first.begin(), first.end(), [&](std::size_t i) { return context.candidates[i].pingpong; }));
-  EXPECT_TRUE(std::any_of(first.begin(), first.end(), [&](std::size_t i) {
-    return !context.candidates[i].pingpong && context.candidates[i].block_m == 128 && context.candidates[i].block_n == 128;
-  }));
+  for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32}) {
+    const GemmShape shape{4096, 4096, 4096, Layout::nn, 1, p};
+    StrategyContext context;
+    context.candidates = enumerate(load_search_spaces({}), load_device_profile("h200"), &shape).candidates;
+    context.prior = predicted_tflops_before_compile(context.candidates, load_device_profile("h200"), shape,
+                                                    load_search_space({}).settings.register_overhead);
+    const std::vector<std::size_t> first = make_strategy("surrogate", context)->propose(kAsked);
+    const auto in_turn = std::find_if(first.begin(), first.end(), [&](std::size_t i) { return context.candidates[i].pingpong; });
+    ASSERT_NE(in_turn, first.end()) << shape.label();
+    const KernelConfig& c = context.candidates[*in_turn];
+    EXPECT_EQ(c.stages, 6) << c.name();
+    EXPECT_EQ(c.cluster, 2) << c.name();
+    EXPECT_EQ(c.swizzle, 16) << c.name();
+    EXPECT_TRUE(std::any_of(first.begin(), first.end(), [&](std::size_t i) {
+      const KernelConfig& shared = context.candidates[i];
+      return !shared.pingpong && shared.block_m == 128 && shared.block_n == 128;  // mma's or wgmma's
+    })) << shape.label();
+  }
 }
 
 TEST(StrategyReplay, UnknownStrategyIsRefused) {
