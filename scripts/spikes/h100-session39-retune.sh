@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # For the next session with an H100 (written 2026-11-29, not run): session 39's tensor-core changes
 # (wgmma rings up to 12 stages, 64-row and 64-column tiles, the next grid launched during the last
-# tiles) measured on the H200 only. Re-tunes, into the shipped H100 results, bf16 and fp16 over #45's
+# tiles), session 40's K-major copies for tf32 and session 41's pingpong spaces (bf16, fp16, tf32),
+# all measured on the H200 only. Re-tunes, into the shipped H100 results, bf16 and fp16 over #45's
 # 19 shapes (the 11 benchmark shapes and 8 LLM projections) and tf32 over the 11, then measures what
 # the library delivers in bf16 and fp16 over them (#45: 1.05, none below 0.99). One device call over a
 # carried .device-build (after scripts/h100-session38-retune.sh, or instead of it); copy the H100's
@@ -25,4 +26,8 @@ for p in bf16 fp16; do
   echo "heldout $p rc $? at $((SECONDS - T0)) s"; grep -E "geometric mean" "$OUT/heldout-$p.log"
 done
 date -u +%FT%TZ
-rm -rf "$OUT/results/"*.lock "$OUT/results/logs"  # the device tool brings back at most 8 files
+# The device tool brings back few files: the results file beside one tarball of the logs.
+rm -rf "$OUT/results/"*.lock "$OUT/results/logs"
+mv "$OUT/results/nvidia-h100-80gb-hbm3.json" "$OUT/" && rmdir "$OUT/results"
+(cd "$OUT" && tar czf /tmp/logs.tgz --exclude=nvidia-h100-80gb-hbm3.json . && find . -mindepth 1 \
+  ! -name nvidia-h100-80gb-hbm3.json -delete && mv /tmp/logs.tgz .)
