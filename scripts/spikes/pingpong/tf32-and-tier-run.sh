@@ -15,14 +15,8 @@ GEMMTUNE_CACHE_DIR=$cache timeout 80 $B/tuner/gemm-tune --gpu auto --sizes 4096,
   --results-dir $res > $OUT/fresh-tf32.log 2>&1
 echo "fresh tf32 rc $? at $((SECONDS - T0)) s"; grep -A3 "^problem" $OUT/fresh-tf32.log | cut -c1-130
 mkdir -p "$OUT/results" && cp results/nvidia-h200.json "$OUT/results/"
-timeout 110 $B/tuner/gemm-tune --gpu auto --precision tf32 --time-budget 4 -j16 --results-dir "$OUT/results" \
-  --sizes 512,1000,1024,2048,3000,4095,4096,8192,64x4096x4096,4096x64x4096,4096x4096x64,2048:tn,4096:tn,8192:tn,4096:tt \
-  > "$OUT/retune-tf32.log" 2>&1
-echo "retune tf32 rc $? at $((SECONDS - T0)) s"; grep -A16 "^problem" "$OUT/retune-tf32.log" | cut -c1-110
-timeout 100 $B/runtime/gemmtune-heldout --results "$OUT/results" --precision tf32 -o "$OUT/heldout-tf32.json" \
-  > "$OUT/heldout-tf32.log" 2>&1
-echo "heldout tf32 rc $? at $((SECONDS - T0)) s"; grep -E "geometric mean" "$OUT/heldout-tf32.log"
+source scripts/spikes/issue45-retune.sh
+retune tf32 512,1000,1024,2048,3000,4095,4096,8192,64x4096x4096,4096x64x4096,4096x4096x64,2048:tn,4096:tn,8192:tn,4096:tt 110
+library tf32 heldout,tuned 100
 date -u +%FT%TZ
-rm -rf "$OUT/results/"*.lock "$OUT/results/logs"
-mv "$OUT/results/nvidia-h200.json" "$OUT/nvidia-h200.json"; rmdir "$OUT/results"
-cd "$OUT" && tar czf /tmp/logs.tgz . ; mv /tmp/logs.tgz "$OUT/logs.tgz"
+bring_back nvidia-h200.json
