@@ -700,7 +700,8 @@ TEST(StrategyReplay, SurrogateFirstGenerationTriesTheTilesInTurn) {
     context.prior = predicted_tflops_before_compile(context.candidates, load_device_profile("h200"), shape,
                                                     load_search_space({}).settings.register_overhead);
     const std::vector<std::size_t> first = make_strategy("surrogate", context)->propose(kAsked);
-    const auto in_turn = std::find_if(first.begin(), first.end(), [&](std::size_t i) { return context.candidates[i].pingpong; });
+    const auto in_turn = std::find_if(first.begin(), first.end(),
+                                      [&](std::size_t i) { return context.candidates[i].pingpong; });
     ASSERT_NE(in_turn, first.end()) << shape.label();
     const KernelConfig& c = context.candidates[*in_turn];
     EXPECT_EQ(c.stages, 6) << c.name();

@@ -22,12 +22,11 @@ namespace {
 // The first kTileShapeLength make the tile shape: pingpong among them, since it gives each wgmma
 // consumer a whole block tile instead of its share of one.
 const std::vector<std::string> kParameters = {
-    "block_m",    "block_n",   "block_k", "thread_m",   "thread_n",       "pingpong",
-    "warp_rows",  "pad_a",     "pad_b",   "stages",     "async_copy",     "transpose_a",
-    "vector_width", "min_blocks", "fma_order", "swizzle", "split_k",      "split_k_atomic",
-    "transpose_b", "lanes_k",  "warps_n", "k_groups",   "unroll",         "prefetch",
-    "warp_m",     "warp_n",    "round_split", "consumers", "cluster",     "persistent",
-    "pretranspose"};
+    "block_m",   "block_n",    "block_k",     "thread_m",       "thread_n",    "pingpong",     "warp_rows",
+    "pad_a",     "pad_b",      "stages",      "async_copy",     "transpose_a", "vector_width", "min_blocks",
+    "fma_order", "swizzle",    "split_k",     "split_k_atomic", "transpose_b", "lanes_k",      "warps_n",
+    "k_groups",  "unroll",     "prefetch",    "warp_m",         "warp_n",      "round_split",  "consumers",
+    "cluster",   "persistent", "pretranspose"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
