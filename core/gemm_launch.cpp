@@ -87,7 +87,7 @@ PretransposeLayout pretranspose_layout(const KernelConfig& config, int m, int n,
 }
 
 std::size_t workspace_bytes(const KernelConfig& config, int m, int n, int k, int batch) {
-  if (config.pretranspose) {  // tf32 only: its split-K adds into C and keeps nothing here
+  if (config.pretranspose) {  // tf32 and 3xtf32 (FP32 C): their split-K adds into C and keeps nothing here
     const PretransposeLayout layout = pretranspose_layout(config, m, n, k, batch);
     return (layout.a_floats + layout.b_floats) * sizeof(float);
   }
@@ -249,7 +249,7 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
       return err;
   }
   if (config_.family == KernelFamily::wgmma) {
-    // pretranspose: the nt kernel on K-major copies (tf32: no partial sums share the workspace).
+    // pretranspose: the nt kernel on K-major copies (FP32 C: no partial sums share the workspace).
     GemmArguments gemm_args = args;
     if (copies) {
       if (const cudaError_t err = pretranspose(gemm_args, workspace, stream); err != cudaSuccess) return err;

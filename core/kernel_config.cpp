@@ -82,8 +82,9 @@ std::size_t KernelConfig::shared_bytes() const {
            std::size_t(operand_bytes(precision));
   if (family == KernelFamily::wgmma) {  // kernel_templates/wgmma/shape.cuh: 128-byte rows, barriers, alignment slack
     if (wgmma_a_in_registers(*this)) {  // wgmma::SplitShape: a third barrier a stage
-      // B, then 3xtf32's small parts, then B K-major where B stored k x n lands in a staging tile.
-      const std::size_t b_tiles = 1 + (precision == Precision::tf32x3) + !op_b_transposed(layout);
+      // B, then 3xtf32's small parts, then B K-major where B stored k x n lands in a staging tile
+      // (not on pretranspose's copies, which the nt kernel reads).
+      const std::size_t b_tiles = 1 + (precision == Precision::tf32x3) + (!op_b_transposed(layout) && !pretranspose);
       return std::size_t(stages) * (std::size_t(block_m) + b_tiles * std::size_t(block_n)) * 128 +
              24 * std::size_t(stages) + 1024;
     }
@@ -149,11 +150,11 @@ std::string KernelConfig::name_expression(KernelPath path) const {
   if (family == KernelFamily::wgmma) {
     // The template's TYPE: 0 bf16, 1 tf32, 2 fp16; 3xtf32, and tf32 outside nt, run the A-in-registers
     // kernel (PASSES 3 or 1). Only the whole-vector path exists (check_path).
+    // pretranspose: the GEMM reads K-major copies, so it is the nt kernel whatever the layout.
     if (wgmma_a_in_registers(*this))
       return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}>", precision == Precision::tf32x3 ? 3 : 1,
-                         block_m, block_n, stages, consumers, op_a, op_b);
+                         block_m, block_n, stages, consumers, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
-    // pretranspose: the GEMM reads K-major copies, so it is the nt kernel whatever the layout.
     // PINGPONG defaults to 0, so the names (and cache keys) of the other kernels stay as they were.
     return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{},{}{}>", type, block_m, block_n, stages, consumers,
                        cluster, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b, int(c16), pingpong ? ",1" : "");
@@ -215,7 +216,8 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"consumers", c.consumers, d.consumers, wgmma},
       {"cluster", c.cluster, d.cluster, wgmma},
       {"persistent", c.persistent, d.persistent, wgmma},
-      {"pretranspose", c.pretranspose, d.pretranspose, wgmma && c.precision == Precision::tf32},
+      {"pretranspose", c.pretranspose, d.pretranspose,
+       wgmma && (c.precision == Precision::tf32 || c.precision == Precision::tf32x3)},
       {"pingpong", c.pingpong, d.pingpong, wgmma},
       {"c16", c.c16, d.c16, (mma || wgmma || stream) && operand_bytes(c.precision) == 2},
   };

@@ -60,7 +60,7 @@ inline bool is_skinny(KernelFamily family) {
 //     round_split (3xtf32), c16 (split-K adds atomically into an FP32 C, through the workspace into a
 //     16-bit one);
 //   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
-//     stages, consumers, cluster, persistent, pretranspose (tf32 outside nt), pingpong, swizzle, c16
+//     stages, consumers, cluster, persistent, pretranspose (tf32, 3xtf32 outside nt), pingpong, swizzle, c16
 //     (split-K as mma's);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // sgemm and skinny_tiled compute in fp32, the precision's default.
@@ -113,9 +113,10 @@ struct KernelConfig {
                             // whole tiles in turn: pingpong)
   int cluster = 1;          // CTAs per cluster: 2 pairs tiles along N, sharing A by TMA multicast
   bool persistent = false;  // launch-time: a grid of one CTA (cluster) per SM looping over the tiles
-  // tf32 outside nt: a kernel first copies the MN-major operands K-major into the workspace, and the
-  // nt kernel (both operands through the TMA, which tf32 wgmma needs) runs on the copies, instead of
-  // the A-in-registers kernel transposing B in shared memory.
+  // tf32 and 3xtf32 outside nt: a kernel first copies the MN-major operands K-major into the
+  // workspace, and the nt kernel runs on the copies: for tf32 the TMA-fed one (tf32 wgmma reads
+  // K-major operands only) instead of the A-in-registers kernel; for 3xtf32 its own nt kernel, whose
+  // splitters then read B with no staging tile to transpose it through.
   bool pretranspose = false;
   // The consumers take turns, each computing whole tiles (block_m x block_n), so that one's main
   // loop overlaps the other's epilogue; otherwise each computes block_m / consumers rows of every
@@ -157,9 +158,9 @@ inline bool adds_slices_into_c(const KernelConfig& c) {
 }
 
 // The wgmma kernel that takes A's fragments from registers and B through the splitter warps
-// (kernel_templates/wgmma.cuh's wgmma_gemm_tf32x): 3xtf32 in every layout, and tf32 where an operand
-// is MN-major (layouts other than nt), which tf32 wgmma cannot read from shared memory, unless the
-// operands are copied K-major first (pretranspose).
+// (kernel_templates/wgmma.cuh's wgmma_gemm_tf32x): 3xtf32 in every layout (its nt instance on copies
+// with pretranspose), and tf32 where an operand is MN-major (layouts other than nt), which tf32 wgmma
+// cannot read from shared memory, unless the operands are copied K-major first (pretranspose).
 inline bool wgmma_a_in_registers(const KernelConfig& c) {
   return c.family == KernelFamily::wgmma &&
          (c.precision == Precision::tf32x3 ||

@@ -446,6 +446,13 @@ std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
     configs.push_back(configs.back());
     configs.back().split_k = 3;
   }
+  if (p == Precision::tf32x3 && layout != Layout::nt) {  // its own nt kernel on the copies
+    KernelConfig c = hopper(p, 128, 128, 2, 4, 1, true);
+    c.pretranspose = true;
+    configs.push_back(c);
+    configs.push_back(c);
+    configs.back().split_k = 3;
+  }
   for (KernelConfig& c : configs) c.layout = layout;
   return configs;
 }

@@ -395,9 +395,35 @@ TEST(KernelConfig, WgmmaPretransposeRunsTheNtKernelOnCopies) {
   KernelConfig bf16 = wgmma(Precision::bf16, 128, 256, 2, 4);
   bf16.layout = Layout::nn, bf16.pretranspose = true;  // the transpose immediates read it as stored
   EXPECT_NE(config_error(bf16).value_or("").find("pretranspose"), std::string::npos);
-  KernelConfig three = wgmma(Precision::tf32x3, 128, 128, 2, 3);
-  three.layout = Layout::nn, three.pretranspose = true;  // its splitters read B once anyway
-  EXPECT_NE(config_error(three).value_or("").find("pretranspose"), std::string::npos);
+}
+
+// 3xtf32 outside nt with pretranspose: its own nt kernel (A's fragments in registers, B split by the
+// splitters) on the K-major copies, so B needs no staging tile in shared memory; the A-in-registers
+// kernel's rules still hold.
+TEST(KernelConfig, ThreeTf32PretransposeRunsItsNtKernelOnCopies) {
+  KernelConfig c = wgmma(Precision::tf32x3, 128, 128, 2, 4);
+  c.layout = Layout::nn, c.pretranspose = true;
+  ASSERT_EQ(config_error(c), std::nullopt) << *config_error(c);
+  EXPECT_TRUE(wgmma_a_in_registers(c));
+  EXPECT_EQ(c.name(), "wgmma_3xtf32_128x128x32_c2_s4_p1_pt");
+  KernelConfig nt = c;
+  nt.layout = Layout::nt, nt.pretranspose = false;
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), nt.name_expression(KernelPath::whole_vectors));
+  EXPECT_EQ(c.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_tf32x<3,128,128,4,2,0,1>");
+  EXPECT_EQ(c.dynamic_shared_bytes(), nt.dynamic_shared_bytes());  // B and its small parts, no staging tile
+  KernelConfig plain = c;
+  plain.pretranspose = false;
+  EXPECT_GT(plain.dynamic_shared_bytes(), c.dynamic_shared_bytes());
+  EXPECT_FALSE(c.same_binary(plain));
+  EXPECT_EQ(nlohmann::json(c).get<KernelConfig>(), c);
+  EXPECT_TRUE(pretransposes_b(c));
+  EXPECT_FALSE(pretransposes_a(c));
+  KernelConfig wide = c;
+  wide.block_n = 256;  // the A-in-registers kernel's rule
+  EXPECT_NE(config_error(wide), std::nullopt);
+  KernelConfig clustered = c;
+  clustered.cluster = 2;
+  EXPECT_NE(config_error(clustered), std::nullopt);
 }
 
 // Pingpong: the consumers take whole tiles in turn, so a consumer's accumulators cover the tile.

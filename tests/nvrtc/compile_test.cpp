@@ -245,19 +245,26 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
   }
   // tf32 outside nt offers the nt kernels on K-major copies, whose binary brings the copy kernel.
   EXPECT_TRUE(pretransposes);
+  // So may 3xtf32 (not in the built-in space yet): its own nt kernel on the copies.
   KernelConfig copies;
   copies.family = KernelFamily::wgmma, copies.precision = Precision::tf32, copies.layout = Layout::tn;
   copies.block_m = 128, copies.block_n = 256, copies.block_k = 32, copies.consumers = 2, copies.stages = 4;
   copies.pretranspose = true;
-  ASSERT_EQ(config_error(copies), std::nullopt);
-  try {
-    const CompiledKernel k = compiler.compile(copies, "sm_90", KernelPath::whole_vectors);
-    EXPECT_NE(k.symbol.find("wgmma_gemm"), std::string::npos);
-    ASSERT_NE(k.transpose, nullptr);
-    EXPECT_NE(k.transpose->symbol.find("wgmma_transpose"), std::string::npos);
-    EXPECT_EQ(k.transpose->resources.spill_bytes(), 0);
-  } catch (const CompileError& e) {
-    FAIL() << e.what() << "\n" << e.log();
+  KernelConfig three = copies;
+  three.precision = Precision::tf32x3, three.layout = Layout::nn, three.block_n = 128;
+  for (const KernelConfig& c : {copies, three}) {
+    SCOPED_TRACE(c.name());
+    ASSERT_EQ(config_error(c), std::nullopt);
+    try {
+      const CompiledKernel k = compiler.compile(c, "sm_90", KernelPath::whole_vectors);
+      EXPECT_NE(k.symbol.find(c.precision == Precision::tf32x3 ? "wgmma_gemm_tf32x" : "wgmma_gemm"), std::string::npos);
+      EXPECT_EQ(k.resources.spill_bytes(), 0);
+      ASSERT_NE(k.transpose, nullptr);
+      EXPECT_NE(k.transpose->symbol.find("wgmma_transpose"), std::string::npos);
+      EXPECT_EQ(k.transpose->resources.spill_bytes(), 0);
+    } catch (const CompileError& e) {
+      FAIL() << e.what() << "\n" << e.log();
+    }
   }
 }
 
