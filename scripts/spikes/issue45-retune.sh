@@ -21,5 +21,7 @@ library() {
 bring_back() {
   rm -rf "$OUT/results/"*.lock "$OUT/results/logs"
   mv "$OUT/results/$1" "$OUT/" && rmdir "$OUT/results"
-  (cd "$OUT" && tar czf /tmp/logs.tgz --exclude="$1" . && find . -mindepth 1 ! -name "$1" -delete && mv /tmp/logs.tgz .)
+  # The originals go only once the tarball holds them; the tarball comes back whatever tar said.
+  (cd "$OUT" && tar czf /tmp/logs.tgz --exclude="$1" . && find . -mindepth 1 ! -name "$1" -delete
+   mv /tmp/logs.tgz "$OUT/")
 }
