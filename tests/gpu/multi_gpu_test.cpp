@@ -81,6 +81,28 @@ TEST(MultiGpu, TwoWorkersShareTheProblemsTheLogAndTheResults) {
   EXPECT_EQ(evaluated_problems.size(), 6u);
 }
 
+// One problem, two workers: the one with no problem measures candidates for the other (issue #47).
+// Over a warm compile cache every binary is ready at once, so the tuning worker has some to hand over.
+TEST(MultiGpu, AWorkerWithNoProblemMeasuresForTheOther) {
+  GEMMTUNE_REQUIRE_GPU();
+  const gemmtune::testing_gpu::TuningScratch scratch("multi-gpu-help");
+  int code = 0;
+  std::string out = run_output(scratch.tune + " --strategy exhaustive --results-dir " + (scratch.dir / "warming").string(), &code);
+  ASSERT_EQ(code, 0) << out;
+  std::string tune = "GEMMTUNE_TEST_SHARE_GPU=1 " + scratch.tune + " --strategy exhaustive --log-level debug";
+  tune.replace(tune.find("--gpu auto"), 10, "--gpu 0,0");
+  out = run_output(tune, &code);
+  ASSERT_EQ(code, 0) << out;
+  nlohmann::json doc;
+  for (const auto& file : std::filesystem::directory_iterator(scratch.dir / "results"))
+    if (file.path().extension() == ".json") doc = nlohmann::json::parse(std::ifstream(file.path()));
+  ASSERT_EQ(doc.value("entries", nlohmann::json::array()).size(), 1u) << out;
+  const auto& search = doc["entries"][0]["search"];
+  EXPECT_GT(search.value("measured_by_other_gpus", 0), 0) << out;
+  EXPECT_EQ(search["evaluated"], search["candidates"]) << "exhaustive: each candidate once, wherever measured";
+  for (const auto& [key, n] : evaluations(scratch.dir / "results" / "logs")) EXPECT_EQ(n, 1) << key;
+}
+
 TEST(MultiGpu, InterruptedTwoWorkerRunResumesWithoutRepeatingWork) {
   GEMMTUNE_REQUIRE_GPU();
   const gemmtune::testing_gpu::TuningScratch scratch("multi-gpu-resume");

@@ -219,6 +219,52 @@ TEST_F(GpuScheduler, EightGpusTwoOfWhichDieTuneTwoHundredProblemsOnceEach) {
   EXPECT_EQ(ms_in_results(results()).size(), 200u);
 }
 
+// A fake GPU that, with no problem left, helps: counts its turns until told to stop, or fails.
+class HelpingGpu : public FakeGpu {
+ public:
+  using FakeGpu::FakeGpu;
+  std::size_t help(const std::function<bool()>& keep_helping) override {
+    if (fail_) throw std::runtime_error("the worker died while helping (fake)");
+    std::size_t turns = 0;
+    for (; keep_helping(); ++turns) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return turns;
+  }
+  bool fail_ = false;
+};
+
+TEST_F(GpuScheduler, AGpuWithNoProblemLeftHelpsUntilTheLastEnds) {
+  HelpingGpu a("GPU 0", 80, ledger_, results()), b("GPU 1", 80, ledger_, results());
+  const Schedule s = tune_on_gpus({&a, &b}, problems(1), kNeverStop);
+  ASSERT_EQ(s.outcomes.size(), 1u);
+  const GpuTimeline& tuner = s.gpus[0].problems == 1 ? s.gpus[0] : s.gpus[1];
+  const GpuTimeline& helper = s.gpus[0].problems == 1 ? s.gpus[1] : s.gpus[0];
+  EXPECT_EQ(helper.problems, 0u);
+  EXPECT_GT(helper.helping, 0.05) << "it helps while the other tunes";
+  EXPECT_LE(helper.helping, s.seconds + 1e-6);
+  EXPECT_GT(helper.helped, 10u);
+  EXPECT_EQ(tuner.helping, 0.0) << "nothing is left to help with once its problem ends";
+}
+
+TEST_F(GpuScheduler, AHelperTakesAProblemThatGoesBackToTheQueue) {
+  // GPU 1 dies on its first problem; GPU 0, helping by then, tunes that problem.
+  HelpingGpu helper("GPU 0", 5, ledger_, results()), dying("GPU 1", 60, ledger_, results(), /*dies_on_problem=*/1);
+  const Schedule s = tune_on_gpus({&helper, &dying}, problems(3), kNeverStop);
+  EXPECT_EQ(s.outcomes.size(), 3u);
+  EXPECT_TRUE(s.untuned.empty());
+  EXPECT_GT(s.gpus[0].helping, 0.03);
+  for (int m = 1; m <= 3; ++m) EXPECT_EQ(ledger_.tuned_times[m], 1) << m;
+}
+
+TEST_F(GpuScheduler, AGpuThatFailsWhileHelpingIsRetiredAndNothingIsLost) {
+  HelpingGpu failing("GPU 0", 5, ledger_, results()), slow("GPU 1", 50, ledger_, results());
+  failing.fail_ = true;
+  const Schedule s = tune_on_gpus({&failing, &slow}, problems(2), kNeverStop);
+  EXPECT_EQ(s.outcomes.size(), 2u);
+  ASSERT_EQ(s.retired.size(), 1u);
+  EXPECT_EQ(s.retired[0], "GPU 0: the worker died while helping (fake)");
+  EXPECT_FALSE(s.error);
+}
+
 TEST_F(GpuScheduler, AStopHandsOutNothingMore) {
   std::atomic<int> asked{0};
   FakeGpu a("GPU 0", 5, ledger_, results()), b("GPU 1", 5, ledger_, results());

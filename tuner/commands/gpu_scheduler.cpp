@@ -37,7 +37,21 @@ class Dispatcher {
 
   void serve(ProblemTuner& gpu, std::size_t slot) {
     GpuTimeline& timeline = timelines_[slot];  // this thread's alone until result()
-    while (const std::optional<Queued> job = next()) {
+    for (;;) {
+      const std::optional<Queued> job = next();
+      if (!job) {
+        if (!keep_helping()) break;
+        const auto began = Clock::now();
+        try {
+          timeline.helped += gpu.help([this] { return keep_helping(); });
+          timeline.helping += seconds(began, Clock::now());
+        } catch (const std::exception& e) {
+          timeline.helping += seconds(began, Clock::now());
+          retire_helper(gpu, e.what());
+          return;
+        }
+        continue;
+      }
       const auto began = Clock::now();
       const auto account = [&] {
         timeline.busy += seconds(began, Clock::now());
@@ -50,6 +64,7 @@ class Dispatcher {
         outcome.gpu = gpu.label();
         std::lock_guard<std::mutex> lock(mutex_);
         done_[job->index] = std::move(outcome);
+        --in_flight_;
       } catch (const std::exception& e) {
         account();
         retire(gpu, *job, e.what(), std::current_exception());
@@ -84,12 +99,28 @@ class Dispatcher {
     if (queue_.empty() || stop_()) return std::nullopt;
     Queued job = queue_.front();
     queue_.pop_front();
+    ++in_flight_;
     return job;
+  }
+
+  // Whether a GPU with no problem should help the others: none waits in the queue, some is being
+  // tuned, and the run goes on.
+  bool keep_helping() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return queue_.empty() && in_flight_ > 0 && !stop_();
+  }
+
+  void retire_helper(ProblemTuner& gpu, const std::string& why) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --active_;
+    retired_.push_back(gpu.label() + ": " + why);
+    spdlog::warn("{} is out of the run ({}) while helping the other GPUs", gpu.label(), why);
   }
 
   void retire(ProblemTuner& gpu, Queued job, const std::string& why, std::exception_ptr error) {
     std::lock_guard<std::mutex> lock(mutex_);
     --active_;
+    --in_flight_;
     retired_.push_back(gpu.label() + ": " + why);
     job.last_error = error;
     if (++job.failures < kGpusPerProblem) {
@@ -109,6 +140,7 @@ class Dispatcher {
   std::mutex mutex_;
   std::deque<Queued> queue_;
   std::size_t active_;
+  std::size_t in_flight_ = 0;  // problems handed out and not yet done or back in the queue
   std::vector<std::optional<ShapeOutcome>> done_;
   std::vector<std::string> retired_;
   std::exception_ptr first_error_;
@@ -117,6 +149,11 @@ class Dispatcher {
 };
 
 }  // namespace
+
+std::size_t ProblemTuner::help(const std::function<bool()>& keep_helping) {
+  while (keep_helping()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return 0;
+}
 
 Schedule tune_on_gpus(const std::vector<ProblemTuner*>& gpus, const std::vector<GemmShape>& problems,
                       const std::function<bool()>& stop) {

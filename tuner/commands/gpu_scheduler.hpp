@@ -6,6 +6,9 @@
 // A GPU whose tune() throws is retired (its worker may be broken); the problem it held goes back
 // to the front of the queue for another GPU. A problem that has retired kGpusPerProblem GPUs is
 // given up. The run's error, if any, is the first exception that left a problem untuned.
+//
+// A GPU that finds the queue empty while other GPUs still tune helps them (ProblemTuner::help)
+// until the last problem ends or one goes back to the queue; a GPU whose help() throws is retired.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +48,7 @@ struct ShapeOutcome {
   std::string winner;         // what the results entry names: "kernel", "cublas" or "cublaslt"
   std::size_t evaluated = 0;        // proposed by the strategy
   std::size_t launch_variants = 0;  // measured besides: other launch choices of binaries at hand
+  std::size_t measured_elsewhere = 0;  // of `evaluated`, measured by GPUs with no problem left
   double seconds = 0;
   bool complete = false;
   std::string gpu;  // which GPU tuned it, e.g. "GPU 1"
@@ -61,6 +65,10 @@ class ProblemTuner {
   virtual std::string label() const = 0;  // "GPU 1"
   // Returns early (complete false) once the run is interrupted; throws when this GPU cannot go on.
   virtual ShapeOutcome tune(const GemmShape& shape) = 0;
+  // No problem is left to hand out while others are being tuned: measure for them until
+  // keep_helping() turns false (asked every few milliseconds), and return how many evaluations that
+  // was. Throws when this GPU cannot go on. By default it only waits.
+  virtual std::size_t help(const std::function<bool()>& keep_helping);
 };
 
 inline constexpr int kGpusPerProblem = 2;
@@ -72,6 +80,8 @@ struct GpuTimeline {
   std::size_t problems = 0;
   double busy = 0;      // seconds inside tune()
   double last_end = 0;  // seconds from the schedule's start to the end of its last problem
+  double helping = 0;   // seconds inside help(), after its last problem
+  std::size_t helped = 0;  // evaluations it made for other GPUs' problems
 };
 
 struct Schedule {

@@ -478,6 +478,14 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                                   strategy->planned());
 
   Pending pending;
+  // Candidates handed to GPUs with no problem left (help_desk.hpp), with their binaries: one that
+  // comes back without a measurement is measured here.
+  struct Handed {
+    std::size_t index;
+    std::shared_future<CompileOutcome> binary;
+    std::future<nlohmann::json> reply;
+  };
+  std::vector<Handed> handed;
   // At least a whole generation of the surrogate (20 at the default budget, 24 at most) beside a
   // quarter of one still compiling (SearchStrategy::stalled), however few the cores: the strategy
   // proposes no more than it is asked for, and on 2 cores generations of 8 landed 4% short at 1024.
@@ -503,10 +511,55 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     }
     search.proposing += seconds_since(tp);
   };
+  const auto observe = [&](std::size_t index, const nlohmann::json& record) {
+    const double score = book(index, configs[index].name(), record, search);
+    strategy->observe(index, score);
+    variants.measured(index, score);
+    ++search.outcome.evaluated;
+  };
+  // While a helper waits for work, ready candidates beyond the one this GPU measures next go to it.
+  const auto hand_over = [&] {
+    for (std::size_t p = 0; p < pending.size() && run_.help_desk.wanted(device_.slug);) {
+      const auto& [index, binary] = pending[p];
+      if (logged[index] || !binary.valid() || binary.wait_for(std::chrono::seconds(0)) != std::future_status::ready ||
+          record_without_gpu(configs[index], configs[index].name(), binary.get())) {
+        ++p;
+        continue;
+      }
+      handed.push_back({index, binary, run_.help_desk.hand(device_.slug, screen, configs[index])});
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(p));
+    }
+  };
+  // The helpers' replies that are in (all of them with wait_all), booked as this GPU's would be.
+  const auto collect = [&](bool wait_all) {
+    for (auto it = handed.begin(); it != handed.end();) {
+      if (!wait_all && it->reply.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        ++it;
+        continue;
+      }
+      const KernelConfig& config = configs[it->index];
+      std::optional<nlohmann::json> record;
+      try {
+        record = record_of_reply(config, config.name(), it->binary.get(), it->reply.get(), search);
+        append_to_log(screen, *record, search);
+        ++search.outcome.measured_elsewhere;
+      } catch (const std::exception& e) {
+        spdlog::debug("{} at {}: measured here instead ({})", config.name(), screen.label(), e.what());
+        if (!g_interrupted) record = evaluate(screen, config, config.name(), it->binary, search);
+      }
+      if (record) observe(it->index, *record);
+      it = handed.erase(it);
+    }
+  };
   while (!g_interrupted) {
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
     ask();
-    if (pending.empty()) break;
+    if (pending.empty()) {
+      if (handed.empty()) break;
+      handed.front().reply.wait();  // what the helpers measure may make the strategy propose more
+      collect(false);
+      continue;
+    }
     std::optional<std::size_t> ready = first_ready(pending);
     if (!ready) {  // the strategy may go on without what NVRTC has not finished (a rerun's drift)
       strategy->stalled();
@@ -525,12 +578,8 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     const auto next = pending.begin() + static_cast<std::ptrdiff_t>(*ready);
     const auto [index, future] = *next;
     pending.erase(next);
-    const std::string name = configs[index].name();
-    const nlohmann::json record = evaluate(screen, configs[index], name, future, search);
-    const double score = book(index, name, record, search);
-    strategy->observe(index, score);
-    variants.measured(index, score);
-    ++search.outcome.evaluated;
+    hand_over();
+    observe(index, evaluate(screen, configs[index], configs[index].name(), future, search));
     for (std::size_t v = 0; v < variants_per_proposal && !g_interrupted; ++v) {
       const std::optional<std::size_t> variant = variants.next();
       if (!variant) break;
@@ -542,12 +591,16 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
       strategy->learn(*variant, book(*variant, variant_name, measured, search));
       ++search.outcome.launch_variants;
     }
+    collect(false);
     progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
                                  tflops_of(screen.flops(), cublas_ms)));
   }
+  collect(true);  // measured elsewhere: in the log and the finalists' pool before the race
   run_.compile.withdraw(&search);  // this search's look-ahead, no use to the next problem
-  spdlog::debug("{}: {} candidates proposed, {} launch variants measured", shape.label(),
-                search.outcome.evaluated, search.outcome.launch_variants);
+  spdlog::debug("{}: {} candidates proposed ({} of them measured by GPUs with no problem left), {} launch "
+                "variants measured",
+                shape.label(), search.outcome.evaluated, search.outcome.measured_elsewhere,
+                search.outcome.launch_variants);
   std::vector<std::string> phases;
   for (const auto& [phase, ms] : search.worker_ms) phases.push_back(fmt::format("{} {:.2f} s", phase, ms / 1000));
   spdlog::debug("{}: searched for {:.1f} s: waiting for NVRTC {:.2f} s, GPU {:.2f} s (in the worker: {}); "
@@ -569,35 +622,104 @@ nlohmann::json ShapeTuner::evaluate(const GemmShape& shape, const KernelConfig& 
   const auto tc = Clock::now();
   const CompileOutcome& compiled = compiled_future.get();
   search.compile_wait += seconds_since(tc);
-  nlohmann::json record = {{"name", name}, {"config", config}};
-  if (!compiled.kernel) {
-    record["status"] = status_name(CandidateStatus::compile);
-    record["detail"] = compiled.error;
-  } else if (const std::string why = resource_rejection(config, compiled.kernel->resources, device_);
-             !why.empty()) {
-    record["status"] = status_name(CandidateStatus::resources);
-    record["detail"] = why;
-  } else {
+  std::optional<nlohmann::json> record = record_without_gpu(config, name, compiled);
+  if (!record) {
     const auto tg = Clock::now();
     if (search.outcome.times.first_evaluation == 0) search.outcome.times.first_evaluation = seconds_since(search.started);
-    const auto reply = gpu_->evaluate(config, 10);
+    const nlohmann::json reply = gpu_->evaluate(config, 10);
     search.gpu_seconds += seconds_since(tg);
-    record["status"] = status_name(parse_status(reply.value("status", "")));
-    if (reply.contains("detail")) record["detail"] = reply["detail"];
-    if (reply.contains("samples_ms")) {
-      record["samples_ms"] = reply["samples_ms"];
-      record["median_ms"] = median(reply["samples_ms"].get<std::vector<double>>());
-    }
-    for (const char* key : {"error_ratio", "normwise_error", "sgemm_normwise_error"})
-      if (reply.contains(key)) record[key] = reply[key];
-    if (const auto phases = reply.find("phases_ms"); phases != reply.end())
-      for (const auto& [phase, ms] : phases->items()) search.worker_ms[phase] += ms.get<double>();
-    record["registers"] = compiled.kernel->resources.registers;
+    record = record_of_reply(config, name, compiled, reply, search);
   }
+  append_to_log(shape, *record, search);
+  return *record;
+}
+
+std::optional<nlohmann::json> ShapeTuner::record_without_gpu(const KernelConfig& config, const std::string& name,
+                                                             const CompileOutcome& compiled) const {
+  if (!compiled.kernel)
+    return nlohmann::json{{"name", name}, {"config", config}, {"status", status_name(CandidateStatus::compile)},
+                          {"detail", compiled.error}};
+  if (const std::string why = resource_rejection(config, compiled.kernel->resources, device_); !why.empty())
+    return nlohmann::json{{"name", name}, {"config", config}, {"status", status_name(CandidateStatus::resources)},
+                          {"detail", why}};
+  return std::nullopt;
+}
+
+nlohmann::json ShapeTuner::record_of_reply(const KernelConfig& config, const std::string& name,
+                                           const CompileOutcome& compiled, const nlohmann::json& reply,
+                                           Search& search) const {
+  nlohmann::json record = {{"name", name}, {"config", config}};
+  record["status"] = status_name(parse_status(reply.value("status", "")));
+  if (reply.contains("detail")) record["detail"] = reply["detail"];
+  if (reply.contains("samples_ms")) {
+    record["samples_ms"] = reply["samples_ms"];
+    record["median_ms"] = median(reply["samples_ms"].get<std::vector<double>>());
+  }
+  for (const char* key : {"error_ratio", "normwise_error", "sgemm_normwise_error"})
+    if (reply.contains(key)) record[key] = reply[key];
+  if (const auto phases = reply.find("phases_ms"); phases != reply.end())
+    for (const auto& [phase, ms] : phases->items()) search.worker_ms[phase] += ms.get<double>();
+  record["registers"] = compiled.kernel->resources.registers;
+  return record;
+}
+
+void ShapeTuner::append_to_log(const GemmShape& shape, const nlohmann::json& record, Search& search) {
   const auto tl = Clock::now();
   log_.append(shape, record);
   search.logging += seconds_since(tl);
-  return record;
+}
+
+// The first prepare, sent when the worker started, may still be under way: the worker answers one
+// request at a time. Its outcome concerns a problem this GPU is not tuning now.
+void ShapeTuner::settle_early_prepare() {
+  if (!early_.valid()) return;
+  try {
+    early_.get();
+  } catch (const std::exception&) {
+  }
+  worker_started_ = true;
+}
+
+std::size_t ShapeTuner::help(const std::function<bool()>& keep_helping) {
+  HelpDesk& desk = run_.help_desk;
+  desk.join(device_.slug);
+  struct Leave {  // on every way out: requests still waiting for this GPU go back to their problems
+    HelpDesk& desk;
+    const std::string& model;
+    ~Leave() { desk.leave(model); }
+  } leave{desk, device_.slug};
+  std::size_t helped = 0;
+  GemmShape held, refused;  // the screening shape this worker holds; one it cannot prepare (too large, say)
+  bool holding = false, refusing = false;
+  while (keep_helping() && !g_interrupted) {
+    std::optional<HelpDesk::Request> request = desk.take(device_.slug, std::chrono::milliseconds(10));
+    if (!request) continue;
+    try {
+      if (refusing && refused == request->screen)
+        throw ProblemError("this GPU cannot prepare " + request->screen.label());
+      if (!holding || held != request->screen) {
+        settle_early_prepare();
+        holding = false;
+        try {
+          gpu_->prepare(request->screen, options_.seed);  // the problem's own inputs: the same seed
+        } catch (const ProblemError&) {
+          refused = request->screen;
+          refusing = true;
+          throw;
+        }
+        held = request->screen;
+        holding = true;
+      }
+      request->reply.set_value(gpu_->evaluate(request->config, 10));
+      ++helped;
+    } catch (const ProblemError&) {
+      request->reply.set_exception(std::current_exception());  // the problem's GPU measures it
+    } catch (...) {
+      request->reply.set_exception(std::current_exception());
+      throw;  // the worker cannot go on: the scheduler retires this GPU
+    }
+  }
+  return helped;
 }
 
 // Books one record into the search: a measurement joins the pool the finalists come from (and may
@@ -698,6 +820,7 @@ nlohmann::json ShapeTuner::results_entry(const Candidates& candidates, const Pre
           {"date", utc_timestamp()},
           {"tool_version", kGemmtuneVersion}};
   if (search.screen != shape) entry["search"]["screened_at"] = search.screen.label();
+  if (out.measured_elsewhere > 0) entry["search"]["measured_by_other_gpus"] = out.measured_elsewhere;
   add_baselines(entry, race.baselines, race.ranked[0]["median_ms"].get<double>());
   shape_to_json(entry, shape);
   return entry;

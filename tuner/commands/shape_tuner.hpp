@@ -4,7 +4,8 @@
 // cuBLAS, and the results entry merged into results/<gpu-slug>.json. A ShapeTuner per GPU of the
 // run (one GPU worker each) tunes whatever shapes the scheduler (gpu_scheduler.hpp) hands it; the
 // TuningRun they share holds the space, the compiler and its one compile pool, the tuning log of
-// each GPU model and the progress display.
+// each GPU model, the help desk through which GPUs with no problem left measure for the others,
+// and the progress display.
 #pragma once
 
 #include <cstddef>
@@ -14,11 +15,13 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "commands/gpu_scheduler.hpp"
+#include "commands/help_desk.hpp"
 #include "commands/setup_ahead.hpp"
 #include "commands/tune_command.hpp"
 #include "compile/compile_service.hpp"
@@ -58,6 +61,7 @@ class TuningRun {
   CompileService compile;
   const SetupMaker setup_maker;
   SetupAhead setup_ahead;  // every problem's set-up, before a GPU reaches it
+  HelpDesk help_desk;
   ProgressBoard progress;
 
  private:
@@ -93,6 +97,10 @@ class ShapeTuner : public ProblemTuner {
   // problems goes on. Throws only when this GPU cannot go on (its worker keeps failing).
   ShapeOutcome tune(const GemmShape& shape) override;
 
+  // Measures candidates other GPUs of this model hand over (help_desk.hpp) until keep_helping()
+  // turns false. Throws when this GPU's worker cannot go on.
+  std::size_t help(const std::function<bool()>& keep_helping) override;
+
   std::filesystem::path results_path() const;
 
  private:
@@ -108,6 +116,15 @@ class ShapeTuner : public ProblemTuner {
   void evaluation_loop(const Candidates& candidates, double cublas_ms, Search& search);
   nlohmann::json evaluate(const GemmShape& shape, const KernelConfig& config, const std::string& name,
                           const std::shared_future<CompileOutcome>& compiled, Search& search);
+  // A candidate's record without the GPU (its compile failed, or its resources rule it out), or
+  // none when the GPU has to measure it.
+  std::optional<nlohmann::json> record_without_gpu(const KernelConfig& config, const std::string& name,
+                                                   const CompileOutcome& compiled) const;
+  // A candidate's record from a worker's reply to evaluate, this GPU's or a helper's.
+  nlohmann::json record_of_reply(const KernelConfig& config, const std::string& name, const CompileOutcome& compiled,
+                                 const nlohmann::json& reply, Search& search) const;
+  void append_to_log(const GemmShape& shape, const nlohmann::json& record, Search& search);
+  void settle_early_prepare();
   double book(std::size_t index, const std::string& name, const nlohmann::json& record, Search& search) const;
   FinalRace race_finalists(const Candidates& candidates, const PreparedShape& prepared, Search& search);
   ShapeOutcome record_cublas_fallback(const Candidates& candidates, Search& search, const std::string& reason,

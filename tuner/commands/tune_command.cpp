@@ -77,12 +77,14 @@ void log_time_breakdown(const Schedule& schedule, const CompileStats& compile, u
       sum.logging += t.logging;
       sum.record += t.record;
     }
-    spdlog::debug("{}: {} problems, busy {:.2f} s of {:.2f} (idle {:.2f}, {:.2f} of it after its last problem): "
+    spdlog::debug("{}: {} problems, busy {:.2f} s of {:.2f} (helping the others {:.2f} s, {} evaluations; idle {:.2f}, "
+                  "{:.2f} of it after its last problem): "
                   "worker start {:.2f}, gather {:.2f}, prepare {:.2f}, waiting for NVRTC {:.2f}, GPU {:.2f}, "
                   "race {:.2f}, proposing {:.2f}, logging {:.2f}, results {:.2f}, other {:.2f}; "
                   "first evaluations after {:.2f} s in all",
-                  gpu.label, gpu.problems, gpu.busy, schedule.seconds, schedule.seconds - gpu.busy,
-                  schedule.seconds - gpu.last_end, sum.worker_start, sum.gather, sum.prepare, sum.compile_wait,
+                  gpu.label, gpu.problems, gpu.busy, schedule.seconds, gpu.helping, gpu.helped,
+                  std::max(0.0, schedule.seconds - gpu.busy - gpu.helping),
+                  std::max(0.0, schedule.seconds - gpu.last_end - gpu.helping), sum.worker_start, sum.gather, sum.prepare, sum.compile_wait,
                   sum.gpu, sum.race, sum.proposing, sum.logging, sum.record, sum.other(seconds),
                   sum.first_evaluation);
   }

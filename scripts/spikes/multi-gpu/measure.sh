@@ -4,13 +4,14 @@
 # what the cold runs compiled), each run with an empty results directory and --log-level debug;
 # then a kill -9 of a 4-GPU run (the whole process group, 4.5 s in) and its resume, checked by
 # check_resume.py. Logs, results and summary.txt go to $OUT (default /tmp/multi-gpu).
-# With BEFORE=<another gemm-tune>, the warm 4-GPU run is repeated twice, that binary's and this
+# With BEFORE=<another gemm-tune>, the warm run on all GPUs is repeated twice, that binary's and this
 # one's in turn, over copies of the same warm cache (a change compared on one machine).
 # With BEFORE and COLD_AB=1, only cold runs are compared instead (nothing else runs): for each GPU
 # count in COLD_GPUS (default "1 4"; about 130 s a count on 4 x H100), that binary's run and this
 # one's in turn, each over an empty cache; summary.txt gets each run's compiles and schedule, and
 # winners.txt each run's table.
-#   [BEFORE=gemm-tune-before [COLD_AB=1 [COLD_GPUS="1 2 4"]]] scripts/spikes/multi-gpu/measure.sh [GEMM_TUNE]
+# GPUS (default "1 2 4") picks the GPU counts of the cold and warm runs: "1 2" on a 2-GPU host.
+#   [GPUS="1 2"] [BEFORE=gemm-tune-before [COLD_AB=1 [COLD_GPUS="1 2 4"]]] scripts/spikes/multi-gpu/measure.sh [GEMM_TUNE]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "${1:-$here/../../../build/tuner/gemm-tune}")
@@ -36,30 +37,29 @@ tally() {  # name
     "$(grep -o 'schedule [0-9.]* s' "$log" | head -1)" | tee -a "$OUT/summary.txt"
   { echo "== $1"; sed -n '/^problem /,/^results:/p' "$log"; } >> "$OUT/winners.txt"
 }
+gpus_of() { case $1 in 1) echo 0 ;; 2) echo 0,1 ;; 4) echo all ;; *) echo "GPU counts: 1, 2 or 4" >&2; return 2 ;; esac; }
 if [ -n "${BEFORE:-}" ] && [ "${COLD_AB:-}" = 1 ]; then
   for n in ${COLD_GPUS:-1 4}; do
-    case $n in 1) g=0 ;; 2) g=0,1 ;; 4) g=all ;; *) echo "COLD_GPUS: 1, 2 or 4" >&2; exit 2 ;; esac
+    g=$(gpus_of $n) || exit 2
     tune "before-cold$n" "$g" "$work/bc$n" "$(realpath "$BEFORE")" && tally "before-cold$n"
     tune "after-cold$n" "$g" "$work/ac$n" && tally "after-cold$n"
   done
   rm -rf "$work"
   exit 0
 fi
-tune cold1 0 "$work/c1"
-tune cold2 0,1 "$work/c2"
-tune cold4 all "$work/c4"
+GPUS=${GPUS:-1 2 4}
+for n in $GPUS; do tune cold$n "$(gpus_of $n)" "$work/c$n" && tally cold$n; done
 mkdir -p "$work/warm"
-for c in c1 c2 c4; do cp -n "$work/$c"/* "$work/warm/" 2>/dev/null; done
-for n in 1 2 4; do
+for n in $GPUS; do cp -n "$work/c$n"/* "$work/warm/" 2>/dev/null; done
+for n in $GPUS; do
   cp -r "$work/warm" "$work/w$n"
-  case $n in 1) g=0 ;; 2) g=0,1 ;; 4) g=all ;; esac
-  tune warm$n $g "$work/w$n"
+  tune warm$n "$(gpus_of $n)" "$work/w$n" && tally warm$n
 done
 if [ -n "${BEFORE:-}" ]; then
   for round in a b; do
     rm -rf "$work/wb" "$work/wa" && cp -r "$work/warm" "$work/wb" && cp -r "$work/warm" "$work/wa"
-    tune "before-warm4$round" all "$work/wb" "$(realpath "$BEFORE")"
-    tune "after-warm4$round" all "$work/wa"
+    tune "before-warmall$round" all "$work/wb" "$(realpath "$BEFORE")"
+    tune "after-warmall$round" all "$work/wa"
   done
 fi
 cp -r "$work/warm" "$work/ck"
