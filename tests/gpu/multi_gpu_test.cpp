@@ -87,7 +87,10 @@ TEST(MultiGpu, AWorkerWithNoProblemMeasuresForTheOther) {
   GEMMTUNE_REQUIRE_GPU();
   const gemmtune::testing_gpu::TuningScratch scratch("multi-gpu-help");
   int code = 0;
-  std::string out = run_output(scratch.tune + " --strategy exhaustive --results-dir " + (scratch.dir / "warming").string(), &code);
+  std::string warming = scratch.tune + " --strategy exhaustive";
+  const std::string results = (scratch.dir / "results").string();
+  warming.replace(warming.find(results), results.size(), (scratch.dir / "warming").string());
+  std::string out = run_output(warming, &code);
   ASSERT_EQ(code, 0) << out;
   std::string tune = "GEMMTUNE_TEST_SHARE_GPU=1 " + scratch.tune + " --strategy exhaustive --log-level debug";
   tune.replace(tune.find("--gpu auto"), 10, "--gpu 0,0");

@@ -48,7 +48,7 @@ struct ShapeOutcome {
   std::string winner;         // what the results entry names: "kernel", "cublas" or "cublaslt"
   std::size_t evaluated = 0;        // proposed by the strategy
   std::size_t launch_variants = 0;  // measured besides: other launch choices of binaries at hand
-  std::size_t measured_elsewhere = 0;  // of `evaluated`, measured by GPUs with no problem left
+  std::size_t measured_elsewhere = 0;  // of those two, measured by GPUs with no problem left
   double seconds = 0;
   bool complete = false;
   std::string gpu;  // which GPU tuned it, e.g. "GPU 1"

@@ -478,10 +478,11 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
                                   strategy->planned());
 
   Pending pending;
-  // Candidates handed to GPUs with no problem left (help_desk.hpp), with their binaries: one that
-  // comes back without a measurement is measured here.
+  // Candidates and launch variants handed to GPUs with no problem left (help_desk.hpp), with their
+  // binaries: one that comes back without a measurement is measured here.
   struct Handed {
     std::size_t index;
+    bool variant;
     std::shared_future<CompileOutcome> binary;
     std::future<nlohmann::json> reply;
   };
@@ -511,45 +512,82 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     }
     search.proposing += seconds_since(tp);
   };
+  // Whether a helper waits for work and this candidate can go to it: its binary is ready, passes the
+  // resource screen, and no earlier run logged it.
+  const auto can_hand = [&](std::size_t index, const std::shared_future<CompileOutcome>& binary) {
+    return run_.help_desk.wanted(device_.slug) && !logged[index] && binary.valid() &&
+           binary.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
+           !record_without_gpu(configs[index], configs[index].name(), binary.get()) &&
+           log_.find(screen, configs[index].name()) == nullptr;
+  };
+  const auto hand = [&](std::size_t index, bool variant, std::shared_future<CompileOutcome> binary) {
+    handed.push_back({index, variant, binary, run_.help_desk.hand(device_.slug, screen, configs[index])});
+  };
+  // A measured proposal, then its launch variants (here, or on a helper), as one GPU alone would.
   const auto observe = [&](std::size_t index, const nlohmann::json& record) {
     const double score = book(index, configs[index].name(), record, search);
     strategy->observe(index, score);
     variants.measured(index, score);
     ++search.outcome.evaluated;
+    for (std::size_t v = 0; v < variants_per_proposal && !g_interrupted; ++v) {
+      const std::optional<std::size_t> variant = variants.next();
+      if (!variant) break;
+      const KernelConfig& config = configs[*variant];
+      const auto binary = run_.compile.submit(config, device_.arch(), kernel_path_for(config, shape),
+                                              CompileService::Need::now);
+      ++search.outcome.launch_variants;
+      if (can_hand(*variant, binary)) {
+        hand(*variant, true, binary);
+        continue;
+      }
+      strategy->learn(*variant, book(*variant, config.name(), evaluate(screen, config, config.name(), binary, search), search));
+    }
   };
   // While a helper waits for work, ready candidates beyond the one this GPU measures next go to it.
   const auto hand_over = [&] {
-    for (std::size_t p = 0; p < pending.size() && run_.help_desk.wanted(device_.slug);) {
+    for (std::size_t p = 0; p < pending.size();) {
       const auto& [index, binary] = pending[p];
-      if (logged[index] || !binary.valid() || binary.wait_for(std::chrono::seconds(0)) != std::future_status::ready ||
-          record_without_gpu(configs[index], configs[index].name(), binary.get())) {
+      if (!can_hand(index, binary)) {
         ++p;
         continue;
       }
-      handed.push_back({index, binary, run_.help_desk.hand(device_.slug, screen, configs[index])});
+      hand(index, false, binary);
       pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(p));
     }
   };
-  // The helpers' replies that are in (all of them with wait_all), booked as this GPU's would be.
+  // The helpers' replies that are in (all of them, and what they lead to, with wait_all), booked as
+  // this GPU's would be.
   const auto collect = [&](bool wait_all) {
-    for (auto it = handed.begin(); it != handed.end();) {
-      if (!wait_all && it->reply.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-        ++it;
-        continue;
+    do {
+      if (wait_all && !handed.empty()) handed.front().reply.wait();
+      std::vector<Handed> in;  // taken out first: booking them may hand over more
+      for (auto it = handed.begin(); it != handed.end();) {
+        if (it->reply.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+          in.push_back(std::move(*it));
+          it = handed.erase(it);
+        } else {
+          ++it;
+        }
       }
-      const KernelConfig& config = configs[it->index];
-      std::optional<nlohmann::json> record;
-      try {
-        record = record_of_reply(config, config.name(), it->binary.get(), it->reply.get(), search);
-        append_to_log(screen, *record, search);
-        ++search.outcome.measured_elsewhere;
-      } catch (const std::exception& e) {
-        spdlog::debug("{} at {}: measured here instead ({})", config.name(), screen.label(), e.what());
-        if (!g_interrupted) record = evaluate(screen, config, config.name(), it->binary, search);
+      for (Handed& h : in) {
+        const KernelConfig& config = configs[h.index];
+        std::optional<nlohmann::json> record;
+        try {
+          record = record_of_reply(config, config.name(), h.binary.get(), h.reply.get(), search);
+          append_to_log(screen, *record, search);
+          ++search.outcome.measured_elsewhere;
+        } catch (const std::exception& e) {
+          spdlog::debug("{} at {}: measured here instead ({})", config.name(), screen.label(), e.what());
+          if (!g_interrupted) record = evaluate(screen, config, config.name(), h.binary, search);
+        }
+        if (!record) continue;
+        if (h.variant) {
+          strategy->learn(h.index, book(h.index, config.name(), *record, search));
+        } else {
+          observe(h.index, *record);
+        }
       }
-      if (record) observe(it->index, *record);
-      it = handed.erase(it);
-    }
+    } while (wait_all && !handed.empty());
   };
   while (!g_interrupted) {
     if (options_.budget_seconds > 0 && seconds_since(search.started) > options_.budget_seconds) break;
@@ -580,27 +618,16 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     pending.erase(next);
     hand_over();
     observe(index, evaluate(screen, configs[index], configs[index].name(), future, search));
-    for (std::size_t v = 0; v < variants_per_proposal && !g_interrupted; ++v) {
-      const std::optional<std::size_t> variant = variants.next();
-      if (!variant) break;
-      const KernelConfig& config = configs[*variant];
-      const std::string variant_name = config.name();
-      const auto binary = run_.compile.submit(config, device_.arch(), kernel_path_for(config, shape),
-                                              CompileService::Need::now);
-      const nlohmann::json measured = evaluate(screen, config, variant_name, binary, search);
-      strategy->learn(*variant, book(*variant, variant_name, measured, search));
-      ++search.outcome.launch_variants;
-    }
     collect(false);
     progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
                                  tflops_of(screen.flops(), cublas_ms)));
   }
   collect(true);  // measured elsewhere: in the log and the finalists' pool before the race
   run_.compile.withdraw(&search);  // this search's look-ahead, no use to the next problem
-  spdlog::debug("{}: {} candidates proposed ({} of them measured by GPUs with no problem left), {} launch "
-                "variants measured",
-                shape.label(), search.outcome.evaluated, search.outcome.measured_elsewhere,
-                search.outcome.launch_variants);
+  spdlog::debug("{}: {} candidates proposed, {} launch variants measured ({} of all these by GPUs with no "
+                "problem left)",
+                shape.label(), search.outcome.evaluated, search.outcome.launch_variants,
+                search.outcome.measured_elsewhere);
   std::vector<std::string> phases;
   for (const auto& [phase, ms] : search.worker_ms) phases.push_back(fmt::format("{} {:.2f} s", phase, ms / 1000));
   spdlog::debug("{}: searched for {:.1f} s: waiting for NVRTC {:.2f} s, GPU {:.2f} s (in the worker: {}); "
