@@ -18,7 +18,9 @@ using std::chrono::milliseconds;
 const GemmShape kScreen{1024, 1024, 256};
 const KernelConfig kConfig{};
 
-bool ready(std::future<nlohmann::json>& f) { return f.wait_for(milliseconds(0)) == std::future_status::ready; }
+bool ready(std::future<nlohmann::json>& f) {
+  return f.wait_for(milliseconds(0)) == std::future_status::ready;
+}
 
 TEST(HelpDesk, WantedOnlyWhileAHelperOfTheModelHasNothingWaiting) {
   HelpDesk desk;

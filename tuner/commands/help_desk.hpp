@@ -15,10 +15,9 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "core/kernel_config.hpp"
 #include "core/problem.hpp"
@@ -39,7 +38,8 @@ class HelpDesk {
   bool wanted(const std::string& model) const;
   // The helper's reply to come; its error is a std::runtime_error (the helper left or failed), and
   // the problem's GPU measures the candidate itself.
-  std::future<nlohmann::json> hand(const std::string& model, const GemmShape& screen, const KernelConfig& config);
+  std::future<nlohmann::json> hand(const std::string& model, const GemmShape& screen,
+                                   const KernelConfig& config);
 
   // The helper's side: while a GPU helps, it is counted as a helper of its model.
   void join(const std::string& model);

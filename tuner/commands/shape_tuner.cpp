@@ -540,8 +540,11 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
         hand(*variant, true, binary);
         continue;
       }
-      strategy->learn(*variant, book(*variant, config.name(), evaluate(screen, config, config.name(), binary, search), search));
+      const nlohmann::json measured = evaluate(screen, config, config.name(), binary, search);
+      strategy->learn(*variant, book(*variant, config.name(), measured, search));
     }
+    progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
+                                 tflops_of(screen.flops(), cublas_ms)));
   };
   // While a helper waits for work, ready candidates beyond the one this GPU measures next go to it.
   const auto hand_over = [&] {
@@ -619,8 +622,6 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     hand_over();
     observe(index, evaluate(screen, configs[index], configs[index].name(), future, search));
     collect(false);
-    progress.advance(fmt::format("best {:.1f} TFLOP/s (cuBLAS {:.1f})", search.outcome.best_tflops,
-                                 tflops_of(screen.flops(), cublas_ms)));
   }
   collect(true);  // measured elsewhere: in the log and the finalists' pool before the race
   run_.compile.withdraw(&search);  // this search's look-ahead, no use to the next problem
