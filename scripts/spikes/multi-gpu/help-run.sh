@@ -20,7 +20,8 @@ if [ "${MEASURE:-0}" = 1 ]; then
   cat "$logs/measure/summary.txt"
 fi
 cache=$(mktemp -d)
-GEMMTUNE_CACHE_DIR=$cache "$after" --gpu all --sizes $EIGHT,${ONE_SIZES:-2048} --budget 120 --seed 1 \
+one=$(echo ${ONE_SIZES:-2048} | tr ' ' ',')  # session 42's run split them apart: round 1 ran cold
+GEMMTUNE_CACHE_DIR=$cache "$after" --gpu all --sizes "$EIGHT,$one" --budget 120 --seed 1 \
   --results-dir "$(mktemp -d)" > "$logs/fill.log" 2>&1
 run() {  # name exe gpu sizes
   local t0; t0=$(date +%s.%N)
