@@ -248,10 +248,7 @@ PreparedShape ShapeTuner::prepare(const GemmShape& shape, Search& search) {
       worker_started_ = true;
       return first;
     }
-    try {  // another problem's: a failure there says nothing about this one (a broken worker shows below)
-      early_.get();
-    } catch (const std::exception&) {
-    }
+    settle_early_prepare();
     search.outcome.times.worker_start += seconds_since(tp);
   }
   PreparedShape prepared = gpu_->prepare(shape, options_.seed);
@@ -512,10 +509,10 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     }
     search.proposing += seconds_since(tp);
   };
-  // Whether a helper waits for work and this candidate can go to it: its binary is ready, passes the
-  // resource screen, and no earlier run logged it.
+  // Whether a helper waits for work and this candidate can go to it: its binary is ready and passes the
+  // resource screen, and the log holds no record of it (an earlier run's, or this search's).
   const auto can_hand = [&](std::size_t index, const std::shared_future<CompileOutcome>& binary) {
-    return run_.help_desk.wanted(device_.slug) && !logged[index] && binary.valid() &&
+    return run_.help_desk.wanted(device_.slug) && binary.valid() &&
            binary.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
            !record_without_gpu(configs[index], configs[index].name(), binary.get()) &&
            log_.find(screen, configs[index].name()) == nullptr;
@@ -698,14 +695,14 @@ void ShapeTuner::append_to_log(const GemmShape& shape, const nlohmann::json& rec
 }
 
 // The first prepare, sent when the worker started, may still be under way: the worker answers one
-// request at a time. Its outcome concerns a problem this GPU is not tuning now.
+// request at a time. It was another problem's: a failure there says nothing about the next request
+// (a broken worker shows in that request's own answer).
 void ShapeTuner::settle_early_prepare() {
   if (!early_.valid()) return;
   try {
     early_.get();
   } catch (const std::exception&) {
   }
-  worker_started_ = true;
 }
 
 std::size_t ShapeTuner::help(const std::function<bool()>& keep_helping) {
@@ -737,6 +734,7 @@ std::size_t ShapeTuner::help(const std::function<bool()>& keep_helping) {
         }
         held = request->screen;
         holding = true;
+        worker_started_ = true;  // a problem this GPU takes later counts its prepare as a prepare
       }
       request->reply.set_value(gpu_->evaluate(request->config, 10));
       ++helped;
