@@ -2,14 +2,15 @@
 # GPU machine and measure what the library delivers over them (needs B, OUT, T0).
 #   BENCH, LLM             the 11 benchmark shapes and the 8 LLM projections
 #   retune P SIZES SECONDS the built-in spaces over SIZES in precision P, --time-budget 4 a problem
-#                          (RETUNE_BUDGET), into $OUT/results, stopped after SECONDS
+#                          (RETUNE_BUDGET) on RETUNE_GPU (default auto), into $OUT/results, stopped
+#                          after SECONDS
 #   library P SETS SECONDS gemmtune-heldout over $OUT/results in precision P, the sets SETS
 #   bring_back FILE        leaves $OUT/FILE (the results) beside one tarball of everything else: the
 #                          device tool brings back only a few files
 BENCH=512,1000,1024,2048,3000,4095,4096,8192,64x4096x4096,4096x64x4096,4096x4096x64
 LLM=512x11008x4096,512x4096x11008,512x28672x8192,512x8192x28672,4096x11008x4096,4096x4096x11008,4096x28672x8192,4096x8192x28672
 retune() {
-  timeout $3 $B/tuner/gemm-tune --gpu auto --sizes "$2" --precision $1 --time-budget ${RETUNE_BUDGET:-4} -j16 \
+  timeout $3 $B/tuner/gemm-tune --gpu ${RETUNE_GPU:-auto} --sizes "$2" --precision $1 --time-budget ${RETUNE_BUDGET:-4} -j16 \
     --results-dir "$OUT/results" > "$OUT/retune-$1.log" 2>&1
   echo "retune $1 rc $? at $((SECONDS - T0)) s"; grep -A20 "^problem" "$OUT/retune-$1.log" | cut -c1-130
 }

@@ -39,10 +39,12 @@ tally() {  # name
 }
 gpus_of() { case $1 in 1) echo 0 ;; 2) echo 0,1 ;; 4) echo all ;; *) echo "GPU counts: 1, 2 or 4" >&2; return 2 ;; esac; }
 if [ -n "${BEFORE:-}" ] && [ "${COLD_AB:-}" = 1 ]; then
+  run=0  # a count repeated in COLD_GPUS gets caches and logs of its own
   for n in ${COLD_GPUS:-1 4}; do
     g=$(gpus_of $n) || exit 2
-    tune "before-cold$n" "$g" "$work/bc$n" "$(realpath "$BEFORE")" && tally "before-cold$n"
-    tune "after-cold$n" "$g" "$work/ac$n" && tally "after-cold$n"
+    run=$((run + 1))
+    tune "before-cold$n-$run" "$g" "$work/bc$run" "$(realpath "$BEFORE")" && tally "before-cold$n-$run"
+    tune "after-cold$n-$run" "$g" "$work/ac$run" && tally "after-cold$n-$run"
   done
   rm -rf "$work"
   exit 0
