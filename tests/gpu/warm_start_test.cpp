@@ -1,8 +1,10 @@
 // Warm start: a tuning run begins with this GPU's own winners from its results directory, so
-// re-tuning a size starts from the known best; --no-warm-start turns that off.
+// re-tuning a size starts from the known best and never ends without measuring it; --no-warm-start
+// turns that off.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -38,6 +40,21 @@ TEST(WarmStart, RetuningStartsFromTheKnownWinner) {
 
   ASSERT_EQ(std::system((tune + " --budget 1 --no-warm-start >/dev/null 2>&1").c_str()), 0);
   EXPECT_EQ(only_entry(dir / "results").at("search").at("seeds").get<int>(), 0);
+}
+
+// A time budget that runs out before the known winner's binary is compiled (a cold compile cache)
+// must not replace it with something slower, or with cuBLAS for want of any measurement.
+TEST(WarmStart, ARetuneCutShortStillMeasuresTheKnownWinner) {
+  GEMMTUNE_REQUIRE_GPU();
+  const gemmtune::testing_gpu::TuningScratch scratch("warm-cut");
+  const auto& dir = scratch.dir;
+  ASSERT_EQ(std::system((scratch.tune + " --strategy exhaustive >/dev/null 2>&1").c_str()), 0);
+  const std::string winner = only_entry(dir / "results").at("best").at("name").get<std::string>();
+
+  std::filesystem::remove_all(dir / "cache");
+  std::filesystem::remove_all(dir / "results" / "logs");  // nothing measured before: all from scratch
+  ASSERT_EQ(std::system((scratch.tune + " --time-budget 0.001 >/dev/null 2>&1").c_str()), 0);
+  EXPECT_EQ(only_entry(dir / "results").at("best").at("name").get<std::string>(), winner);
 }
 
 }  // namespace

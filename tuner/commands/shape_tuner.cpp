@@ -119,6 +119,9 @@ bool interrupted() {
 struct ShapeTuner::Candidates {
   Enumeration enumeration;
   std::vector<std::size_t> seeds;
+  // This GPU's winner at the nearest size tuned before (the first of its own winners among the
+  // seeds): measured before the search ends, even one a time budget cut short.
+  std::optional<std::size_t> known_best;
   std::vector<double> prior;  // the static model's, per candidate
   OnHand on_hand;  // asked once the seeds joined: binaries from before the run and from this run's compiles
 };
@@ -395,6 +398,7 @@ ShapeTuner::Candidates ShapeTuner::gather_candidates(const GemmShape& shape) con
   // (an A/B of one configuration) stays narrow. Seeds only order the search: each is measured here,
   // with the split-K and swizzle this problem allows (seed_index).
   std::vector<KernelConfig> known = own_winners(shape);
+  if (!known.empty()) c.known_best = seed_index(configs, known.front());
   for (KernelConfig& config : relatives_winners(shape)) known.push_back(std::move(config));
   for (const KernelConfig& config : known) {
     const std::optional<std::size_t> index = seed_index(configs, config);
@@ -521,7 +525,9 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     handed.push_back({index, variant, binary, run_.help_desk.hand(device_.slug, screen, configs[index])});
   };
   // A measured proposal, then its launch variants (here, or on a helper), as one GPU alone would.
+  bool known_best_measured = false;
   const auto observe = [&](std::size_t index, const nlohmann::json& record) {
+    known_best_measured = known_best_measured || index == candidates.known_best;
     const double score = book(index, configs[index].name(), record, search);
     strategy->observe(index, score);
     variants.measured(index, score);
@@ -621,6 +627,18 @@ void ShapeTuner::evaluation_loop(const Candidates& candidates, double cublas_ms,
     collect(false);
   }
   collect(true);  // measured elsewhere: in the log and the finalists' pool before the race
+  // Re-tuning never ends without the known winner: a time budget that ran out before it was measured
+  // (its binary still compiling on a cold cache, a wgmma compile taking seconds) measures it now, so
+  // the entry it replaces is replaced only by something measured faster beside it.
+  if (candidates.known_best && !known_best_measured && !g_interrupted) {
+    const std::size_t index = *candidates.known_best;
+    const KernelConfig& config = configs[index];
+    spdlog::debug("{}: the known winner {} measured after the search", shape.label(), config.name());
+    const auto binary = logged[index] ? std::shared_future<CompileOutcome>()
+                                      : run_.compile.submit(config, device_.arch(), kernel_path_for(config, shape),
+                                                            CompileService::Need::now);
+    observe(index, evaluate(screen, config, config.name(), binary, search));
+  }
   run_.compile.withdraw(&search);  // this search's look-ahead, no use to the next problem
   spdlog::debug("{}: {} candidates proposed, {} launch variants measured ({} of all these by GPUs with no "
                 "problem left)",
