@@ -185,7 +185,11 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
           }
         }
       }
-      sm90::allow_next_grid();
+      // Not under split-K: there the early launch cost 6-26% a call (H200, 2026-11-29: bf16 64x64
+      // split 4 at 4096x64x4096 19.6 -> 15.6 us without it, 3xtf32 128x64 41.8 -> 38.1, tf32 with two
+      // consumers 31.4 -> 28.9; one consumer's 64-row tiles lost 0-4% instead; unsplit grids the same;
+      // scripts/spikes/small-tc/ab-wgmma-splitk-run.sh).
+      if (splits == 1) sm90::allow_next_grid();
     }
   } else {
     // Consumers.
@@ -391,7 +395,7 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
           }
         }
       }
-      sm90::allow_next_grid();
+      if (splits == 1) sm90::allow_next_grid();  // as in wgmma_gemm
     } else if (threadIdx.x >= 32) {
       // Splitters: every stage the producer fills, in the same order.
       const int t = threadIdx.x - 32;
