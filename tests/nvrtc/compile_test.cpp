@@ -183,16 +183,18 @@ TEST(Compile, ThreeTf32WithBlockK16InEveryLayout) {
 // compiles for sm_90a (asked
 // for as sm_90, the device's arch) without spills and within the 168 registers that 384 threads
 // may hold at entry; its cache key names sm_90a. Other archs and the general path are refused
-// before NVRTC, with the reason.
-TEST(Compile, WgmmaFamilyForSm90aOnly) {
+// before NVRTC, with the reason. One test a precision: each compiles hundreds of binaries, and apart
+// they run side by side and each stays well inside the sanitized tier's time limit.
+class WgmmaFamilyForSm90aOnly : public testing::TestWithParam<Precision> {};
+
+TEST_P(WgmmaFamilyForSm90aOnly, EveryCandidateInEveryLayout) {
+  const Precision precision = GetParam();
   const KernelCompiler compiler{""};
   const std::vector<SearchSpace> spaces = load_search_spaces({});
   std::vector<GemmShape> shapes;
-  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})
-    shapes.push_back({4096, 4096, 4096, Layout::nt, 1, precision});
-  for (const Precision precision : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})  // MN-major
-    for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) shapes.push_back({4096, 4096, 4096, layout, 1, precision});
-  // Each binary once: tf32's pretranspose candidates outside nt are the nt kernels again.
+  for (const Layout layout : {Layout::nt, Layout::nn, Layout::tn, Layout::tt})  // nn, tn, tt: MN-major operands
+    shapes.push_back({4096, 4096, 4096, layout, 1, precision});
+  // Each binary once: pretranspose candidates outside nt are the nt kernels again.
   std::set<std::string> binaries;
   bool pretransposes = false;
   for (const GemmShape& shape : shapes) {
@@ -243,9 +245,20 @@ TEST(Compile, WgmmaFamilyForSm90aOnly) {
     }
     EXPECT_THROW(compiler.compile(c, "sm_90", KernelPath::general), std::invalid_argument);
   }
-  // tf32 outside nt offers the nt kernels on K-major copies, whose binary brings the copy kernel.
-  EXPECT_TRUE(pretransposes);
-  // So may 3xtf32 (not in the built-in space yet): its own nt kernel on the copies.
+  // tf32 and 3xtf32 outside nt offer the nt kernels on K-major copies, whose binary brings the copy
+  // kernel; bf16 and fp16 read MN-major operands through wgmma's transpose immediates instead.
+  EXPECT_EQ(pretransposes, precision == Precision::tf32 || precision == Precision::tf32x3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Compile, WgmmaFamilyForSm90aOnly,
+                         testing::Values(Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3),
+                         [](const testing::TestParamInfo<Precision>& param) {
+                           return std::string(precision_name(param.param));
+                         });
+
+// A copied operand's binary brings the copy kernel, beside the nt kernel of its precision.
+TEST(Compile, WgmmaOnKMajorCopies) {
+  const KernelCompiler compiler{""};
   KernelConfig copies;
   copies.family = KernelFamily::wgmma, copies.precision = Precision::tf32, copies.layout = Layout::tn;
   copies.block_m = 128, copies.block_n = 256, copies.block_k = 32, copies.consumers = 2, copies.stages = 4;
