@@ -43,14 +43,21 @@ if importlib.util.find_spec("torch") is not None:
     from . import nn  # noqa: F401
 
     _through_op = _torch_calls.through_op
-    _quick, _MISSING = _torch_calls.quick, _torch_calls._MISSING
     _plan_mm, _plan_bmm = plan_mm, plan_bmm
     _Tensor = _torch.Tensor
+    # The direct path's lookup (_torch_calls.direct_runs), read inline: each call of ours costs host
+    # time where torch's own call is what runs. Never while compiling (the op must be in the graph).
+    _skip_direct = _torch.compiler.is_compiling
+    _direct_runs, _direct_run = _torch_calls.direct_runs, _torch_calls.direct_run
+    _legacy_tf32_allowed, _grad_enabled = _torch_calls._legacy_tf32_allowed, _torch.is_grad_enabled
 else:  # pragma: no cover - exercised by the CPU tier without torch
     _torch = None
 
     class _Tensor:  # nothing is one
         pass
+
+    def _skip_direct():  # no tensors, no direct path
+        return True
 
 
 def _check_torch(name, **tensors):
@@ -65,11 +72,18 @@ def mm(a, b, *, precision=None, out_dtype=None):
     tf32 where torch allows TF32), "fp32", "tf32" or "3xtf32" for float32 operands, "bf16" or "fp16"
     for 16-bit ones. out_dtype: None (the operands' dtype; for 16-bit operands the library writes C
     in it, from the c16 entries) or torch.float32 (the library's FP32 C, from the FP32-C entries)."""
+    if precision is None and out_dtype is None and not _skip_direct():
+        try:  # direct_key's key
+            run = _direct_runs.get((_plan_mm, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype,
+                                    b.dtype, a.get_device(), b.get_device(), _legacy_tf32_allowed(),
+                                    _grad_enabled() and (a.requires_grad or b.requires_grad)))
+        except AttributeError:  # not tensors: the general path names the argument
+            run = None
+        except RuntimeError:  # the legacy TF32 getter refuses once torch's newer setting was used
+            run = _direct_run(_plan_mm, a, b)
+        if run is not None:
+            return run(a, b)
     if isinstance(a, _Tensor):
-        if precision is None and out_dtype is None:
-            c = _quick(_plan_mm, a, b)
-            if c is not _MISSING:
-                return c
         if _through_op(a, b):
             _check_torch("gemmtune.mm", a=a, b=b)
             return _torch.ops.gemmtune.mm(a, b, precision=precision, out_dtype=out_dtype)
@@ -81,11 +95,18 @@ def mm(a, b, *, precision=None, out_dtype=None):
 def bmm(a, b, *, precision=None, out_dtype=None):
     """Batched a @ b for 3-D arrays (batch, m, k) @ (batch, k, n); a batch stride of 0 (an expanded
     operand) shares one matrix, with no copy. precision and out_dtype as for mm."""
+    if precision is None and out_dtype is None and not _skip_direct():
+        try:  # direct_key's key
+            run = _direct_runs.get((_plan_bmm, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype,
+                                    b.dtype, a.get_device(), b.get_device(), _legacy_tf32_allowed(),
+                                    _grad_enabled() and (a.requires_grad or b.requires_grad)))
+        except AttributeError:  # not tensors: the general path names the argument
+            run = None
+        except RuntimeError:  # the legacy TF32 getter refuses once torch's newer setting was used
+            run = _direct_run(_plan_bmm, a, b)
+        if run is not None:
+            return run(a, b)
     if isinstance(a, _Tensor):
-        if precision is None and out_dtype is None:
-            c = _quick(_plan_bmm, a, b)
-            if c is not _MISSING:
-                return c
         if _through_op(a, b):
             _check_torch("gemmtune.bmm", a=a, b=b)
             return _torch.ops.gemmtune.bmm(a, b, precision=precision, out_dtype=out_dtype)

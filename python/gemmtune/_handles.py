@@ -22,6 +22,22 @@ _results_path = None  # None: $GEMMTUNE_RESULTS or the installed results
 # Caches of what the old handles chose (the Python side's per-shape plans): reload() empties them.
 choice_caches: list = []
 recording = 0  # gemmtune.record blocks open: every call must reach the library to be counted
+# Caches whose entries may run torch's call instead of the library's: emptied when recording starts.
+bypassing_caches: list = []
+
+
+def start_recording() -> None:
+    global recording
+    with _lock:
+        recording += 1
+        for cache in bypassing_caches:
+            cache.clear()
+
+
+def stop_recording() -> None:
+    global recording
+    with _lock:
+        recording -= 1
 
 
 def get(device: int, device_context=None) -> int:

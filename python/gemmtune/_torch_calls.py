@@ -38,6 +38,7 @@ precision (TF32 for float32 against our fp32, or 3xtf32 asked for).
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import NamedTuple
 
@@ -268,50 +269,46 @@ def _library_implementation(args, precision, c_type, pa, pb, device) -> str:
 
 
 # The common call, mm or bmm of plain tensors with no precision or out_dtype asked for, skips the
-# general path: one key of what the plan depends on, read inline, and one lookup. Over the torch
-# call a plan may end in, gemmtune.mm's Python costs 1.26 us through the general path (_plan) and
-# 0.96 through this one on this project's CI machine (2026-11-27); on the H100's host 5.1 and 3.2 us
-# over torch.mm at 64^3 (#46 asks for 2). Most of what is left is torch's own cost of the ten
-# attribute reads of the key. Filled by gemmtune.mm and bmm once the general path has checked a
-# call (remember=True; not by the op's kernel, which never looks here), so a plan found here is a
-# passed check; the tensors' types in the key keep subclasses (which go through the op) out.
-_quick_plans: dict = {}  # (planner, types, shapes, strides, dtypes, devices, TF32 allowed) -> _Plan
-_MISSING = object()
+# general path: gemmtune.mm and bmm read direct_key's key inline and find here what runs the call,
+# torch's own mm or bmm where the plan gives the product to torch's call (see the docstring), else
+# the library's product under the plan, which they call with (a, b). Over torch.mm at 64^3 on the
+# H100's host (#46 asks for 2 us): 5.1 us through the general path, 3.2 through a lookup function
+# that returned the plan (2026-11-27); inline, with what runs stored, the call costs no Python frame
+# of ours but the lookup's (docs/python.md has this session's figures). Filled once the general path
+# has checked a call (remember=True; not by the op's kernel, which never looks here), so a run found
+# is a passed check; never while recording (torch's call would not be counted; record() empties it).
+# The tensors' types in the key keep subclasses (which go through the op) out, and its last field,
+# whether autograd records the call, keeps those out.
+direct_runs: dict = {}  # direct_key(...) -> run(a, b)
 
 
-def quick(planner, a, b):
-    """The result of mm (planner plan_mm) or bmm (plan_bmm) of a and b with no precision or
-    out_dtype, where this call's plan is known and neither compiling nor autograd needs the op;
-    else _MISSING (the caller takes the general path)."""
-    if _is_compiling():
-        return _MISSING
-    try:  # _tf32_allowed(), inline
-        tf32 = _legacy_tf32_allowed()
-    except RuntimeError:
-        tf32 = torch.backends.cuda.matmul.fp32_precision == "tf32"
+def direct_key(planner, a, b, tf32, autograd):
+    """The key of direct_runs, as gemmtune.mm and bmm build it inline: if the two drift apart every
+    lookup misses (test_repeated_mm_and_bmm_take_the_direct_path fails), nothing runs wrong."""
+    return (planner, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(),
+            b.get_device(), tf32, autograd)
+
+
+def direct_run(planner, a, b):
+    """What runs mm (planner plan_mm) or bmm (plan_bmm) of a and b directly, with TF32 read however
+    torch takes it; None where the general path must take the call."""
     try:
-        if _grad_enabled() and (a.requires_grad or b.requires_grad):
-            return _MISSING
-        plan = _quick_plans.get((planner, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype,
-                                 b.dtype, a.get_device(), b.get_device(), tf32))
-    except AttributeError:  # b is not a tensor: the general path names it
-        return _MISSING
-    if plan is None:
-        return _MISSING
-    return _product(plan, a, b, planner is plan_bmm, "gemmtune.bmm" if planner is plan_bmm else "gemmtune.mm")
+        return direct_runs.get(direct_key(planner, a, b, _tf32_allowed(),
+                                          _grad_enabled() and (a.requires_grad or b.requires_grad)))
+    except (AttributeError, RuntimeError):  # not tensors, or sparse ones: the general path names them
+        return None
 
 
-def _remember_quick(planner, a, b, plan):
-    # quick()'s key, which it builds inline to save a call; if the two drift apart every lookup misses
-    # (test_repeated_mm_and_bmm_take_the_quick_path fails), nothing runs wrong.
-    key = (planner, type(a), type(b), a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(),
-           b.get_device(), _tf32_allowed())
-    if len(_quick_plans) >= _MAX_PLANS:
-        _quick_plans.clear()
-    _quick_plans[key] = plan
+def _remember_direct(planner, a, b, plan, batched, name):
+    if _handles.recording:
+        return
+    if len(direct_runs) >= _MAX_PLANS:
+        direct_runs.clear()
+    run = plan.torch_call or functools.partial(_product, plan, batched, name)
+    direct_runs[direct_key(planner, a, b, _tf32_allowed(), False)] = run
 
 
-def _product(plan, a, b, batched, name):
+def _product(plan, batched, name, a, b):
     """mm's or bmm's (batched) result under plan: torch's call, or a fresh C and one library call."""
     if plan.torch_call is not None and not _handles.recording:
         return plan.torch_call(a, b)
@@ -327,18 +324,18 @@ def _product(plan, a, b, batched, name):
 
 def mm(a, b, precision=None, out_dtype=None, name="gemmtune.mm", remember=False):
     """a @ b into a fresh contiguous result of the operands' dtype (the library's C in that dtype) or
-    float32 (out_dtype). remember: keep the plan for quick() (the direct call's)."""
+    float32 (out_dtype). remember: keep what runs it for the direct call (direct_runs)."""
     plan = _plan(plan_mm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_mm)
     if remember and precision is None and out_dtype is None:
-        _remember_quick(plan_mm, a, b, plan)
-    return _product(plan, a, b, False, name)
+        _remember_direct(plan_mm, a, b, plan, False, name)
+    return _product(plan, False, name, a, b)
 
 
 def bmm(a, b, precision=None, out_dtype=None, name="gemmtune.bmm", remember=False):
     plan = _plan(plan_bmm, name, a, b, 1.0, 0.0, precision, out_dtype, torch_function=_torch_bmm)
     if remember and precision is None and out_dtype is None:
-        _remember_quick(plan_bmm, a, b, plan)
-    return _product(plan, a, b, True, name)
+        _remember_direct(plan_bmm, a, b, plan, True, name)
+    return _product(plan, True, name, a, b)
 
 
 def _finish(c, plan):
@@ -419,7 +416,8 @@ class _LinearPlan(NamedTuple):
 
 
 _linear_plans: dict = {}  # (shapes, strides, dtypes, devices, bias, precision, TF32, ...) -> _LinearPlan
-_handles.choice_caches += [_plans, _quick_plans, _linear_plans]
+_handles.choice_caches += [_plans, direct_runs, _linear_plans]
+_handles.bypassing_caches.append(direct_runs)
 _sm_counts: dict = {}
 
 
@@ -479,10 +477,13 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
     type, route) is cached per shapes, strides, dtypes and devices, so a repeated call costs one key
     and one lookup, then torch's call or the output's allocation (the bias copied in) and the library
     call."""
+    try:  # _tf32_allowed(), inline
+        tf32 = _legacy_tf32_allowed()
+    except RuntimeError:
+        tf32 = torch.backends.cuda.matmul.fp32_precision == "tf32"
     try:
         key = (x.shape, x.stride(), x.dtype, x.device, weight.shape, weight.stride(), weight.dtype, weight.device,
-               None if bias is None else (bias.shape, bias.dtype, bias.device), precision, _tf32_allowed(),
-               others_in_torch)
+               None if bias is None else (bias.shape, bias.dtype, bias.device), precision, tf32, others_in_torch)
     except AttributeError:  # not tensors: the checks say which argument
         for argument, t in (("input", x), ("weight", weight), ("bias", bias)):
             if t is not None:

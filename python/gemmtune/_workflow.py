@@ -68,11 +68,11 @@ def record(path):
     if status == L.INVALID_ARGUMENT:
         raise ValueError(f"gemmtune.record: {L.decode(message)}")
     L.raise_for_status(status, "gemmtune.record")
-    _handles.recording += 1
+    _handles.start_recording()
     try:
         yield Path(path)
     finally:
-        _handles.recording -= 1
+        _handles.stop_recording()
         status = L.lib().gemmtune_record_stop(message, len(message))
         if status == L.INVALID_ARGUMENT:
             raise ValueError(f"gemmtune.record: {L.decode(message)}")

@@ -18,9 +18,9 @@ import torch
 
 from . import _torch_calls
 
-_through_op = _torch_calls.through_op
 _linear = _torch_calls.linear
 _runs_here = _torch_calls._runs_here
+_plain, _is_compiling, _grad_enabled = _torch_calls._plain, torch.compiler.is_compiling, torch.is_grad_enabled
 # Without an argument, CUDA's autocast state: half the host time of is_autocast_enabled("cuda"),
 # which parses the device name on every call.
 _cuda_autocast_on = torch.is_autocast_enabled
@@ -34,10 +34,14 @@ def _autocast(input, weight, bias):
 
 def _forward(input, weight, bias, name, precision):
     """The layer: at small shapes its host time is its time, so the direct path checks nothing that
-    the cached plan of _torch_calls.linear already covers (dtypes and devices are in its key)."""
+    the cached plan of _torch_calls.linear already covers (dtypes and devices are in its key), and
+    _torch_calls.through_op's test is spelled out here, a call cheaper."""
     if _cuda_autocast_on() and input.is_cuda:
         input, weight, bias = _autocast(input, weight, bias)
-    if _through_op(input, weight, bias):
+    if (_is_compiling() or type(input) not in _plain or type(weight) not in _plain
+            or (bias is not None and type(bias) not in _plain)
+            or (_grad_enabled() and (input.requires_grad or weight.requires_grad
+                                     or (bias is not None and bias.requires_grad)))):
         if _runs_here(input, weight, bias):
             return torch.ops.gemmtune.linear(input, weight, bias, precision=precision)
         return torch.nn.functional.linear(input, weight, bias)

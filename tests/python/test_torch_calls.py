@@ -215,15 +215,15 @@ def test_explain_asks_for_the_problem_the_call_makes(library):
     assert library.chosen == [(BF16, C_OPERAND_TYPE), (BF16, C_FP32), (FP32, C_FP32)]
 
 
-def test_repeated_mm_and_bmm_take_the_quick_path(library, monkeypatch):
+def test_repeated_mm_and_bmm_take_the_direct_path(library, monkeypatch):
     """gemmtune.mm and bmm of plain tensors with no precision asked: the first call is checked and
-    planned, a repeated one finds its plan by one key (no checks, no choice) and runs the same."""
-    calls._quick_plans.clear()
+    planned, a repeated one finds what runs it by one key (no checks, no choice) and runs the same."""
+    calls.direct_runs.clear()
     a, b = rand(5, 7), rand(3, 7).t()
     calls.mm(a, b)  # as the op's kernel calls it: planned, not kept for the direct call
-    assert not calls._quick_plans
+    assert not calls.direct_runs
     first = gemmtune.mm(a, b)
-    assert len(library.chosen) == 1 and len(calls._quick_plans) == 1  # the general path's plan, cached
+    assert len(library.chosen) == 1 and len(calls.direct_runs) == 1  # the general path's plan, cached
 
     def refuse(*arguments, **keywords):
         raise AssertionError("the general path ran for a planned call")
@@ -238,27 +238,45 @@ def test_repeated_mm_and_bmm_take_the_quick_path(library, monkeypatch):
         gemmtune.mm(a, b, precision="fp32")
     with pytest.raises(AssertionError):
         gemmtune.bmm(a[None], b[None])
-    calls._quick_plans.clear()
+    def legacy_tf32_getter():
+        raise RuntimeError("as torch's legacy TF32 getter refuses once its newer setting was used")
+
+    monkeypatch.setattr(gemmtune, "_legacy_tf32_allowed", legacy_tf32_getter)
+    monkeypatch.setattr(calls, "_tf32_allowed", lambda: False)  # what the newer setting says
+    runs = len(library.runs)
+    gemmtune.mm(rand(5, 7, seed=3), rand(3, 7, seed=4).t())  # found by direct_run: still no general path
+    assert len(library.chosen) == 1 and len(library.runs) == runs + 1
+    calls.direct_runs.clear()
 
 
-def test_the_quick_path_leaves_autograd_subclasses_and_bad_arguments_to_the_general_one(library):
-    calls._quick_plans.clear()
+def test_the_direct_path_leaves_autograd_subclasses_bad_arguments_and_recording_to_the_general_one(library):
+    calls.direct_runs.clear()
     a, b = rand(5, 7), rand(7, 3)
     gemmtune.mm(a, b)
-    key = next(iter(calls._quick_plans))
-    assert calls.quick(calls.plan_mm, a, b) is not calls._MISSING
-    assert calls.quick(calls.plan_mm, a.requires_grad_(), b) is calls._MISSING  # autograd records it
+    key = next(iter(calls.direct_runs))
+    assert calls.direct_run(calls.plan_mm, a, b) is not None
+    assert calls.direct_run(calls.plan_mm, a.requires_grad_(), b) is None  # autograd records it
     with torch.no_grad():
-        assert calls.quick(calls.plan_mm, a, b) is not calls._MISSING  # nothing to record
+        assert calls.direct_run(calls.plan_mm, a, b) is not None  # nothing to record
     a.requires_grad_(False)
 
     class Sub(torch.Tensor):
         pass
 
-    assert calls.quick(calls.plan_mm, a.as_subclass(Sub), b) is calls._MISSING  # the op serves subclasses
-    assert calls.quick(calls.plan_mm, a, [[1.0]]) is calls._MISSING
+    assert calls.direct_run(calls.plan_mm, a.as_subclass(Sub), b) is None  # the op serves subclasses
+    assert calls.direct_run(calls.plan_mm, a, [[1.0]]) is None
     with pytest.raises(TypeError, match="argument 'b'"):
         gemmtune.mm(a, [[1.0]])
-    assert set(calls._quick_plans) == {key}
-    assert any(cache is calls._quick_plans for cache in _handles.choice_caches)  # reload() empties it
-    calls._quick_plans.clear()
+    assert set(calls.direct_runs) == {key}
+    assert any(cache is calls.direct_runs for cache in _handles.choice_caches)  # reload() empties it
+    _handles.start_recording()  # a recorded call must reach the library: nothing bypasses it
+    try:
+        assert not calls.direct_runs
+        gemmtune.mm(a, b)
+        assert not calls.direct_runs
+    finally:
+        _handles.stop_recording()
+    assert _handles.recording == 0
+    gemmtune.mm(a, b)
+    assert set(calls.direct_runs) == {key}
+    calls.direct_runs.clear()

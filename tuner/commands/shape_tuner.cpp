@@ -83,11 +83,14 @@ struct Evaluated {
   double median_ms;
 };
 
-// The sources of the spaces candidates came from, as the results entry names them.
+// The sources of the spaces candidates came from, as the results entry names them: a space serves
+// one precision, so a family's spaces of other precisions are not named.
 std::string space_sources(const std::vector<SearchSpace>& spaces, const std::vector<KernelConfig>& candidates) {
   std::vector<std::string> sources;
   for (const SearchSpace& space : spaces)
-    if (std::any_of(candidates.begin(), candidates.end(), [&](const KernelConfig& c) { return c.family == space.family; }))
+    if (std::any_of(candidates.begin(), candidates.end(), [&](const KernelConfig& c) {
+          return c.family == space.family && c.precision == space.precision;
+        }))
       sources.push_back(space.source);
   return sources.empty() ? spaces.front().source : fmt::format("{}", fmt::join(sources, ", "));
 }
