@@ -67,7 +67,13 @@ class Linear(torch.nn.Linear):
         self.precision = precision
 
     def forward(self, input):
-        return _forward(input, self.weight, self.bias, "gemmtune.nn.Linear", self.precision)
+        # The parameters read from _parameters: nn.Module's __getattr__, which self.weight goes
+        # through, costs more host time than the rest of a planned call. Where the weight or bias
+        # is not a plain parameter (torch.nn.utils.parametrize, weight_norm's hook), the attribute.
+        params = self._parameters
+        weight = params["weight"] if "weight" in params else self.weight
+        bias = params["bias"] if "bias" in params else self.bias
+        return _forward(input, weight, bias, "gemmtune.nn.Linear", self.precision)
 
     def extra_repr(self) -> str:
         text = super().extra_repr()

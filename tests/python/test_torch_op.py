@@ -229,6 +229,31 @@ def test_linear_falls_back_to_torch_off_gpu():
     assert type(model[0]) is gemmtune.nn.Linear
 
 
+def test_linear_computes_weights_that_are_not_plain_parameters():
+    """The layer reads its parameters from _parameters (cheaper than the attribute), but a weight or
+    bias that a parametrization or weight_norm's hook computes is read as the attribute computes it."""
+    import warnings
+
+    from torch.nn.utils import parametrizations, parametrize
+
+    class Doubled(torch.nn.Module):
+        def forward(self, w):
+            return 2 * w
+
+    changes = {"weight parametrized": lambda m: parametrize.register_parametrization(m, "weight", Doubled()),
+               "bias parametrized": lambda m: parametrize.register_parametrization(m, "bias", Doubled()),
+               "weight_norm": parametrizations.weight_norm, "weight_norm, the hook": torch.nn.utils.weight_norm}
+    x = torch.randn(3, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # torch.nn.utils.weight_norm is deprecated
+        for name, change in changes.items():
+            torch.manual_seed(0)
+            theirs = change(torch.nn.Linear(8, 4))
+            torch.manual_seed(0)
+            ours = change(gemmtune.nn.Linear(8, 4))  # the same initial parameters
+            torch.testing.assert_close(ours(x), theirs(x), msg=name)
+
+
 def test_tf32_setting_is_read_through_either_api():
     """torch's legacy allow_tf32 and the fp32_precision API (torch >= 2.9, whose use makes the legacy
     getters raise) both decide what a float32 call with precision=None runs. In a subprocess: the
