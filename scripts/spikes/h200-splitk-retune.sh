@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# For the next session with an H200 (written 2026-11-29, session 43, not run): from a6b6077 (09:36) to
+# Written 2026-11-29 in session 43, run in session 44 (20:31, docs/performance.md): from a6b6077 (09:36) to
 # session 43 the wgmma kernels launched the next grid early under split-K too, which cost split-K
 # calls 6-26% (kernel-notes.md, session 43), so the H200's bf16, fp16 and tf32 entries tuned in that
 # window measured their split-K candidates slow. Re-tunes the shapes with fewer tiles than SMs, where
