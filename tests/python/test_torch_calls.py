@@ -224,6 +224,8 @@ def test_repeated_mm_and_bmm_take_the_direct_path(library, monkeypatch):
     assert not calls.direct_runs
     first = gemmtune.mm(a, b)
     assert len(library.chosen) == 1 and len(calls.direct_runs) == 1  # the general path's plan, cached
+    gemmtune.bmm(a[None], b[None])
+    assert len(library.chosen) == 2 and len(calls.direct_runs) == 2
 
     def refuse(*arguments, **keywords):
         raise AssertionError("the general path ran for a planned call")
@@ -231,13 +233,16 @@ def test_repeated_mm_and_bmm_take_the_direct_path(library, monkeypatch):
     monkeypatch.setattr(calls, "_plan", refuse)
     again = gemmtune.mm(rand(5, 7, seed=1), rand(3, 7, seed=2).t())
     assert library.runs[-1][4] == again.data_ptr() and library.runs[-1][3].op_b == L.OP_T
-    assert len(library.chosen) == 1 and again.shape == first.shape
+    assert len(library.chosen) == 2 and again.shape == first.shape
+    batched = gemmtune.bmm(rand(5, 7, seed=1)[None], rand(3, 7, seed=2).t()[None])  # bmm's own inline key
+    assert library.runs[-1][4] == batched.data_ptr() and batched.shape == (1, 5, 3)
     with pytest.raises(AssertionError):  # another stride, dtype or precision asked: the general path
         gemmtune.mm(a, b.contiguous())
     with pytest.raises(AssertionError):
         gemmtune.mm(a, b, precision="fp32")
     with pytest.raises(AssertionError):
-        gemmtune.bmm(a[None], b[None])
+        gemmtune.bmm(a[None].expand(2, 5, 7), b[None].expand(2, 7, 3))
+
     def legacy_tf32_getter():
         raise RuntimeError("as torch's legacy TF32 getter refuses once its newer setting was used")
 
@@ -245,7 +250,7 @@ def test_repeated_mm_and_bmm_take_the_direct_path(library, monkeypatch):
     monkeypatch.setattr(calls, "_tf32_allowed", lambda: False)  # what the newer setting says
     runs = len(library.runs)
     gemmtune.mm(rand(5, 7, seed=3), rand(3, 7, seed=4).t())  # found by direct_run: still no general path
-    assert len(library.chosen) == 1 and len(library.runs) == runs + 1
+    assert len(library.chosen) == 2 and len(library.runs) == runs + 1
     calls.direct_runs.clear()
 
 
