@@ -274,7 +274,7 @@ def _library_implementation(args, precision, c_type, pa, pb, device) -> str:
 # the library's product under the plan, which they call with (a, b). Over torch.mm at 64^3 on the
 # H100's host (#46 asks for 2 us): 5.1 us through the general path, 3.2 through a lookup function
 # that returned the plan (2026-11-27); inline, with what runs stored, the call costs no Python frame
-# of ours but the lookup's (docs/python.md has this session's figures). Filled once the general path
+# of ours but the lookup's (the README's Python section has the figures). Filled once the general path
 # has checked a call (remember=True; not by the op's kernel, which never looks here), so a run found
 # is a passed check; never while recording (torch's call would not be counted; record() empties it).
 # The tensors' types in the key keep subclasses (which go through the op) out, and its last field,
