@@ -273,9 +273,10 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
         const bool pairs = (ldc & 1) == 0 &&
                            (reinterpret_cast<unsigned long long>(c_entry) & (2 * sizeof(*c_entry) - 1)) == 0;
         const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+        const bool wide = C16 && (ldc & 7) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 15) == 0;
         wgmma::store_tile<S::kMI, S::kAccRegs, BN, kCType>(
             acc, c_entry, ldc, M, N, tm * BM + row_offset + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
-            interior, pairs, alpha, beta, splits > 1);
+            interior, pairs, alpha, beta, splits > 1, wide);
       }
     }
   }

@@ -6,6 +6,9 @@
 // FP32 C only) adds alpha * acc into C with fire-and-forget reductions instead: the host scaled C by
 // beta before. A 16-bit C's split-K slices are FP32 tiles of the workspace, stored as an FP32 C with
 // alpha 1 and beta 0 (the reduction kernel applies both and rounds).
+// A 16-bit C written without reading it (beta 0) on interior tiles whose rows are aligned to 16 bytes
+// goes out 16 bytes a thread: a pair is only 4 bytes, and a warp's store of pairs fills half of each
+// 32-byte sector it touches, so C took as many store transactions as an FP32 C of twice the bytes.
 
 namespace gemmtune {
 namespace wgmma {
@@ -23,11 +26,55 @@ struct OutputC<0> {
 // Accumulator layout of m64nN: warp w of the warpgroup holds rows 16w..16w+15; lane l holds rows
 // l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and 4j + {2, 3}.
 // row0, col0: this thread's first row and column in C.
+// The four lanes of each quad (lanes 4i..4i+3, q = lane % 4) hold p[0..3]; afterwards lane q holds
+// what lane t held in p[q], in p[t]: a 4 x 4 transpose in two exchanges, of 2 x 2 blocks (lanes 2
+// apart), then of elements within them (lanes 1 apart). Every lane of the warp takes part.
+__device__ __forceinline__ void transpose_quad(unsigned (&p)[4], int q) {
+  const bool upper = (q & 2) != 0;
+  unsigned x0 = __shfl_xor_sync(0xffffffffu, upper ? p[0] : p[2], 2);
+  unsigned x1 = __shfl_xor_sync(0xffffffffu, upper ? p[1] : p[3], 2);
+  if (upper) {
+    p[0] = x0, p[1] = x1;
+  } else {
+    p[2] = x0, p[3] = x1;
+  }
+  const bool odd = (q & 1) != 0;
+  x0 = __shfl_xor_sync(0xffffffffu, odd ? p[0] : p[1], 1);
+  x1 = __shfl_xor_sync(0xffffffffu, odd ? p[2] : p[3], 1);
+  if (odd) {
+    p[0] = x0, p[2] = x1;
+  } else {
+    p[1] = x0, p[3] = x1;
+  }
+}
+
+// One row of an interior tile to a 16-bit C, beta 0, 16 bytes a thread: for every four 8-column
+// groups, the quad's pairs (lane q: columns 2q, 2q + 1 of each group) are transposed so that lane q
+// holds group q's 8 columns. A warp's store then covers 64 contiguous bytes of each of its 8 rows.
+// crow: the row; col0: this thread's first column (a group's start + 2q).
+template <int ACC, int BN, int CTYPE>
+__device__ __forceinline__ void store_row_16_wide(const float (&acc)[ACC], unsigned short* __restrict__ crow,
+                                                  int col0, int h, float alpha) {
+  const int q = threadIdx.x & 3;  // the lane's place in its quad (consumer warpgroups start at multiples of 128)
+#pragma unroll
+  for (int g = 0; g < BN / 32; ++g) {
+    unsigned p[4];
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+      const int j = 4 * g + t;
+      p[t] = c16::round_pair_to_16<CTYPE == 1>(alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
+    }
+    transpose_quad(p, q);
+    *reinterpret_cast<uint4*>(crow + col0 - 2 * q + 8 * (4 * g + q)) = make_uint4(p[0], p[1], p[2], p[3]);
+  }
+}
+
+// wide: a 16-bit C whose rows start 16-byte aligned (ldc a multiple of 8, C aligned to 16 bytes).
 template <int MI, int ACC, int BN, int CTYPE>
 __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
                                            typename OutputC<CTYPE>::Elem* __restrict__ C, int ldc, int M,
                                            int N, int row0, int col0, bool interior, bool pairs, float alpha,
-                                           float beta, bool add) {
+                                           float beta, bool add, bool wide = false) {
   const bool read_c = !add && beta != 0.0f;
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -36,6 +83,12 @@ __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
       const int row = row0 + mi * 64 + 8 * h;
       if (!interior && row >= M) continue;
       typename OutputC<CTYPE>::Elem* crow = C + static_cast<long long>(row) * ldc;
+      if constexpr (CTYPE != 0 && BN % 32 == 0) {
+        if (interior && wide && !read_c) {  // uniform over the warpgroup, as the shuffles need
+          store_row_16_wide<ACC, BN, CTYPE>(acc[mi], crow, col0, h, alpha);
+          continue;
+        }
+      }
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
         const int col = col0 + 8 * j;

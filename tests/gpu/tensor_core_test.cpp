@@ -507,7 +507,8 @@ TEST(Wgmma, EveryPrecisionAndLayoutAtEdgeSizes) {
 // A 16-bit C (c16) from the Hopper family, bf16 and fp16, K-major and MN-major: one consumer and two,
 // a cluster pair (its tile past N stores nothing), split-K in 3 slices (through the workspace and the
 // reduction kernel; K = 0 and short K leave slices empty, which store zeros), partial tiles, odd N,
-// batches with and without a shared B.
+// batches with and without a shared B, and interior tiles of rows 16-byte aligned, which store 16
+// bytes a thread where beta is 0 (300 x 520, and 256 x 264 in batches of 2).
 TEST(Wgmma, SixteenBitC) {
   GEMMTUNE_REQUIRE_GPU();
   const DeviceProfile device = query_device(0);
@@ -534,6 +535,7 @@ TEST(Wgmma, SixteenBitC) {
              {Problem{1, 1, 1}, Problem{17, 33, 9}, Problem{127, 129, 131}, Problem{300, 520, 200}})
           run(s, 1, false, Input::plain);
         run(Problem{257, 130, 72}, 2, false, Input::plain);
+        run(Problem{256, 264, 72}, 2, false, Input::plain);
         run(Problem{40, 50, 0}, 2, false, Input::plain);
         run(Problem{96, 64, 1000}, 4, false, Input::plain);
         run(Problem{80, 96, 72}, 3, true, Input::plain);
