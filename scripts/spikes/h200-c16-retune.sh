@@ -21,7 +21,7 @@ c16_library() {  # NAME PRECISION SETS [--layout L]
 measure() {  # WHEN
   c16_library $1-bf16 bf16 tuned,llm; c16_library $1-bf16-nt bf16 llm --layout nt; c16_library $1-fp16 fp16 tuned,llm
 }
-measure before
+[ "${MEASURE_BEFORE:-1}" = 1 ] && measure before
 nt() { local s="" x; for x in ${1//,/ }; do s=$s${s:+,}$x:nt; done; echo $s; }
 with() { local s="" x; for x in ${1//,/ }; do s=$s${s:+,}$x:$2:c16; done; echo $s; }
 SIZES=$(with $BENCH,$LLM,$(nt $LLM) bf16),$(with $BENCH,$LLM fp16)
