@@ -264,16 +264,18 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
         float* w_entry = workspace + (static_cast<long long>(unit / units_per_slice) * batch + entry) * M * N;
         const bool pairs = (N & 1) == 0 && (reinterpret_cast<unsigned long long>(w_entry) & 7) == 0;
         const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+        const bool wide = (N & 3) == 0 && (reinterpret_cast<unsigned long long>(w_entry) & 15) == 0;
         wgmma::store_tile<S::kMI, S::kAccRegs, BN, 0>(
             acc, w_entry, N, M, N, tm * BM + row_offset + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
-            interior, pairs, 1.0f, 0.0f, false);
+            interior, pairs, 1.0f, 0.0f, false, wide);
       } else {
         typename wgmma::OutputC<kCType>::Elem* c_entry = C + static_cast<long long>(entry) * stride_c;
         // Pairs: an even ldc and C aligned to two elements.
         const bool pairs = (ldc & 1) == 0 &&
                            (reinterpret_cast<unsigned long long>(c_entry) & (2 * sizeof(*c_entry) - 1)) == 0;
         const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
-        const bool wide = C16 && (ldc & 7) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 15) == 0;
+        // Wide: rows that start 16-byte aligned (ldc a multiple of 8 16-bit or 4 FP32 elements).
+        const bool wide = (ldc & (C16 ? 7 : 3)) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 15) == 0;
         wgmma::store_tile<S::kMI, S::kAccRegs, BN, kCType>(
             acc, c_entry, ldc, M, N, tm * BM + row_offset + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
             interior, pairs, alpha, beta, splits > 1, wide);
@@ -608,9 +610,10 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       float* c_entry = C + static_cast<long long>(entry) * stride_c;
       const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 7) == 0;
       const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
+      const bool wide = (ldc & 3) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 15) == 0;
       wgmma::store_tile<1, S::kAccRegs, BN, 0>(
           acc, c_entry, ldc, M, N, tm * BM + c * 64 + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
-          interior, pairs, alpha, beta, splits > 1);
+          interior, pairs, alpha, beta, splits > 1, wide);
     }
   }
 #else

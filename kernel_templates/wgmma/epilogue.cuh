@@ -6,9 +6,11 @@
 // FP32 C only) adds alpha * acc into C with fire-and-forget reductions instead: the host scaled C by
 // beta before. A 16-bit C's split-K slices are FP32 tiles of the workspace, stored as an FP32 C with
 // alpha 1 and beta 0 (the reduction kernel applies both and rounds).
-// A 16-bit C written without reading it (beta 0) on interior tiles whose rows are aligned to 16 bytes
-// goes out 16 bytes a thread: a pair is only 4 bytes, and a warp's store of pairs fills half of each
-// 32-byte sector it touches, so C took as many store transactions as an FP32 C of twice the bytes.
+// Interior tiles whose rows are aligned to 16 bytes go out 16 bytes a thread, the quad's pairs
+// exchanged first: a 16-bit C's pair is 4 bytes, and a warp's store of pairs filled half of each
+// 32-byte sector it touched, so C took as many store transactions as an FP32 C of twice the bytes
+// (H200, 2026-11-29: 4096x4096x64 in bf16 32.4 -> 13.6 us); an FP32 C's pair is 8 bytes, and two of
+// them go out as one store (or one reduction under split-K) where there were two.
 
 namespace gemmtune {
 namespace wgmma {
@@ -69,7 +71,39 @@ __device__ __forceinline__ void store_row_16_wide(const float (&acc)[ACC], unsig
   }
 }
 
-// wide: a 16-bit C whose rows start 16-byte aligned (ldc a multiple of 8, C aligned to 16 bytes).
+// One row of an interior tile to an FP32 C, 16 bytes a thread: of two neighbouring 8-column groups
+// (64 bytes), lane q stores the 4 columns of chunk (q / 2) + 2 (q % 2): an even lane its own pair of
+// the first group and its odd neighbour's, an odd lane its even neighbour's pair of the second group
+// and its own; one exchange between neighbours. beta (read_c) and split-K's reduction (add) as in
+// store_tile.
+template <int ACC, int BN>
+__device__ __forceinline__ void store_row_32_wide(const float (&acc)[ACC], float* __restrict__ crow, int col0,
+                                                  int h, float alpha, float beta, bool read_c, bool add) {
+  const int q = threadIdx.x & 3;  // as in store_row_16_wide
+  const bool odd = (q & 1) != 0;
+  float* const base = crow + col0 - 2 * q + 4 * ((q >> 1) | ((q & 1) << 1));
+#pragma unroll
+  for (int g = 0; g < BN / 16; ++g) {
+    const int j0 = 2 * g, j1 = 2 * g + 1;
+    const float a0 = alpha * acc[4 * j0 + 2 * h], a1 = alpha * acc[4 * j0 + 2 * h + 1];
+    const float b0 = alpha * acc[4 * j1 + 2 * h], b1 = alpha * acc[4 * j1 + 2 * h + 1];
+    const float r0 = __shfl_xor_sync(0xffffffffu, odd ? a0 : b0, 1);
+    const float r1 = __shfl_xor_sync(0xffffffffu, odd ? a1 : b1, 1);
+    float4 v = odd ? make_float4(r0, r1, b0, b1) : make_float4(a0, a1, r0, r1);
+    float* p = base + 16 * g;
+    if (add) {
+      sm90::red_add_quad(p, v);
+    } else {
+      if (read_c) {
+        const float4 c = *reinterpret_cast<const float4*>(p);
+        v.x += beta * c.x, v.y += beta * c.y, v.z += beta * c.z, v.w += beta * c.w;
+      }
+      *reinterpret_cast<float4*>(p) = v;
+    }
+  }
+}
+
+// wide: C's rows start 16-byte aligned (ldc a multiple of 8, C aligned to 16 bytes).
 template <int MI, int ACC, int BN, int CTYPE>
 __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
                                            typename OutputC<CTYPE>::Elem* __restrict__ C, int ldc, int M,
@@ -86,6 +120,11 @@ __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
       if constexpr (CTYPE != 0 && BN % 32 == 0) {
         if (interior && wide && !read_c) {  // uniform over the warpgroup, as the shuffles need
           store_row_16_wide<ACC, BN, CTYPE>(acc[mi], crow, col0, h, alpha);
+          continue;
+        }
+      } else if constexpr (CTYPE == 0 && BN % 16 == 0) {
+        if (interior && wide) {
+          store_row_32_wide<ACC, BN>(acc[mi], crow, col0, h, alpha, beta, read_c, add);
           continue;
         }
       }

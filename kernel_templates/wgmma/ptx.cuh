@@ -170,6 +170,13 @@ __device__ __forceinline__ void red_add_pair(float* p, float a, float b) {
 #endif
 }
 
+__device__ __forceinline__ void red_add_quad(float* p, float4 v) {
+#if GEMMTUNE_SM90A
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+#endif
+}
+
 // Named barriers (1 to 15; 0 is __syncthreads) between warpgroups: `threads` in all take part, the
 // arriving ones go on at once, the syncing ones wait until all have come.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
