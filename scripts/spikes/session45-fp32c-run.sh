@@ -20,24 +20,7 @@ for job in 4096x4096x64:bf16:wgmma-c16-ab 1024:bf16:wgmma-c16-ab 4096x4096x64:tf
     echo "$size $which rc $? at $((SECONDS - T0)) s"
   done
 done
-python3 - "$OUT" <<'PY'
-import glob, json, sys
-def medians(which):
-    out = {}
-    for f in glob.glob(f"{sys.argv[1]}/ab-{which}/logs/*.jsonl"):
-        for line in open(f):
-            if line.strip():
-                e = json.loads(line)
-                if e.get("type") == "evaluation" and e.get("status") == "ok":
-                    out[(f"{e['m']}x{e['n']}x{e['k']}", e["name"])] = e["median_ms"] * 1e3
-    return out
-old, new = medians("old"), medians("new")
-for key in sorted(set(old) & set(new)):
-    print(f"{key[0]:16} {key[1]:44} {old[key]:9.2f} {new[key]:9.2f} {old[key] / new[key]:8.3f}")
-for shape in sorted({k[0] for k in old} & {k[0] for k in new}):
-    o = min(v for k, v in old.items() if k[0] == shape); n = min(v for k, v in new.items() if k[0] == shape)
-    print(f"best at {shape}: old {o:.2f} us, new {n:.2f} us, {o / n:.3f}x")
-PY
+python3 scripts/spikes/c16/compare_ab.py $OUT/ab-old $OUT/ab-new  # (inline when it ran)
 rm -rf $OUT/ab-old $OUT/ab-new
 mkdir -p "$OUT/results" && cp results/nvidia-*.json results/portfolio-*.json "$OUT/results/"
 source scripts/spikes/issue45-retune.sh

@@ -21,24 +21,6 @@ for size in ${SIZES//,/ }; do
     echo "$size $which rc $? at $((SECONDS - T0)) s"
   done
 done
-python3 - "$OUT" <<'PY'
-import glob, json, sys
-def medians(which):
-    out = {}
-    for f in glob.glob(f"{sys.argv[1]}/{which}/logs/*.jsonl"):
-        for line in open(f):
-            if line.strip():
-                e = json.loads(line)
-                if e.get("type") == "evaluation" and e.get("status") == "ok":
-                    out[(f"{e['m']}x{e['n']}x{e['k']}", e["name"])] = e["median_ms"] * 1e3
-    return out
-old, new = medians("old"), medians("new")
-print(f"{'shape':16} {'candidate':44} {'old us':>9} {'new us':>9} {'old/new':>8}")
-for key in sorted(set(old) & set(new)):
-    print(f"{key[0]:16} {key[1]:44} {old[key]:9.2f} {new[key]:9.2f} {old[key] / new[key]:8.3f}")
-for shape in sorted({k[0] for k in old}):
-    o = min(v for k, v in old.items() if k[0] == shape); n = min(v for k, v in new.items() if k[0] == shape)
-    print(f"best at {shape}: old {o:.2f} us, new {n:.2f} us, {o / n:.3f}x")
-PY
+python3 scripts/spikes/c16/compare_ab.py $OUT/old $OUT/new  # (inline when it ran)
 grep -A8 "^problem" $OUT/race-new.log | grep -v "^--" | cut -c1-150
 date -u +%FT%TZ
