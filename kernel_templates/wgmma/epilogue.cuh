@@ -25,9 +25,6 @@ struct OutputC<0> {
   using Elem = float;
 };
 
-// Accumulator layout of m64nN: warp w of the warpgroup holds rows 16w..16w+15; lane l holds rows
-// l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and 4j + {2, 3}.
-// row0, col0: this thread's first row and column in C.
 // The four lanes of each quad (lanes 4i..4i+3, q = lane % 4) hold p[0..3]; afterwards lane q holds
 // what lane t held in p[q], in p[t]: a 4 x 4 transpose in two exchanges, of 2 x 2 blocks (lanes 2
 // apart), then of elements within them (lanes 1 apart). Every lane of the warp takes part.
@@ -103,7 +100,10 @@ __device__ __forceinline__ void store_row_32_wide(const float (&acc)[ACC], float
   }
 }
 
-// wide: C's rows start 16-byte aligned (ldc a multiple of 8, C aligned to 16 bytes).
+// Accumulator layout of m64nN: warp w of the warpgroup holds rows 16w..16w+15; lane l holds rows
+// l/4 and l/4 + 8 of those, columns 8j + 2(l%4) + {0, 1} in registers 4j + {0, 1} and 4j + {2, 3}.
+// row0, col0: this thread's first row and column in C.
+// wide: every row of C starts 16-byte aligned (ldc a multiple of 16 bytes, C aligned to 16 bytes).
 template <int MI, int ACC, int BN, int CTYPE>
 __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
                                            typename OutputC<CTYPE>::Elem* __restrict__ C, int ldc, int M,
