@@ -10,8 +10,8 @@ set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 B=.device-build; T0=$SECONDS
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
-mkdir -p "$OUT/results" && cp results/nvidia-*.json results/portfolio-*.json "$OUT/results/"  # what the library installs
 source scripts/spikes/issue45-retune.sh
+shipped_results  # what the library installs
 SMALL=512,1024,64x4096x4096,4096x64x4096,4096x4096x64
 retune bf16 $SMALL 40; retune fp16 $SMALL 40; retune tf32 $SMALL 40
 with() { local s="" x; for x in ${1//,/ }; do s=$s${s:+,}$x:$2:c16; done; echo $s; }

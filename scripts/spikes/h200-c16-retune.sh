@@ -10,8 +10,8 @@ set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 B=.device-build; T0=$SECONDS
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
-mkdir -p "$OUT/results" && cp results/nvidia-*.json results/portfolio-*.json "$OUT/results/"  # what the library installs
 source scripts/spikes/issue45-retune.sh
+shipped_results  # what the library installs
 c16_library() {  # NAME PRECISION SETS [--layout L]
   local name=$1 p=$2 sets=$3; shift 3
   timeout 90 $B/runtime/gemmtune-heldout --results "$OUT/results" --precision $p --c16 --only $sets "$@" \

@@ -5,6 +5,7 @@
 #                          (RETUNE_BUDGET) on RETUNE_GPU (default auto), into $OUT/results, stopped
 #                          after SECONDS
 #   library P SETS SECONDS gemmtune-heldout over $OUT/results in precision P, the sets SETS
+#   shipped_results        copies the results files the library installs into $OUT/results
 #   bring_back FILE        leaves $OUT/FILE (the results) beside one tarball of everything else: the
 #                          device tool brings back only a few files
 BENCH=512,1000,1024,2048,3000,4095,4096,8192,64x4096x4096,4096x64x4096,4096x4096x64
@@ -18,6 +19,9 @@ library() {
   timeout $3 $B/runtime/gemmtune-heldout --results "$OUT/results" --precision $1 --only $2 \
     -o "$OUT/heldout-$1.json" > "$OUT/heldout-$1.log" 2>&1
   echo "heldout $1 rc $? at $((SECONDS - T0)) s"; grep -E "geometric mean" "$OUT/heldout-$1.log"
+}
+shipped_results() {
+  mkdir -p "$OUT/results" && cp results/nvidia-*.json results/portfolio-*.json "$OUT/results/"
 }
 bring_back() {
   rm -rf "$OUT/results/"*.lock "$OUT/results/logs"

@@ -22,8 +22,8 @@ for job in 4096x4096x64:bf16:wgmma-c16-ab 1024:bf16:wgmma-c16-ab 4096x4096x64:tf
 done
 python3 scripts/spikes/c16/compare_ab.py $OUT/ab-old $OUT/ab-new  # (inline when it ran)
 rm -rf $OUT/ab-old $OUT/ab-new
-mkdir -p "$OUT/results" && cp results/nvidia-*.json results/portfolio-*.json "$OUT/results/"
 source scripts/spikes/issue45-retune.sh
+shipped_results  # what the library installs
 SMALL=512,1024,64x4096x4096,4096x64x4096,4096x4096x64
 retune bf16 $SMALL 40; retune fp16 $SMALL 40; retune tf32 $SMALL 40
 library bf16 tuned 45; library tf32 tuned 45

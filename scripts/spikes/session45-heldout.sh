@@ -7,8 +7,8 @@ set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 B=.device-build; T0=$SECONDS
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u +%FT%TZ
-mkdir -p "$OUT/results" && cp results/nvidia-*.json results/portfolio-*.json "$OUT/results/"  # what the library installs
 source scripts/spikes/issue45-retune.sh
+shipped_results  # what the library installs
 library fp32 tuned,heldout 200
 library tf32 tuned,heldout 150
 library bf16 tuned,heldout 100
