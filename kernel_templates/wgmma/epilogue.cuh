@@ -10,7 +10,9 @@
 // exchanged first: a 16-bit C's pair is 4 bytes, and a warp's store of pairs filled half of each
 // 32-byte sector it touched, so C took as many store transactions as an FP32 C of twice the bytes
 // (H200, 2026-11-29: 4096x4096x64 in bf16 32.4 -> 13.6 us); an FP32 C's pair is 8 bytes, and two of
-// them go out as one store (or one reduction under split-K) where there were two.
+// them go out as one store (or one reduction under split-K) where there were two. A 16-bit C keeps
+// its pairs where beta is not 0: its sum must be rounded once, after C is added, and the exchange
+// moves values already rounded.
 
 namespace gemmtune {
 namespace wgmma {
