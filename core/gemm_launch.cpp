@@ -26,7 +26,7 @@ long long tile_count(const KernelConfig& config, int m, int n) {
 }
 
 // The wgmma launch's attributes: a programmatic dependent (as launch_on), in clusters of
-// config.cluster CTAs along x.
+// config.cluster (pairs along N) or config.cluster_k (pairs along K) CTAs along x.
 struct WgmmaLaunch {
   cudaLaunchConfig_t config = {};
   cudaLaunchAttribute attrs[2] = {};
@@ -37,7 +37,7 @@ struct WgmmaLaunch {
     config.stream = stream;
     config.attrs = attrs;
     attrs[0].id = cudaLaunchAttributeClusterDimension;
-    attrs[0].val.clusterDim.x = static_cast<unsigned>(kernel.cluster);
+    attrs[0].val.clusterDim.x = static_cast<unsigned>(kernel.cluster * kernel.cluster_k);
     attrs[0].val.clusterDim.y = attrs[0].val.clusterDim.z = 1;
     attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attrs[1].val.programmaticStreamSerializationAllowed = 1;
@@ -49,13 +49,14 @@ struct WgmmaLaunch {
 // occupancy calculator knows the shared memory and registers; for clusters, also the GPCs.
 int wgmma_resident_units(cudaKernel_t kernel, const KernelConfig& config, int sm_count) {
   const void* fn = reinterpret_cast<const void*>(kernel);
-  if (config.cluster == 1) {
+  const int cluster = config.cluster * config.cluster_k;
+  if (cluster == 1) {
     int per_sm = 0;
     GEMMTUNE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, config.threads(),
                                                                       config.dynamic_shared_bytes()));
     return std::max(1, per_sm * sm_count);
   }
-  WgmmaLaunch launch(config, dim3(static_cast<unsigned>(config.cluster)), nullptr, false);
+  WgmmaLaunch launch(config, dim3(static_cast<unsigned>(cluster)), nullptr, false);
   int clusters = 0;
   GEMMTUNE_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, fn, &launch.config));
   return std::max(1, clusters);
@@ -361,7 +362,9 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, Layout layout,
                           ((args.n + c.block_n * c.cluster - 1) / (c.block_n * c.cluster)) * args.batch * c.split_k;
   if (units > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   const long long grid_units = c.persistent ? std::min<long long>(units, resident_units_) : units;
-  if (grid_units * c.cluster > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+  // cluster_k: both CTAs of a pair take each unit.
+  const long long ctas_per_unit = c.cluster * c.cluster_k;
+  if (grid_units * ctas_per_unit > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   int m = args.m, n = args.n, k = args.k, ldc = args.ldc, batch = args.batch, group_m = c.swizzle,
       splits = c.split_k;
   float alpha = args.alpha, beta = args.beta;
@@ -370,7 +373,7 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, Layout layout,
   void* params[] = {&map_a, &map_b,    &cp,        &m,         &n,      &k,         &ldc,
                     &alpha, &beta,     &group_m,   &batch,     &stride_c, &a_batched, &b_batched,
                     &splits, &workspace};
-  WgmmaLaunch launch(c, dim3(static_cast<unsigned>(grid_units * c.cluster)), stream, programmatic_launch_);
+  WgmmaLaunch launch(c, dim3(static_cast<unsigned>(grid_units * ctas_per_unit)), stream, programmatic_launch_);
   return cudaLaunchKernelExC(&launch.config, reinterpret_cast<const void*>(gemm_), params);
 }
 

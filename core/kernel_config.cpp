@@ -22,7 +22,7 @@ auto fields(const KernelConfig& c) {
                   c.stages, c.async_copy, c.transpose_a, c.transpose_b, c.vector_width, c.min_blocks, c.fma_order,
                   c.swizzle, c.split_k, c.split_k_atomic, c.layout, c.lanes_k, c.warps_n, c.k_groups, c.unroll,
                   c.prefetch, c.precision, c.warp_m, c.warp_n, c.round_split, c.consumers, c.cluster,
-                  c.persistent, c.pretranspose, c.pingpong, c.c16);
+                  c.persistent, c.pretranspose, c.pingpong, c.c16, c.cluster_k);
 }
 
 // The skinny kernels' shared-memory sizes, as kernel_templates/skinny/*.cuh lay them out.
@@ -88,7 +88,9 @@ std::size_t KernelConfig::shared_bytes() const {
       return std::size_t(stages) * (std::size_t(block_m) + b_tiles * std::size_t(block_n)) * 128 +
              24 * std::size_t(stages) + 1024;
     }
-    return std::size_t(stages) * (std::size_t(block_m) + block_n) * 128 + 16 * std::size_t(stages) + 1024;
+    // A pair splitting K: two more barriers and the buffer CTA 1's sums land in.
+    const std::size_t k_pair = cluster_k == 2 ? 16 + std::size_t(block_m) * block_n * sizeof(float) : 0;
+    return std::size_t(stages) * (std::size_t(block_m) + block_n) * 128 + 16 * std::size_t(stages) + 1024 + k_pair;
   }
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
                                          : std::size_t(block_m) * (block_k + pad_a);
@@ -113,9 +115,10 @@ std::string KernelConfig::name() const {
                        block_k, warp_m, warp_n, stages, min_blocks, swizzle, split_k, round_split ? "_r" : "",
                        layout_suffix);
   if (family == KernelFamily::wgmma)
-    return fmt::format("wgmma_{}_{}x{}x{}_c{}{}_s{}_p{}{}{}{}{}{}", precision_name(precision), block_m, block_n,
+    return fmt::format("wgmma_{}_{}x{}x{}_c{}{}_s{}_p{}{}{}{}{}{}{}", precision_name(precision), block_m, block_n,
                        block_k, consumers, pingpong ? "pp" : "", stages, int(persistent),
-                       cluster == 1 ? "" : fmt::format("_x{}", cluster), swizzle == 1 ? "" : fmt::format("_z{}", swizzle),
+                       cluster == 1 ? "" : fmt::format("_x{}", cluster), cluster_k == 1 ? "" : fmt::format("_xk{}", cluster_k),
+                       swizzle == 1 ? "" : fmt::format("_z{}", swizzle),
                        split_k == 1 ? "" : fmt::format("_k{}", split_k), pretranspose ? "_pt" : "", layout_suffix);
   // The FMA order is named only when it is not the default, so names from before it existed stay.
   // The FMA order, B's shared layout and the operands' layout likewise.
@@ -155,9 +158,11 @@ std::string KernelConfig::name_expression(KernelPath path) const {
       return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}>", precision == Precision::tf32x3 ? 3 : 1,
                          block_m, block_n, stages, consumers, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
-    // PINGPONG defaults to 0, so the names (and cache keys) of the other kernels stay as they were.
+    // PINGPONG and CLUSTER_K default to 0 and 1, so the names (and cache keys) of the other kernels
+    // stay as they were.
+    const std::string tail = cluster_k != 1 ? fmt::format(",{},{}", int(pingpong), cluster_k) : pingpong ? ",1" : "";
     return fmt::format("gemmtune::wgmma_gemm<{},{},{},{},{},{},{},{},{}{}>", type, block_m, block_n, stages, consumers,
-                       cluster, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b, int(c16), pingpong ? ",1" : "");
+                       cluster, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b, int(c16), tail);
   }
   return fmt::format("gemmtune::sgemm<{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}>", block_m, block_n,
                      block_k, thread_m, thread_n, warp_rows, pad_a, pad_b, stages, int(async_copy), int(transpose_a),
@@ -215,6 +220,7 @@ std::optional<std::string> unused_field_error(const KernelConfig& c) {
       {"round_split", c.round_split, d.round_split, mma && c.precision == Precision::tf32x3},
       {"consumers", c.consumers, d.consumers, wgmma},
       {"cluster", c.cluster, d.cluster, wgmma},
+      {"cluster_k", c.cluster_k, d.cluster_k, wgmma},
       {"persistent", c.persistent, d.persistent, wgmma},
       {"pretranspose", c.pretranspose, d.pretranspose,
        wgmma && (c.precision == Precision::tf32 || c.precision == Precision::tf32x3)},
@@ -348,6 +354,10 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
       (c.block_m / 2) % 64 != 0)
     return fmt::format("cluster 2 with A stored k x m ({}) needs block_m a multiple of 128, not {}",
                        layout_name(c.layout), c.block_m);
+  if (!in(c.cluster_k, {1, 2})) return fmt::format("cluster_k {} not 1 or 2", c.cluster_k);
+  if (c.cluster_k == 2 && c.cluster != 1)
+    return fmt::format("cluster_k 2 with cluster {}: a cluster pairs CTAs along N or along K, not both", c.cluster);
+  if (c.cluster_k == 2 && c.pingpong) return std::string("cluster_k 2: pingpong's consumers take whole tiles in turn");
   if (!is_power_of_two(c.swizzle) || c.swizzle > 64) return fmt::format("swizzle {} not in 1..64 (power of 2)", c.swizzle);
   if (c.split_k < 1 || c.split_k > 64) return fmt::format("split_k {} not in 1..64", c.split_k);
   // wgmma::SplitShape (3xtf32, and tf32 outside nt): A's fragments in registers, one m64 block a
@@ -358,7 +368,8 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
     if (c.consumers != 2 || c.block_m != 128)
       return fmt::format("{} takes block_m 128 with 2 consumers, not {} with {}", kernel, c.block_m, c.consumers);
     if (!in(c.block_n, {64, 128})) return fmt::format("{} takes block_n 64 or 128, not {}", kernel, c.block_n);
-    if (c.cluster != 1) return fmt::format("cluster {}: {} has no clusters", c.cluster, kernel);
+    if (c.cluster != 1 || c.cluster_k != 1)
+      return fmt::format("cluster {}, cluster_k {}: {} has no clusters", c.cluster, c.cluster_k, kernel);
     if (c.pingpong) return fmt::format("pingpong: {} has its consumers share each tile", kernel);
   }
   if (c.pretranspose && c.layout == Layout::nt)
@@ -466,6 +477,7 @@ void to_json(nlohmann::json& j, const KernelConfig& c) {
     j["precision"] = precision_name(c.precision);
     j["consumers"] = c.consumers;
     j["cluster"] = c.cluster;
+    if (c.cluster_k != 1) j["cluster_k"] = c.cluster_k;  // absent in every entry from before it existed
     j["persistent"] = c.persistent;
     if (c.pretranspose) j["pretranspose"] = true;  // absent in every entry from before they existed
     if (c.pingpong) j["pingpong"] = true;
@@ -533,6 +545,7 @@ void from_json(const nlohmann::json& j, KernelConfig& c) {
   if (j.contains("round_split")) get_bool("round_split", r.round_split);
   if (j.contains("consumers")) get_int("consumers", r.consumers);  // the Hopper family's own
   if (j.contains("cluster")) get_int("cluster", r.cluster);
+  if (j.contains("cluster_k")) get_int("cluster_k", r.cluster_k);
   if (j.contains("persistent")) get_bool("persistent", r.persistent);
   if (j.contains("pretranspose")) get_bool("pretranspose", r.pretranspose);
   if (j.contains("pingpong")) get_bool("pingpong", r.pingpong);

@@ -60,7 +60,7 @@ inline bool is_skinny(KernelFamily family) {
 //     round_split (3xtf32), c16 (split-K adds atomically into an FP32 C, through the workspace into a
 //     16-bit one);
 //   wgmma: precision, block_m, block_n, block_k (one 128-byte swizzle row: 64 halves or 32 floats),
-//     stages, consumers, cluster, persistent, pretranspose (tf32, 3xtf32 outside nt), pingpong, swizzle, c16
+//     stages, consumers, cluster, cluster_k, persistent, pretranspose (tf32, 3xtf32 outside nt), pingpong, swizzle, c16
 //     (split-K as mma's);
 //   all: layout, split_k (skinny: slices reduced inside the launch).
 // sgemm and skinny_tiled compute in fp32, the precision's default.
@@ -112,6 +112,10 @@ struct KernelConfig {
   int consumers = 1;        // consumer warpgroups (each owns block_m / consumers rows of the tile, or
                             // whole tiles in turn: pingpong)
   int cluster = 1;          // CTAs per cluster: 2 pairs tiles along N, sharing A by TMA multicast
+  // 2: clusters of two CTAs on one tile, each half of its K, the halves' sums added in shared memory
+  // (distributed: CTA 1 stores into CTA 0's). Split-K's parallelism for skinny products without its
+  // kernel over C or its additions in global memory. Not with cluster 2 or pingpong.
+  int cluster_k = 1;
   bool persistent = false;  // launch-time: a grid of one CTA (cluster) per SM looping over the tiles
   // tf32 and 3xtf32 outside nt: a kernel first copies the MN-major operands K-major into the
   // workspace, and the nt kernel runs on the copies: for tf32 the TMA-fed one (tf32 wgmma reads

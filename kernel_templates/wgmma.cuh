@@ -26,6 +26,9 @@
 // - CLUSTER = 2: the pair's CTAs share their A tile: each loads half of its rows (the host's A map
 //   has boxes of BM / 2 rows) and the TMA multicasts it into both; a stage is free only when both
 //   CTAs' consumers are done with it. A pair's second tile past N computes on zeros, stores nothing;
+// - CLUSTER_K = 2: the pair's CTAs take the same tile, each half of its k tiles; CTA 1 stores its
+//   sums into a buffer in CTA 0's shared memory (st.shared::cluster) and CTA 0 adds them before its
+//   epilogue: the reduction of split-K without the kernel over C or the additions in memory;
 // - split-K (splits > 1, a launch-time argument: the same binary): every tile is `splits` units,
 //   one a slice of its k tiles (wgmma::slice_k_tiles), walked slice by slice; each adds
 //   alpha * its partial product into C with fire-and-forget reductions, after the host's kernel
@@ -66,13 +69,17 @@ namespace gemmtune {
 // C16        0: C is FP32; 1: C holds the operands' 16-bit type (TYPE 0 bf16, 2 fp16; not tf32), raw
 //            bits, each element rounded to nearest even once from alpha * acc + beta * C in FP32
 // PINGPONG   0: the consumers share each tile; 1: they take turns, a whole tile each (see above)
+// CLUSTER_K  1, or 2: clusters of two CTAs computing the same tile, each half of its k tiles; CTA 1
+//            hands its sums to CTA 0 through distributed shared memory (BM x BN floats more shared
+//            memory), which adds them and stores the tile. Skinny products fill the GPU this way
+//            with no kernel over C first and no reductions in global memory (split-K's cost)
 // Arguments: the tensor maps of A (3-D: K, M, batch entries) and B (K, N, entries); a_batched /
 // b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry);
 // splits, K's slices (1: none; more: with an FP32 C, C already scaled by beta and each slice adds into
 // it; with a 16-bit C, slice z stores its raw sums to workspace[z][entry][M][N], FP32, entries =
 // batch, every element inside M x N, for the host's reduction kernel). workspace: unused otherwise.
 template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B, int C16,
-          int PINGPONG = 0>
+          int PINGPONG = 0, int CLUSTER_K = 1>
 __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, PINGPONG>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                typename wgmma::OutputC<C16 ? (TYPE == 0 ? 1 : 2) : 0>::Elem* __restrict__ C, int M, int N,
@@ -86,6 +93,9 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
   using Mma = wgmma::Mma<TYPE, BN, kMnA, kMnB>;
   static_assert(TYPE != 1 || (!kMnA && !kMnB), "tf32 wgmma reads K-major operands only (layout nt)");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs along N");
+  static_assert(CLUSTER_K == 1 || (CLUSTER_K == 2 && CLUSTER == 1 && !PINGPONG),
+                "a pair splitting K: CLUSTER_K 2, not with a pair along N or consumers in turn");
+  constexpr int kClusterCtas = CLUSTER * CLUSTER_K;
   static_assert(CLUSTER == 1 || (BM / 2) % 8 == 0, "half of A's tile: whole 8-row swizzle groups");
   static_assert(CLUSTER == 1 || !kMnA || (BM / 2) % 64 == 0, "half of an MN-major A's tile: whole 64-row boxes");
   extern __shared__ unsigned char smem_raw[];
@@ -95,6 +105,11 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
   const unsigned smem_b = base + STAGES * S::kTileABytes;
   const unsigned full_bar = smem_b + STAGES * S::kTileBBytes;
   const unsigned empty_bar = full_bar + 8 * STAGES;
+  // CLUSTER_K 2: CTA 1 of the pair stores its sums into CTA 0's buffer (BM x BN floats, each consumer
+  // thread's in turn, 16 bytes at a time) and arrives on CTA 0's "reduce_full"; CTA 0 adds them,
+  // then arrives on CTA 1's "reduce_free" before the buffer takes the next tile's.
+  const unsigned reduce_full = empty_bar + 8 * STAGES, reduce_free = reduce_full + 8;
+  const unsigned reduce_buffer = reduce_full + 16;
 
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
@@ -103,16 +118,26 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
   const int units_per_entry = units_m * units_n;
   const int units_per_slice = units_per_entry * batch;
   const int num_units = units_per_slice * splits;
-  const int unit0 = blockIdx.x / CLUSTER;
-  const int unit_step = gridDim.x / CLUSTER;
-  const unsigned rank = CLUSTER == 1 ? 0 : sm90::cluster_rank();
+  const int unit0 = blockIdx.x / kClusterCtas;
+  const int unit_step = gridDim.x / kClusterCtas;
+  const unsigned rank = CLUSTER == 1 ? 0 : sm90::cluster_rank();      // along N
+  const unsigned k_rank = CLUSTER_K == 1 ? 0 : sm90::cluster_rank();  // which half of K
   const int k_tiles = (K + S::kBK - 1) / S::kBK;
   const int wg = threadIdx.x / 128;
   // Unit -> K slice (its k tiles [kb, ke)), batch entry and tile; CTA `rank` of a pair takes its
-  // tile 2 * pair + rank along N.
-  auto locate = [&](int unit, int& entry, int& tm, int& tn, int& kb, int& ke) {
+  // tile 2 * pair + rank along N. CLUSTER_K 2: CTA k_rank of the pair takes that half of the
+  // slice's k tiles (the first the larger), and unit_has_k says whether the slice has any.
+  auto locate = [&](int unit, int& entry, int& tm, int& tn, int& kb, int& ke, bool& unit_has_k) {
     const int slice = unit / units_per_slice;
     wgmma::slice_k_tiles(k_tiles, slice, splits, kb, ke);
+    unit_has_k = ke > kb;
+    if constexpr (CLUSTER_K == 2) {
+      const int mid = kb + (ke - kb + 1) / 2;
+      if (k_rank == 0)
+        ke = mid;
+      else
+        kb = mid;
+    }
     unit -= slice * units_per_slice;
     entry = unit / units_per_entry;
     wgmma::unit_coords(unit - entry * units_per_entry, units_m, units_n, group_m, tm, tn);
@@ -126,13 +151,17 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
       // that reads this stage's shared A
       sm90::mbar_init(empty_bar + 8 * s, (PINGPONG ? 1 : CONSUMERS) * 4 * CLUSTER);
     }
+    if constexpr (CLUSTER_K == 2) {  // every consumer thread of the other CTA arrives
+      sm90::mbar_init(reduce_full, CONSUMERS * 128);
+      sm90::mbar_init(reduce_free, CONSUMERS * 128);
+    }
     sm90::mbar_init_fence();
     if (k_tiles > 0) {  // K = 0: the host encoded no maps
       sm90::tma_prefetch_map(&tma_a);
       sm90::tma_prefetch_map(&tma_b);
     }
   }
-  if constexpr (CLUSTER > 1)
+  if constexpr (kClusterCtas > 1)
     sm90::cluster_sync();
   else
     __syncthreads();
@@ -146,7 +175,8 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
       unsigned phase = 0;
       for (int unit = unit0; unit < num_units; unit += unit_step) {
         int entry, tm, tn, kb, ke;
-        locate(unit, entry, tm, tn, kb, ke);
+        bool unit_has_k;
+        locate(unit, entry, tm, tn, kb, ke, unit_has_k);
         const int za = a_batched ? entry : 0, zb = b_batched ? entry : 0;
         for (int kt = kb; kt < ke; ++kt) {
           sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
@@ -207,9 +237,11 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
     };
     // Pingpong: this consumer's rows are the whole tile, and the first of them row 0.
     const int row_offset = PINGPONG ? 0 : c * S::kWgM;
+    int handoffs = 0;  // CLUSTER_K 2: tiles whose sums went from CTA 1 to CTA 0 so far
     for (int unit = unit0, local = 0; unit < num_units; unit += unit_step, ++local) {
       int entry, tm, tn, kb, ke;
-      locate(unit, entry, tm, tn, kb, ke);
+      bool unit_has_k;
+      locate(unit, entry, tm, tn, kb, ke, unit_has_k);
       if (PINGPONG && local % CONSUMERS != c) {  // another consumer's tile: step over its stages
         s += ke - kb;
         phase ^= (s / STAGES) & 1;
@@ -252,7 +284,45 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
 #pragma unroll
       for (int mi = 0; mi < S::kMI; ++mi) sm90::fence_registers(acc[mi]);
       if (ke > kb && lane == 0) release(prev);
-      if (ke == kb) {  // K = 0 (or a slice without k tiles): no wgmma wrote the accumulators
+      if constexpr (CLUSTER_K == 2) {
+        if (!unit_has_k && k_rank == 1) continue;  // CTA 0 alone stores a tile without k tiles
+        if (unit_has_k) {
+          if (ke == kb) {  // this half had no k tile (a slice of one): it hands over zeros
+#pragma unroll
+            for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+              for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] = 0.f;
+          }
+          // Consumer thread ct's 16-byte pieces lie kConsumerThreads * 16 bytes apart, so a warp's
+          // stores and loads cover whole rows of the banks.
+          constexpr int kConsumerThreads = CONSUMERS * 128;
+          const unsigned mine = reduce_buffer + 16u * (c * 128 + t);
+          if (k_rank == 1) {
+            if (handoffs > 0) sm90::mbar_wait_cluster_acquire(reduce_free, (handoffs - 1) & 1);
+#pragma unroll
+            for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+              for (int q = 0; q < S::kAccRegs / 4; ++q)
+                sm90::st_cluster_quad(mine + 16u * kConsumerThreads * (mi * S::kAccRegs / 4 + q), 0, acc[mi][4 * q],
+                                      acc[mi][4 * q + 1], acc[mi][4 * q + 2], acc[mi][4 * q + 3]);
+            sm90::mbar_arrive_cluster_release(reduce_full, 0);
+            ++handoffs;
+            continue;
+          }
+          sm90::mbar_wait_cluster_acquire(reduce_full, handoffs & 1);
+#pragma unroll
+          for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+            for (int q = 0; q < S::kAccRegs / 4; ++q) {
+              const float4 v = sm90::ld_shared_quad(mine + 16u * kConsumerThreads * (mi * S::kAccRegs / 4 + q));
+              acc[mi][4 * q] += v.x, acc[mi][4 * q + 1] += v.y, acc[mi][4 * q + 2] += v.z, acc[mi][4 * q + 3] += v.w;
+            }
+          sm90::mbar_arrive_cluster_release(reduce_free, 1);
+          ++handoffs;
+        }
+      }
+      // K = 0, or a slice without k tiles (CLUSTER_K 2: the pair's slice): no wgmma wrote the sums.
+      if (CLUSTER_K == 2 ? !unit_has_k : ke == kb) {
         if (splits > 1 && !C16) continue;  // nothing to add (a 16-bit C's slice stores its zeros)
 #pragma unroll
         for (int mi = 0; mi < S::kMI; ++mi)
@@ -282,9 +352,9 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
       }
     }
   }
-  // No CTA of a cluster may exit while the other can still multicast into it or arrive on its
-  // barriers.
-  if constexpr (CLUSTER > 1) sm90::cluster_sync();
+  // No CTA of a cluster may exit while the other can still multicast into it, store into its
+  // buffer or arrive on its barriers.
+  if constexpr (kClusterCtas > 1) sm90::cluster_sync();
 #else
   __trap();
 #endif

@@ -132,6 +132,54 @@ __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) 
 #endif
 }
 
+// A pair splitting a tile's K (CLUSTER_K 2) hands one CTA's accumulators to the other through
+// distributed shared memory: 16 bytes stored at the same offset in CTA `cta`; then an arrival on
+// its mbarrier that releases those stores at cluster scope, and a wait that acquires them.
+__device__ __forceinline__ void st_cluster_quad(unsigned addr, unsigned cta, float a, float b, float c, float d) {
+#if GEMMTUNE_SM90A
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "st.shared::cluster.v4.f32 [remote], {%2, %3, %4, %5};\n}\n" ::"r"(addr),
+      "r"(cta), "f"(a), "f"(b), "f"(c), "f"(d)
+      : "memory");
+#endif
+}
+
+__device__ __forceinline__ void mbar_arrive_cluster_release(unsigned bar, unsigned cta) {
+#if GEMMTUNE_SM90A
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+#endif
+}
+
+__device__ __forceinline__ void mbar_wait_cluster_acquire(unsigned bar, unsigned parity) {
+#if GEMMTUNE_SM90A
+  unsigned done;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+#endif
+}
+
+__device__ __forceinline__ float4 ld_shared_quad(unsigned addr) {
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+#if GEMMTUNE_SM90A
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+#endif
+  return v;
+}
+
 // tma_load_2d, written to the same shared-memory offset of every CTA in cta_mask, each completing
 // on its own mbarrier at offset bar.
 __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map, int x, int y, unsigned bar,

@@ -414,7 +414,8 @@ KernelConfig hopper(Precision precision, int bm, int bn, int consumers, int stag
 
 // Configs covering the family for p in layout: each kind of tile, persistent launches and not,
 // clusters where the kernel has them, stages that fit (a staged B takes one more tile a stage),
-// split-K in 3 slices (uneven, and empty where K has fewer than 3 k tiles).
+// split-K in 3 slices (uneven, and empty where K has fewer than 3 k tiles), K halved in a cluster
+// pair (a half empty where K is one k tile).
 std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
   KernelConfig probe = hopper(p, 128, 128, 2, 3, 1, true);
   probe.layout = layout;
@@ -428,6 +429,13 @@ std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
   }
   configs.push_back(configs.front());
   configs.back().split_k = 3;
+  if (!wgmma_a_in_registers(probe)) {  // K halved in a cluster pair, also with split-K's slices
+    for (KernelConfig c : {hopper(p, 64, 64, 1, 8, 1, true), hopper(p, 128, 128, 2, 4, 1, false)}) {
+      c.cluster_k = 2;
+      configs.push_back(c);
+    }
+    configs.back().split_k = 3;
+  }
   if (!wgmma_a_in_registers(probe) || p == Precision::tf32) {  // consumers in turn, whole tiles each
     for (KernelConfig c : {hopper(p, 128, 128, 2, 5, 2, true), hopper(p, 64, 256, 2, 4, 1, true),
                            hopper(p, 64, 128, 3, 6, 1, false)}) {
@@ -499,6 +507,8 @@ TEST(Wgmma, EveryPrecisionAndLayoutAtEdgeSizes) {
         run(Problem{33, 40, 48}, 1, false, Input::nan_in_a);
         run(Problem{33, 40, 48}, 1, false, Input::inf_in_a);
         run(Problem{70, 75, 136}, 1, false, Input::wide_range);
+        // More tiles than pairs fit the GPU at once: persistent pairs hand over sums again and again.
+        if (c.cluster_k == 2) run(Problem{520, 1030, 200}, 2, false, Input::plain);
       }
     }
   }
@@ -506,7 +516,8 @@ TEST(Wgmma, EveryPrecisionAndLayoutAtEdgeSizes) {
 
 // A 16-bit C (c16) from the Hopper family, bf16 and fp16, K-major and MN-major: one consumer and two,
 // a cluster pair (its tile past N stores nothing), split-K in 3 slices (through the workspace and the
-// reduction kernel; K = 0 and short K leave slices empty, which store zeros), partial tiles, odd N,
+// reduction kernel; K = 0 and short K leave slices empty, which store zeros), K halved in a cluster
+// pair (alone and within split-K's slices), partial tiles, odd N,
 // batches with and without a shared B, and interior tiles of rows 16-byte aligned, which store 16
 // bytes a thread where beta is 0 (300 x 520, and 256 x 264 in batches of 2).
 TEST(Wgmma, SixteenBitC) {
@@ -522,6 +533,10 @@ TEST(Wgmma, SixteenBitC) {
                                            hopper(p, 128, 128, 2, 4, 2, true)};
       configs.push_back(configs[1]);
       configs.back().split_k = 3;
+      configs.push_back(hopper(p, 64, 64, 1, 8, 1, true));  // K halved in a cluster pair
+      configs.back().cluster_k = 2;
+      configs.push_back(configs[1]);  // and with split-K's slices, through the workspace
+      configs.back().cluster_k = 2, configs.back().split_k = 3;
       for (KernelConfig& c : configs) {
         c.layout = layout;
         c.c16 = true;

@@ -278,6 +278,17 @@ TEST(KernelConfig, WgmmaIsNamedSizedAndRoundTrips) {
   EXPECT_FALSE(c.same_binary(other));
   EXPECT_EQ(other.name(), "wgmma_bf16_128x256x64_c2_s4_p0_x2_z8_nt");
   EXPECT_EQ(nlohmann::json(other).get<KernelConfig>(), other);
+  EXPECT_FALSE(nlohmann::json(c).contains("cluster_k"));  // results from before it read the same
+  KernelConfig pair = wgmma(Precision::bf16, 64, 64, 1, 12);  // K split in a cluster pair
+  pair.cluster_k = 2;
+  ASSERT_EQ(config_error(pair), std::nullopt) << *config_error(pair);
+  EXPECT_EQ(pair.name(), "wgmma_bf16_64x64x64_c1_s12_p1_xk2_nt");
+  EXPECT_EQ(pair.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<0,64,64,12,1,1,0,1,0,0,2>");
+  // The buffer CTA 1's sums land in, and its two barriers.
+  EXPECT_EQ(pair.dynamic_shared_bytes(), 12u * 128 * 128 + 12 * 16 + 1024 + 16 + 64 * 64 * 4);
+  EXPECT_FALSE(pair.same_binary(wgmma(Precision::bf16, 64, 64, 1, 12)));
+  EXPECT_EQ(nlohmann::json(pair)["cluster_k"], 2);
+  EXPECT_EQ(nlohmann::json(pair).get<KernelConfig>(), pair);
   const KernelConfig tf32 = wgmma(Precision::tf32, 256, 128, 2, 3);
   EXPECT_EQ(config_error(tf32), std::nullopt);
   EXPECT_EQ(tf32.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm<1,256,128,3,2,1,0,1,0>");
@@ -343,6 +354,12 @@ TEST(KernelConfig, WgmmaRules) {
   rejects(bad, "block_n");
   bad = c, bad.cluster = 4;
   rejects(bad, "cluster");
+  bad = c, bad.cluster_k = 4;
+  rejects(bad, "cluster_k 4");
+  bad = c, bad.cluster_k = 2, bad.cluster = 2;  // one pair a cluster
+  rejects(bad, "along N or along K");
+  bad = c, bad.block_n = 128, bad.cluster_k = 2, bad.pingpong = true;
+  rejects(bad, "pingpong");
   KernelConfig split = c;  // split-K: launch-time, the same binary; named when on
   split.split_k = 4;
   EXPECT_EQ(config_error(split), std::nullopt);

@@ -26,7 +26,7 @@ const std::vector<std::string> kParameters = {
     "pad_a",     "pad_b",      "stages",      "async_copy",     "transpose_a", "vector_width", "min_blocks",
     "fma_order", "swizzle",    "split_k",     "split_k_atomic", "transpose_b", "lanes_k",      "warps_n",
     "k_groups",  "unroll",     "prefetch",    "warp_m",         "warp_n",      "round_split",  "consumers",
-    "cluster",   "persistent", "pretranspose"};
+    "cluster",   "persistent", "pretranspose", "cluster_k"};
 
 // The KernelConfig member behind an int parameter; null for the bools.
 int KernelConfig::*int_field(const std::string& name) {
@@ -41,7 +41,8 @@ int KernelConfig::*int_field(const std::string& name) {
       {"lanes_k", &KernelConfig::lanes_k},       {"warps_n", &KernelConfig::warps_n},
       {"k_groups", &KernelConfig::k_groups},     {"unroll", &KernelConfig::unroll},
       {"warp_m", &KernelConfig::warp_m},         {"warp_n", &KernelConfig::warp_n},
-      {"consumers", &KernelConfig::consumers},   {"cluster", &KernelConfig::cluster}};
+      {"consumers", &KernelConfig::consumers},   {"cluster", &KernelConfig::cluster},
+      {"cluster_k", &KernelConfig::cluster_k}};
   const auto it = ints.find(name);
   return it == ints.end() ? nullptr : it->second;
 }
@@ -149,9 +150,11 @@ const std::vector<Constraint>& constraints() {
          const double covered =
              double(ceil_div(p->m, c.block_m)) * c.block_m * ceil_div(p->n, c.block_n) * c.block_n;
          if (1.0 - used / covered > s.max_tile_waste) return false;
-         if (c.split_k > 1) {
+         // K's slices, in the launch (split_k) or in a cluster (cluster_k): only where the tiles do not
+         // fill the GPU, and each slice long enough to pay.
+         if (const int slices = c.split_k * c.cluster_k; slices > 1) {
            const double tiles = double(ceil_div(p->m, c.block_m)) * ceil_div(p->n, c.block_n) * p->batch;
-           if (p->k / c.split_k < s.min_k_per_split) return false;
+           if (p->k / slices < s.min_k_per_split) return false;
            if (tiles >= s.split_k_max_waves * d.sm_count) return false;
          }
          return true;

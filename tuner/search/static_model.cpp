@@ -104,7 +104,7 @@ Prediction predict(const KernelConfig& c, const Occupancy& occ, const DeviceProf
   p.latency_factor = clamp01(warps / 8.0);
 
   const double tiles_m = std::ceil(double(s.m) / c.block_m), tiles_n = std::ceil(double(s.n) / c.block_n);
-  const double blocks = tiles_m * tiles_n * c.split_k;
+  const double blocks = tiles_m * tiles_n * c.split_k * c.cluster_k;  // a K pair is two blocks of half the work
   const double slots = std::max(1.0, double(occ.blocks_per_sm) * d.sm_count);
   p.waves = blocks / slots;
   p.wave_factor = clamp01(p.waves / std::ceil(p.waves));
