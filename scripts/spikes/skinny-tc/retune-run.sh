@@ -2,7 +2,8 @@
 # Session 46 (one H200; .device-build carried): #44's small and skinny shapes re-tuned with the
 # built-in spaces now that they offer cluster_k 2 (K halved in a cluster pair), bf16, fp16 and tf32
 # with an FP32 C and bf16 and fp16 with a 16-bit C, into a copy of the shipped results; then the
-# library over the tuned sets. Copy $OUT/nvidia-h200.json back to ship it.
+# library over the tuned sets. Copy $OUT/$RESULTS back to ship it (the GPU's results file:
+# RESULTS=nvidia-h100-80gb-hbm3.json on an H100).
 set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 B=.device-build; T0=$SECONDS
@@ -20,5 +21,6 @@ timeout 60 $B/runtime/gemmtune-heldout --results "$OUT/results" --precision bf16
   -o "$OUT/heldout-bf16-c16.json" > "$OUT/heldout-bf16-c16.log" 2>&1
 echo "library bf16 c16 rc $? at $((SECONDS - T0)) s"; grep -E "geometric mean" "$OUT/heldout-bf16-c16.log"
 date -u +%FT%TZ
-find "$OUT/results" -maxdepth 1 -name "*.json" ! -name nvidia-h200.json -delete  # copies, unchanged
-bring_back nvidia-h200.json
+RESULTS=${RESULTS:-nvidia-h200.json}
+find "$OUT/results" -maxdepth 1 -name "*.json" ! -name "$RESULTS" -delete  # copies, unchanged
+bring_back "$RESULTS"
