@@ -298,18 +298,18 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
           constexpr int kConsumerThreads = CONSUMERS * 128;
           const unsigned mine = reduce_buffer + 16u * (c * 128 + t);
           if (k_rank == 1) {
-            if (handoffs > 0) sm90::mbar_wait_cluster_acquire(reduce_free, (handoffs - 1) & 1);
+            if (handoffs > 0) sm90::mbar_wait<true>(reduce_free, (handoffs - 1) & 1);
 #pragma unroll
             for (int mi = 0; mi < S::kMI; ++mi)
 #pragma unroll
               for (int q = 0; q < S::kAccRegs / 4; ++q)
                 sm90::st_cluster_quad(mine + 16u * kConsumerThreads * (mi * S::kAccRegs / 4 + q), 0, acc[mi][4 * q],
                                       acc[mi][4 * q + 1], acc[mi][4 * q + 2], acc[mi][4 * q + 3]);
-            sm90::mbar_arrive_cluster_release(reduce_full, 0);
+            sm90::mbar_arrive_cluster<true>(reduce_full, 0);
             ++handoffs;
             continue;
           }
-          sm90::mbar_wait_cluster_acquire(reduce_full, handoffs & 1);
+          sm90::mbar_wait<true>(reduce_full, handoffs & 1);
 #pragma unroll
           for (int mi = 0; mi < S::kMI; ++mi)
 #pragma unroll
@@ -317,7 +317,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
               const float4 v = sm90::ld_shared_quad(mine + 16u * kConsumerThreads * (mi * S::kAccRegs / 4 + q));
               acc[mi][4 * q] += v.x, acc[mi][4 * q + 1] += v.y, acc[mi][4 * q + 2] += v.z, acc[mi][4 * q + 3] += v.w;
             }
-          sm90::mbar_arrive_cluster_release(reduce_free, 1);
+          sm90::mbar_arrive_cluster<true>(reduce_free, 1);
           ++handoffs;
         }
       }

@@ -1,9 +1,10 @@
 // The sm_90a PTX the Hopper family needs and CUDA C++ has no portable spelling for: mbarriers (the
 // producer/consumer hand-off), TMA tile loads (cp.async.bulk.tensor, completing on an mbarrier;
 // 3-D for strided batches, multicast for clusters), wgmma fences and groups, shared-memory matrix
-// descriptors, setmaxnreg, the dependent-launch wait, split-K's vector reductions and 3xtf32's TF32
-// rounding. Everything is guarded by __CUDA_ARCH_FEAT_SM90_ALL (defined for sm_90a only; CCCL's
-// NV_HAS_FEATURE_SM_90a is not honoured under NVRTC) and does nothing elsewhere; the kernels trap
+// descriptors, setmaxnreg, the dependent-launch wait, split-K's vector reductions, the K pair's
+// stores into the other CTA's shared memory and 3xtf32's TF32 rounding. Everything is guarded by
+// __CUDA_ARCH_FEAT_SM90_ALL (defined for sm_90a only; CCCL's NV_HAS_FEATURE_SM_90a is not honoured
+// under NVRTC) and does nothing elsewhere; the kernels trap
 // there, and the host never compiles the family for another arch (compile_arch in
 // core/kernel_config.cpp). From the spike of scripts/spikes/hopper/ (ptx_sm90.cuh; NOTES.md has the
 // measurements).
@@ -60,16 +61,26 @@ __device__ __forceinline__ void mbar_arrive(unsigned bar) {
 
 // Waits until the phase of the given parity has completed. A fresh barrier counts its (virtual)
 // preceding phase, parity 1, as completed: that is how the producer's first pass over the stages
-// goes through without waiting.
+// goes through without waiting. CLUSTER_ACQUIRE: the wait acquires at cluster scope what another
+// CTA's arrival released (the K pair's sums in distributed shared memory).
+template <bool CLUSTER_ACQUIRE = false>
 __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
 #if GEMMTUNE_SM90A
   unsigned done;
   do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
+    if constexpr (CLUSTER_ACQUIRE)
+      asm volatile(
+          "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+          "selp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(bar), "r"(parity)
+          : "memory");
+    else
+      asm volatile(
+          "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(bar), "r"(parity)
+          : "memory");
   } while (!done);
 #endif
 }
@@ -121,20 +132,29 @@ __device__ __forceinline__ void cluster_sync() {
 #endif
 }
 
-// Arrive on the mbarrier at the same offset in CTA `cta` of the cluster.
+// Arrive on the mbarrier at the same offset in CTA `cta` of the cluster; RELEASE: releasing this
+// thread's earlier shared-memory accesses to that CTA at cluster scope.
+template <bool RELEASE = false>
 __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
 #if GEMMTUNE_SM90A
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(cta)
-      : "memory");
+  if constexpr (RELEASE)
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(cta)
+        : "memory");
+  else
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(cta)
+        : "memory");
 #endif
 }
 
 // A pair splitting a tile's K (CLUSTER_K 2) hands one CTA's accumulators to the other through
 // distributed shared memory: 16 bytes stored at the same offset in CTA `cta`; then an arrival on
-// its mbarrier that releases those stores at cluster scope, and a wait that acquires them.
+// its mbarrier that releases those stores (mbar_arrive_cluster<true>), and mbar_wait<true> acquires them.
 __device__ __forceinline__ void st_cluster_quad(unsigned addr, unsigned cta, float a, float b, float c, float d) {
 #if GEMMTUNE_SM90A
   asm volatile(
@@ -142,30 +162,6 @@ __device__ __forceinline__ void st_cluster_quad(unsigned addr, unsigned cta, flo
       "st.shared::cluster.v4.f32 [remote], {%2, %3, %4, %5};\n}\n" ::"r"(addr),
       "r"(cta), "f"(a), "f"(b), "f"(c), "f"(d)
       : "memory");
-#endif
-}
-
-__device__ __forceinline__ void mbar_arrive_cluster_release(unsigned bar, unsigned cta) {
-#if GEMMTUNE_SM90A
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(cta)
-      : "memory");
-#endif
-}
-
-__device__ __forceinline__ void mbar_wait_cluster_acquire(unsigned bar, unsigned parity) {
-#if GEMMTUNE_SM90A
-  unsigned done;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
 #endif
 }
 
