@@ -81,15 +81,15 @@ std::size_t KernelConfig::shared_bytes() const {
     return std::size_t(stages) * (std::size_t(block_m) * block_k + std::size_t(block_k) * block_n) *
            std::size_t(operand_bytes(precision));
   if (family == KernelFamily::wgmma) {  // kernel_templates/wgmma/shape.cuh: 128-byte rows, barriers, alignment slack
-    // A pair splitting K (wgmma/k_pair.cuh): two more barriers and the buffer CTA 1's sums land in.
-    const std::size_t k_pair = cluster_k == 2 ? 16 + std::size_t(block_m) * block_n * sizeof(float) : 0;
     if (wgmma_a_in_registers(*this)) {  // wgmma::SplitShape: a third barrier a stage
       // B, then 3xtf32's small parts, then B K-major where B stored k x n lands in a staging tile
       // (not on pretranspose's copies, which the nt kernel reads).
       const std::size_t b_tiles = 1 + (precision == Precision::tf32x3) + (!op_b_transposed(layout) && !pretranspose);
       return std::size_t(stages) * (std::size_t(block_m) + b_tiles * std::size_t(block_n)) * 128 +
-             24 * std::size_t(stages) + 1024 + k_pair;
+             24 * std::size_t(stages) + 1024;
     }
+    // A pair splitting K: two more barriers and the buffer CTA 1's sums land in.
+    const std::size_t k_pair = cluster_k == 2 ? 16 + std::size_t(block_m) * block_n * sizeof(float) : 0;
     return std::size_t(stages) * (std::size_t(block_m) + block_n) * 128 + 16 * std::size_t(stages) + 1024 + k_pair;
   }
   const std::size_t tile_a = transpose_a ? std::size_t(block_k) * (block_m + pad_a)
@@ -155,9 +155,8 @@ std::string KernelConfig::name_expression(KernelPath path) const {
     // kernel (PASSES 3 or 1). Only the whole-vector path exists (check_path).
     // pretranspose: the GEMM reads K-major copies, so it is the nt kernel whatever the layout.
     if (wgmma_a_in_registers(*this))
-      return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}{}>", precision == Precision::tf32x3 ? 3 : 1,
-                         block_m, block_n, stages, consumers, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b,
-                         cluster_k == 1 ? "" : fmt::format(",{}", cluster_k));
+      return fmt::format("gemmtune::wgmma_gemm_tf32x<{},{},{},{},{},{},{}>", precision == Precision::tf32x3 ? 3 : 1,
+                         block_m, block_n, stages, consumers, pretranspose ? 0 : op_a, pretranspose ? 1 : op_b);
     const int type = precision == Precision::bf16 ? 0 : precision == Precision::tf32 ? 1 : 2;
     // PINGPONG and CLUSTER_K default to 0 and 1, so the names (and cache keys) of the other kernels
     // stay as they were.
@@ -369,7 +368,8 @@ std::optional<std::string> wgmma_config_error(const KernelConfig& c) {
     if (c.consumers != 2 || c.block_m != 128)
       return fmt::format("{} takes block_m 128 with 2 consumers, not {} with {}", kernel, c.block_m, c.consumers);
     if (!in(c.block_n, {64, 128})) return fmt::format("{} takes block_n 64 or 128, not {}", kernel, c.block_n);
-    if (c.cluster != 1) return fmt::format("cluster {}: {} shares no A tiles", c.cluster, kernel);
+    if (c.cluster != 1 || c.cluster_k != 1)
+      return fmt::format("cluster {}, cluster_k {}: {} has no clusters", c.cluster, c.cluster_k, kernel);
     if (c.pingpong) return fmt::format("pingpong: {} has its consumers share each tile", kernel);
   }
   if (c.pretranspose && c.layout == Layout::nt)

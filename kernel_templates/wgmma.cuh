@@ -51,7 +51,6 @@
 #include "wgmma/ptx.cuh"
 #include "wgmma/mma_ops.cuh"
 #include "wgmma/shape.cuh"
-#include "wgmma/k_pair.cuh"
 #include "wgmma/epilogue.cuh"
 #include "wgmma/transpose.cuh"
 // clang-format on
@@ -106,7 +105,11 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
   const unsigned smem_b = base + STAGES * S::kTileABytes;
   const unsigned full_bar = smem_b + STAGES * S::kTileBBytes;
   const unsigned empty_bar = full_bar + 8 * STAGES;
-  const unsigned k_pair_bar = empty_bar + 8 * STAGES;  // CLUSTER_K 2: wgmma/k_pair.cuh's barriers, buffer
+  // CLUSTER_K 2: CTA 1 of the pair stores its sums into CTA 0's buffer (BM x BN floats, each consumer
+  // thread's in turn, 16 bytes at a time) and arrives on CTA 0's "reduce_full"; CTA 0 adds them,
+  // then arrives on CTA 1's "reduce_free" before the buffer takes the next tile's.
+  const unsigned reduce_full = empty_bar + 8 * STAGES, reduce_free = reduce_full + 8;
+  const unsigned reduce_buffer = reduce_full + 16;
 
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
@@ -128,7 +131,13 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
     const int slice = unit / units_per_slice;
     wgmma::slice_k_tiles(k_tiles, slice, splits, kb, ke);
     unit_has_k = ke > kb;
-    if constexpr (CLUSTER_K == 2) wgmma::k_pair_half(k_rank, kb, ke);
+    if constexpr (CLUSTER_K == 2) {
+      const int mid = kb + (ke - kb + 1) / 2;
+      if (k_rank == 0)
+        ke = mid;
+      else
+        kb = mid;
+    }
     unit -= slice * units_per_slice;
     entry = unit / units_per_entry;
     wgmma::unit_coords(unit - entry * units_per_entry, units_m, units_n, group_m, tm, tn);
@@ -142,7 +151,10 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
       // that reads this stage's shared A
       sm90::mbar_init(empty_bar + 8 * s, (PINGPONG ? 1 : CONSUMERS) * 4 * CLUSTER);
     }
-    if constexpr (CLUSTER_K == 2) wgmma::k_pair_init(k_pair_bar, CONSUMERS * 128);
+    if constexpr (CLUSTER_K == 2) {  // every consumer thread of the other CTA arrives
+      sm90::mbar_init(reduce_full, CONSUMERS * 128);
+      sm90::mbar_init(reduce_free, CONSUMERS * 128);
+    }
     sm90::mbar_init_fence();
     if (k_tiles > 0) {  // K = 0: the host encoded no maps
       sm90::tma_prefetch_map(&tma_a);
@@ -281,7 +293,32 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
 #pragma unroll
               for (int i = 0; i < S::kAccRegs; ++i) acc[mi][i] = 0.f;
           }
-          if (!wgmma::k_pair_reduce<CONSUMERS * 128>(acc, k_rank, k_pair_bar, c * 128 + t, handoffs)) continue;
+          // Consumer thread ct's 16-byte pieces lie kConsumerThreads * 16 bytes apart, so a warp's
+          // stores and loads cover whole rows of the banks.
+          constexpr int kConsumerThreads = CONSUMERS * 128;
+          const unsigned mine = reduce_buffer + 16u * (c * 128 + t);
+          if (k_rank == 1) {
+            if (handoffs > 0) sm90::mbar_wait<true>(reduce_free, (handoffs - 1) & 1);
+#pragma unroll
+            for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+              for (int q = 0; q < S::kAccRegs / 4; ++q)
+                sm90::st_cluster_quad(mine + 16u * kConsumerThreads * (mi * S::kAccRegs / 4 + q), 0, acc[mi][4 * q],
+                                      acc[mi][4 * q + 1], acc[mi][4 * q + 2], acc[mi][4 * q + 3]);
+            sm90::mbar_arrive_cluster<true>(reduce_full, 0);
+            ++handoffs;
+            continue;
+          }
+          sm90::mbar_wait<true>(reduce_full, handoffs & 1);
+#pragma unroll
+          for (int mi = 0; mi < S::kMI; ++mi)
+#pragma unroll
+            for (int q = 0; q < S::kAccRegs / 4; ++q) {
+              const float4 v = sm90::ld_shared_quad(mine + 16u * kConsumerThreads * (mi * S::kAccRegs / 4 + q));
+              acc[mi][4 * q] += v.x, acc[mi][4 * q + 1] += v.y, acc[mi][4 * q + 2] += v.z, acc[mi][4 * q + 3] += v.w;
+            }
+          sm90::mbar_arrive_cluster<true>(reduce_free, 1);
+          ++handoffs;
         }
       }
       // K = 0, or a slice without k tiles (CLUSTER_K 2: the pair's slice): no wgmma wrote the sums.
@@ -344,7 +381,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
 // consumer keeps one k tile's wgmmas in flight, its A fragments in two register buffers.
 // Arguments as wgmma_gemm's; C is always FP32 (no C16), so `workspace` is never used: split-K adds
 // into C.
-template <int PASSES, int BM, int BN, int STAGES, int CONSUMERS, int OP_A, int OP_B, int CLUSTER_K = 1>
+template <int PASSES, int BM, int BN, int STAGES, int CONSUMERS, int OP_A, int OP_B>
 __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, OP_B == 0>::kThreads, 1)
     wgmma_gemm_tf32x(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                      float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta,
@@ -352,7 +389,6 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
                      float* workspace) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kStaged = OP_B == 0, kSplit = PASSES == 3;
-  static_assert(CLUSTER_K == 1 || CLUSTER_K == 2, "K in one CTA or halved in a cluster pair");
   using S = wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, kStaged>;
   using MmaRegA = wgmma::MmaRegA<BN>;
   extern __shared__ unsigned char smem_raw[];
@@ -365,7 +401,6 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
   const unsigned full_bar = base + STAGES * S::kStageBytes;
   const unsigned ready_bar = full_bar + 8 * STAGES;
   const unsigned empty_bar = ready_bar + 8 * STAGES;
-  const unsigned k_pair_bar = empty_bar + 8 * STAGES;  // CLUSTER_K 2: wgmma/k_pair.cuh's barriers, buffer
 
   const int tiles_m = (M + BM - 1) / BM;
   const int tiles_n = (N + BN - 1) / BN;
@@ -374,16 +409,10 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
   const int num_units = units_per_slice * splits;
   const int k_tiles = (K + S::kBK - 1) / S::kBK;
   const int wg = threadIdx.x / 128;
-  // CLUSTER_K 2: both CTAs of a pair take each unit, CTA k_rank half of its k tiles.
-  const int unit0 = blockIdx.x / CLUSTER_K, unit_step = gridDim.x / CLUSTER_K;
-  const unsigned k_rank = CLUSTER_K == 1 ? 0 : sm90::cluster_rank();
-  // Unit -> K slice (its k tiles [kb, ke), narrowed to this CTA's half; unit_has_k: the slice has
-  // any), batch entry and tile.
-  auto locate = [&](int unit, int& entry, int& tm, int& tn, int& kb, int& ke, bool& unit_has_k) {
+  // Unit -> K slice (its k tiles [kb, ke)), batch entry and tile.
+  auto locate = [&](int unit, int& entry, int& tm, int& tn, int& kb, int& ke) {
     const int slice = unit / units_per_slice;
     wgmma::slice_k_tiles(k_tiles, slice, splits, kb, ke);
-    unit_has_k = ke > kb;
-    if constexpr (CLUSTER_K == 2) wgmma::k_pair_half(k_rank, kb, ke);
     unit -= slice * units_per_slice;
     entry = unit / tiles_per_entry;
     wgmma::unit_coords(unit - entry * tiles_per_entry, tiles_m, tiles_n, group_m, tm, tn);
@@ -395,17 +424,13 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       sm90::mbar_init(ready_bar + 8 * s, S::kSplitters);
       sm90::mbar_init(empty_bar + 8 * s, CONSUMERS * 4);
     }
-    if constexpr (CLUSTER_K == 2) wgmma::k_pair_init(k_pair_bar, CONSUMERS * 128);
     sm90::mbar_init_fence();
     if (k_tiles > 0) {  // K = 0: the host encoded no maps
       sm90::tma_prefetch_map(&tma_a);
       sm90::tma_prefetch_map(&tma_b);
     }
   }
-  if constexpr (CLUSTER_K == 2)
-    sm90::cluster_sync();
-  else
-    __syncthreads();
+  __syncthreads();
   sm90::wait_for_previous_grid();
 
   if (wg == 0) {
@@ -414,10 +439,9 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       // Producer.
       int s = 0;
       unsigned phase = 0;
-      for (int unit = unit0; unit < num_units; unit += unit_step) {
+      for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
         int entry, tm, tn, kb, ke;
-        bool unit_has_k;
-        locate(unit, entry, tm, tn, kb, ke, unit_has_k);
+        locate(unit, entry, tm, tn, kb, ke);
         const int za = a_batched ? entry : 0, zb = b_batched ? entry : 0;
         for (int kt = kb; kt < ke; ++kt) {
           sm90::mbar_wait(empty_bar + 8 * s, phase ^ 1);
@@ -470,10 +494,9 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       unsigned phase = 0;
       // The stages this CTA's units fill: their slices' k tiles.
       int total = 0;
-      for (int unit = unit0; unit < num_units; unit += unit_step) {
-        int entry, tm, tn, kb, ke;
-        bool unit_has_k;
-        locate(unit, entry, tm, tn, kb, ke, unit_has_k);
+      for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
+        int kb, ke;
+        wgmma::slice_k_tiles(k_tiles, unit / units_per_slice, splits, kb, ke);
         total += ke - kb;
       }
       for (int it = 0; it < total; ++it) {
@@ -575,19 +598,16 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
     };
     int s = 0;
     unsigned phase = 0;
-    int handoffs = 0;  // CLUSTER_K 2: tiles whose sums went from CTA 1 to CTA 0 so far
     auto next_stage = [&] {
       if (++s == STAGES) {
         s = 0;
         phase ^= 1;
       }
     };
-    for (int unit = unit0; unit < num_units; unit += unit_step) {
+    for (int unit = blockIdx.x; unit < num_units; unit += gridDim.x) {
       int entry, tm, tn, kb, ke;
-      bool unit_has_k;
-      locate(unit, entry, tm, tn, kb, ke, unit_has_k);
-      if (splits > 1 && !unit_has_k) continue;  // a slice without k tiles: nothing to add
-      if (CLUSTER_K == 2 && !unit_has_k && k_rank == 1) continue;  // K = 0: CTA 0 alone stores beta * C
+      locate(unit, entry, tm, tn, kb, ke);
+      if (splits > 1 && ke == kb) continue;  // a slice without k tiles: nothing to add
       if constexpr (kSplit) {
         float part[S::kAccRegs];
         Fragments abig, asml;
@@ -652,14 +672,11 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
           keep_alive(a0);
           keep_alive(a1);
           if (lane == 0) sm90::mbar_arrive(empty_bar + 8 * prev);
-        } else {  // K = 0, or this half of a pair had no k tile: no wgmma wrote the accumulators
+        } else {  // K = 0: no wgmma wrote the accumulators
 #pragma unroll
           for (int i = 0; i < S::kAccRegs; ++i) acc[0][i] = 0.f;
         }
       }
-      if constexpr (CLUSTER_K == 2)
-        if (unit_has_k && !wgmma::k_pair_reduce<CONSUMERS * 128>(acc, k_rank, k_pair_bar, c * 128 + t, handoffs))
-          continue;  // CTA 1 handed its sums over
       float* c_entry = C + static_cast<long long>(entry) * stride_c;
       const bool pairs = (ldc & 1) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 7) == 0;
       const bool interior = pairs && tm * BM + BM <= M && tn * BN + BN <= N;
@@ -669,9 +686,6 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
           interior, pairs, alpha, beta, splits > 1, wide);
     }
   }
-  // CLUSTER_K 2: no CTA may exit while the other can still store into its buffer or arrive on its
-  // barriers.
-  if constexpr (CLUSTER_K == 2) sm90::cluster_sync();
 #else
   __trap();
 #endif

@@ -429,17 +429,13 @@ std::vector<KernelConfig> hopper_configs(Precision p, Layout layout) {
   }
   configs.push_back(configs.front());
   configs.back().split_k = 3;
-  // K halved in a cluster pair, also with split-K's slices (the A-in-registers kernel: a staged B
-  // takes one more tile a stage).
-  for (KernelConfig c : wgmma_a_in_registers(probe)
-                            ? std::vector<KernelConfig>{hopper(p, 128, 64, 2, op_b_transposed(layout) ? 4 : 3, 1, true),
-                                                        hopper(p, 128, 64, 2, 3, 1, false)}
-                            : std::vector<KernelConfig>{hopper(p, 64, 64, 1, 8, 1, true),
-                                                        hopper(p, 128, 128, 2, 4, 1, false)}) {
-    c.cluster_k = 2;
-    configs.push_back(c);
+  if (!wgmma_a_in_registers(probe)) {  // K halved in a cluster pair, also with split-K's slices
+    for (KernelConfig c : {hopper(p, 64, 64, 1, 8, 1, true), hopper(p, 128, 128, 2, 4, 1, false)}) {
+      c.cluster_k = 2;
+      configs.push_back(c);
+    }
+    configs.back().split_k = 3;
   }
-  configs.back().split_k = 3;
   if (!wgmma_a_in_registers(probe) || p == Precision::tf32) {  // consumers in turn, whole tiles each
     for (KernelConfig c : {hopper(p, 128, 128, 2, 5, 2, true), hopper(p, 64, 256, 2, 4, 1, true),
                            hopper(p, 64, 128, 3, 6, 1, false)}) {

@@ -321,11 +321,6 @@ TEST(KernelConfig, WgmmaRules) {
   EXPECT_EQ(split3.name(), "wgmma_3xtf32_128x128x32_c2_s4_p1_nt");
   EXPECT_EQ(split3.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_tf32x<3,128,128,4,2,0,1>");
   EXPECT_EQ(split3.dynamic_shared_bytes(), 4u * (128 + 256) * 128 + 4 * 24 + 1024);
-  KernelConfig split3_pair = split3;  // the A-in-registers kernel halves K in a pair too
-  split3_pair.block_n = 64, split3_pair.cluster_k = 2;
-  EXPECT_EQ(config_error(split3_pair), std::nullopt);
-  EXPECT_EQ(split3_pair.name_expression(KernelPath::whole_vectors), "gemmtune::wgmma_gemm_tf32x<3,128,64,4,2,0,1,2>");
-  EXPECT_EQ(split3_pair.dynamic_shared_bytes(), 4u * (128 + 128) * 128 + 4 * 24 + 1024 + 16 + 128 * 64 * 4);
   // 3xtf32 serves every layout; B stored k x n (nn, tn) lands in a staging tile of its own.
   for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt}) {
     KernelConfig other = split3;
