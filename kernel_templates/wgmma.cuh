@@ -108,6 +108,8 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
   // CLUSTER_K 2: CTA 1 of the pair stores its sums into CTA 0's buffer (BM x BN floats, each consumer
   // thread's in turn, 16 bytes at a time) and arrives on CTA 0's "reduce_full"; CTA 0 adds them,
   // then arrives on CTA 1's "reduce_free" before the buffer takes the next tile's.
+  // The buffer's 16-byte accesses need it 16-byte aligned: the tiles are whole KB and the barriers
+  // 16 bytes a stage.
   const unsigned reduce_full = empty_bar + 8 * STAGES, reduce_free = reduce_full + 8;
   const unsigned reduce_buffer = reduce_full + 16;
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Session 46 (one H200; .device-build carried), against commit 4e2c443, reverted after it (the pair lost
 # to split-K in this kernel, and its buffer was misaligned at odd stage counts; logs/pair-3xtf32/):
-# the A-in-registers kernel (3xtf32, tf32 outside nt) with K halved in a cluster pair. An exhaustive race over wgmma-pair-3xtf32.json at the skinny shapes,
-# the two re-tuned with the built-in spaces (which now offer pairs) into a copy of the shipped results,
-# the library over 3xtf32's tuned set, then the wgmma correctness tests (pairs in every precision and
-# layout). Copy $OUT/nvidia-h200.json back to ship it.
+# the A-in-registers kernel (3xtf32, tf32 outside nt) with K halved in a cluster pair. An exhaustive
+# race over wgmma-pair-3xtf32.json at the skinny shapes, the two re-tuned with the built-in spaces
+# (which then offered pairs) into a copy of the shipped results, the library over 3xtf32's tuned set,
+# then the wgmma correctness tests. The results it brought back were not shipped.
 set -uo pipefail
 export GEMMTUNE_CACHE_DIR=/tmp/gc
 B=.device-build; D=scripts/spikes/skinny-tc; T0=$SECONDS
