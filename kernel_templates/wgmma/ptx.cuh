@@ -5,8 +5,8 @@
 // stores into the other CTA's shared memory and 3xtf32's TF32 rounding. Everything is guarded by
 // __CUDA_ARCH_FEAT_SM90_ALL (defined for sm_90a only; CCCL's NV_HAS_FEATURE_SM_90a is not honoured
 // under NVRTC) and does nothing elsewhere; the kernels trap there, and the host never compiles the
-// family for another arch (compile_arch in core/kernel_config.cpp). From the spike of scripts/spikes/hopper/ (ptx_sm90.cuh; NOTES.md has the
-// measurements).
+// family for another arch (compile_arch in core/kernel_config.cpp). From the spike of
+// scripts/spikes/hopper/ (ptx_sm90.cuh; NOTES.md has the measurements).
 
 namespace gemmtune {
 
