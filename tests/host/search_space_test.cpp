@@ -342,7 +342,8 @@ TEST(SearchSpace, DecodeRowsGetTheSmallestTensorCoreTile) {
 }
 
 // Problems of fewer tiles than SMs (64x4096x4096, 1024) get wgmma candidates, row-by-row raster
-// and split-K among them; a problem of many tiles is never split.
+// and split-K among them (and, in the K-major kernel's spaces, K halved in cluster pairs); a problem of
+// many tiles is never split.
 TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {
   const std::vector<SearchSpace> hopper = built_in_spaces(KernelFamily::wgmma);
   const DeviceProfile h100 = load_device_profile("h100");
@@ -354,10 +355,23 @@ TEST(SearchSpace, WgmmaSplitsKOnlyWhereTilesAreFew) {
                                        [](const KernelConfig& c) { return c.split_k > 1; });
       EXPECT_GT(split, 0) << few.label();
       EXPECT_LT(split, static_cast<long>(e.candidates.size())) << few.label();
-      for (const KernelConfig& c : e.candidates) EXPECT_GE(few.k / c.split_k, 256) << c.name();  // min_k_per_split
+      // K halved in a cluster pair is a split too: the K-major kernel's spaces offer it where they
+      // offer split-K (the A-in-registers kernel, 3xtf32's, has no pairs).
+      const auto pairs = std::count_if(e.candidates.begin(), e.candidates.end(),
+                                       [](const KernelConfig& c) { return c.cluster_k == 2; });
+      if (p == Precision::bf16) {
+        EXPECT_GT(pairs, 0) << few.label();
+      } else {
+        EXPECT_EQ(pairs, 0) << few.label();
+      }
+      for (const KernelConfig& c : e.candidates)  // min_k_per_split, over both kinds of slice
+        EXPECT_GE(few.k / (c.split_k * c.cluster_k), 256) << c.name();
     }
     const GemmShape many{8192, 8192, 8192, Layout::nn, 1, p};
-    for (const KernelConfig& c : enumerate(hopper, h100, &many).candidates) EXPECT_EQ(c.split_k, 1) << c.name();
+    for (const KernelConfig& c : enumerate(hopper, h100, &many).candidates) {
+      EXPECT_EQ(c.split_k, 1) << c.name();
+      EXPECT_EQ(c.cluster_k, 1) << c.name();
+    }
   }
 }
 
