@@ -70,8 +70,9 @@ namespace gemmtune {
 //            bits, each element rounded to nearest even once from alpha * acc + beta * C in FP32
 // PINGPONG   0: the consumers share each tile; 1: they take turns, a whole tile each (see above)
 // CLUSTER_K  1, or 2: clusters of two CTAs computing the same tile, each half of its k tiles; CTA 1
-//            hands its sums to CTA 0 through distributed shared memory (BM x BN floats more shared
-//            memory), which adds them and stores the tile. Skinny products fill the GPU this way
+//            hands its sums to CTA 0 through distributed shared memory (two barriers and BM x BN
+//            floats beyond Shape::kSmemBytes, as KernelConfig::shared_bytes counts them), which adds
+//            them and stores the tile. Skinny products fill the GPU this way
 //            with no kernel over C first and no reductions in global memory (split-K's cost)
 // Arguments: the tensor maps of A (3-D: K, M, batch entries) and B (K, N, entries); a_batched /
 // b_batched 0 when every entry shares the operand (a batch stride of 0: the map has one entry);
