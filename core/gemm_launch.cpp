@@ -184,7 +184,8 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
 }  // namespace
 
 bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspace) const {
-  return workspace_kind(config_) == WorkspaceKind::counters && args.beta != 1.0f && workspace != nullptr;
+  return workspace_kind(config_) == WorkspaceKind::counters && args.beta != 1.0f && args.bias == nullptr &&
+         workspace != nullptr;
 }
 
 cudaError_t LoadedKernel::launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const {
@@ -225,21 +226,24 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   const float* b = args.b;
   void* c = args.c;
   int swizzle = config_.swizzle;
+  // The bias is added once an element: by the GEMM when K is not split, else by the kernel over C.
+  const void* bias = args.bias;
+  const void* gemm_bias = splits > 1 ? nullptr : bias;
   // The split-K kernel over C (the reduction, or atomic split-K's scaling): a thread per element,
   // each looping over several when max_blocks caps the grid.
   auto launch_over_c = [&](int slices, const float* partials, bool programmatic, long long max_blocks) {
     const long long elements = static_cast<long long>(m) * n * batch;
     const dim3 grid(static_cast<unsigned>(
         std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, max_blocks)));
-    void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c};
+    void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
     return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
   };
 
-  // Atomic split-K adds into C, so C = beta * C must come first, unless beta is 1: done by each
-  // tile's first slice, which needs the workspace's counters to tell the others, or, without a
-  // workspace, by a kernel before the GEMM. The GEMM then starts as that kernel's programmatic
-  // dependent and waits for it before its first addition.
-  const bool scale_first = atomic && beta != 1.0f && !gemm_scales_c(args, workspace);
+  // Atomic split-K adds into C, so C = beta * C + bias must come first, unless beta is 1 and there is
+  // no bias: done by each tile's first slice (beta only), which needs the workspace's counters to tell
+  // the others, or, without a workspace, by a kernel before the GEMM. The GEMM then starts as that
+  // kernel's programmatic dependent and waits for it before its first addition.
+  const bool scale_first = atomic && (beta != 1.0f || bias != nullptr) && !gemm_scales_c(args, workspace);
   float* gemm_workspace = scale_first ? nullptr : workspace;
   if (scale_first) {
     // One block per SM, so the GEMM's blocks find room beside it and run their main loops while
@@ -260,8 +264,8 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
     if (err != cudaSuccess || splits == 1 || atomic) return err;
     return launch_over_c(splits, workspace, programmatic_launch_, 65535LL * 8);
   }
-  void* gemm_params[] = {&m,   &n,   &k,   &alpha,          &a,       &lda,      &b,        &ldb,
-                         &beta, &c,  &ldc, &gemm_workspace, &swizzle, &stride_a, &stride_b, &stride_c};
+  void* gemm_params[] = {&m,   &n,   &k,   &alpha,          &a,       &lda,      &b,        &ldb,       &beta,
+                         &c,   &ldc, &gemm_workspace, &swizzle, &stride_a, &stride_b, &stride_c, &gemm_bias};
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(batch), static_cast<unsigned>(splits));
   const dim3 block(static_cast<unsigned>(config_.threads()));
   cudaError_t err =
@@ -282,9 +286,10 @@ cudaError_t LoadedKernel::launch_skinny(const GemmArguments& args, float* worksp
   const float* a = args.a;
   const float* b = args.b;
   void* c = args.c;
+  const void* bias = args.bias;  // the last slice of a tile adds it, with the others' sums
   if (tiles * splits > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   void* params[] = {&m, &n, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc, &workspace, &splits,
-                    &stride_a, &stride_b, &stride_c};
+                    &stride_a, &stride_b, &stride_c, &bias};
   const dim3 grid(static_cast<unsigned>(tiles * splits), static_cast<unsigned>(args.batch));
   return launch_on(gemm_, grid, dim3(static_cast<unsigned>(config_.threads())), config_.dynamic_shared_bytes(),
                    stream, params, programmatic_launch_);
@@ -370,11 +375,37 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, Layout layout,
   float alpha = args.alpha, beta = args.beta;
   void* cp = args.c;
   long long stride_c = args.stride_c;
-  void* params[] = {&map_a, &map_b,    &cp,        &m,         &n,      &k,         &ldc,
-                    &alpha, &beta,     &group_m,   &batch,     &stride_c, &a_batched, &b_batched,
-                    &splits, &workspace};
+  // Split-K's slices get no bias: the kernel over C adds it (launch_entries).
+  const void* bias = splits > 1 ? nullptr : args.bias;
+  void* params[] = {&map_a,  &map_b,     &cp,    &m,       &n,        &k,         &ldc,
+                    &alpha,  &beta,      &group_m, &batch, &stride_c, &a_batched, &b_batched,
+                    &splits, &workspace, &bias};
   WgmmaLaunch launch(c, dim3(static_cast<unsigned>(grid_units * ctas_per_unit)), stream, programmatic_launch_);
   return cudaLaunchKernelExC(&launch.config, reinterpret_cast<const void*>(gemm_), params);
+}
+
+LoadedBiasPass::LoadedBiasPass(const CompiledKernel& reduce) {
+  GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&library_, reduce.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  if (const cudaError_t err = cudaLibraryGetKernel(&kernel_, library_, reduce.symbol.c_str()); err != cudaSuccess) {
+    cudaLibraryUnload(library_);
+    GEMMTUNE_CUDA_CHECK(err);
+  }
+}
+
+LoadedBiasPass::~LoadedBiasPass() { GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnload(library_)); }
+
+cudaError_t LoadedBiasPass::launch(const GemmArguments& args, cudaStream_t stream) const {
+  if (args.m <= 0 || args.n <= 0 || args.batch <= 0) return cudaSuccess;
+  int m = args.m, n = args.n, slices = 0, ldc = args.ldc, batch = args.batch;
+  const float* partials = nullptr;
+  float alpha = 1.0f, beta = args.beta;
+  void* c = args.c;
+  long long stride_c = args.stride_c;
+  const void* bias = args.bias;
+  const long long elements = static_cast<long long>(m) * n * batch;
+  const dim3 grid(static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8)));
+  void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
+  return launch_on(kernel_, grid, dim3(kReduceThreads), 0, stream, params, false);
 }
 
 }  // namespace gemmtune

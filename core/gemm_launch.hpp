@@ -12,11 +12,12 @@
 
 namespace gemmtune {
 
-// One GEMM call: C = alpha * op(A) * op(B) + beta * C, row-major, op(A) is m x k, op(B) is k x n, C
-// is m x n, over `batch` entries (entry i at a + i * stride_a, ...). The layout, which operands are
-// stored transposed, is the kernel's (KernelConfig::layout): A is then k x m (lda >= m), B n x k.
-// A and B hold the kernel's precision's elements, C FP32 or, for a c16 kernel, that 16-bit type;
-// leading dimensions and strides count elements.
+// One GEMM call: C = alpha * op(A) * op(B) + beta * C + bias, row-major, op(A) is m x k, op(B) is
+// k x n, C is m x n, over `batch` entries (entry i at a + i * stride_a, ...). The layout, which
+// operands are stored transposed, is the kernel's (KernelConfig::layout): A is then k x m (lda >= m),
+// B n x k. A and B hold the kernel's precision's elements, C FP32 or, for a c16 kernel, that 16-bit
+// type; leading dimensions and strides count elements. bias: n elements of C's type added to every
+// row of every entry (kernel_templates/common/bias.cuh), or null.
 struct GemmArguments {
   int m = 0, n = 0, k = 0;
   float alpha = 1.0f;
@@ -29,6 +30,7 @@ struct GemmArguments {
   int ldc = 0;
   int batch = 1;
   long long stride_a = 0, stride_b = 0, stride_c = 0;
+  const void* bias = nullptr;
 };
 
 // Batch entries one launch runs (gridDim.y's limit); launch() splits larger batches.
@@ -79,9 +81,9 @@ class LoadedKernel {
   // serve (a call that needs a less specialised binary).
   cudaError_t launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
-  // Atomic split-K must scale C by beta before adding into it. True when this call's GEMM does it
-  // itself, which needs its workspace (a counter per tile); otherwise launch() runs a kernel over C
-  // first. (The skinny kernels reduce inside the launch: never.)
+  // Atomic split-K must scale C by beta (and add the bias) before adding into it. True when this
+  // call's GEMM does it itself, which needs its workspace (a counter per tile) and no bias; otherwise
+  // launch() runs a kernel over C first. (The skinny kernels reduce inside the launch: never.)
   bool gemm_scales_c(const GemmArguments& args, const float* workspace) const;
 
   const KernelConfig& config() const { return config_; }
@@ -105,6 +107,26 @@ class LoadedKernel {
   bool programmatic_launch_ = false;  // programmatic dependent launches (sm_90+)
   int sm_count_ = 1;
   int resident_units_ = 1;  // wgmma: CTAs (clusters) resident at once, the persistent grid
+};
+
+// C = beta * C + bias over a strided batch (args' m, n, beta, c, ldc, batch, stride_c and bias):
+// splitk_reduce with no slices, of C's type. A call with a bias runs it before a GEMM that takes
+// none (cuBLAS's, cuBLASLt's algorithm as tuned), which then adds its product with beta = 1.
+class LoadedBiasPass {
+ public:
+  // reduce: KernelCompiler::reduce_kernel for C's type. Loads into the current device's context;
+  // throws CudaError.
+  explicit LoadedBiasPass(const CompiledKernel& reduce);
+  ~LoadedBiasPass();
+  LoadedBiasPass(const LoadedBiasPass&) = delete;
+  LoadedBiasPass& operator=(const LoadedBiasPass&) = delete;
+
+  // Enqueues it on stream; returns the launch status, never throws.
+  cudaError_t launch(const GemmArguments& args, cudaStream_t stream) const;
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t kernel_ = nullptr;
 };
 
 }  // namespace gemmtune

@@ -29,6 +29,7 @@
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
 #include "common/sixteen_bit_c.cuh"
+#include "common/bias.cuh"
 #include "mma/ptx.cuh"
 #include "mma/shape.cuh"
 #include "mma/copy_global_to_shared.cuh"
@@ -110,8 +111,8 @@ __device__ __forceinline__ void store_run_16(const float (&v)[RUN], unsigned sho
 //            each element rounded to nearest even once, from alpha * acc + beta * C in FP32
 // 3xtf32 accumulates each k tile's products in a second accumulator and adds it into the first once
 // a tile (ACC 2 of the spike). tf32 rounds with cvt.rna (integer rounding made its loop issue-bound).
-// Arguments are the sgemm template's: `swizzle` is the block swizzle (tile rows walked together, for
-// L2 reuse). Grid: x = tiles_m * tiles_n, y = batch entries, z = K slices.
+// Arguments are the sgemm template's, bias last (common/bias.cuh): `swizzle` is the block swizzle
+// (tile rows walked together, for L2 reuse). Grid: x = tiles_m * tiles_n, y = batch entries, z = K slices.
 // With gridDim.z > 1 and an FP32 C each slice adds alpha * (its partial product) to C atomically:
 // the host scales C by beta first (a kernel over C), and beta is ignored here; `workspace` is unused.
 // With a 16-bit C each slice stores its raw partial sums (no alpha, no beta) into its own FP32 slice
@@ -124,7 +125,8 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
     mma_gemm(int M, int N, int K, float alpha, const typename mma::Precision<MODE>::Elem* __restrict__ A,
              int lda, const typename mma::Precision<MODE>::Elem* __restrict__ B, int ldb, float beta,
              typename mma::OutputC<MODE, C16>::Elem* __restrict__ C, int ldc, float* workspace, int swizzle,
-             long long stride_a, long long stride_b, long long stride_c) {
+             long long stride_a, long long stride_b, long long stride_c,
+             const typename mma::OutputC<MODE, C16>::Elem* __restrict__ bias) {
   constexpr int ACC = MODE == 1 ? 2 : 0;
   static_assert(ROUND_SPLIT == 0 || MODE == 1, "ROUND_SPLIT applies to 3xtf32 only");
   constexpr int CVT = MODE == 1 ? (ROUND_SPLIT ? 1 : 3) : 0;
@@ -300,6 +302,11 @@ __global__ void __launch_bounds__(mma::MmaShape<MODE, BM, BN, BK, WM, WN, STAGES
           col = n0 + wn0 + q * 8 + 2 * t;
           v[0] = scale * acc[i][q][2 * h];
           v[1] = scale * acc[i][q][2 * h + 1];
+        }
+        if (!split) {  // the host gives split-K's slices no bias (common/bias.cuh)
+#pragma unroll
+          for (int w = 0; w < kRun; ++w)
+            if (col + w < N) v[w] += c16::bias_at<MODE == 2>(bias, col + w);
         }
         if constexpr (C16) {
           mma::store_run_16<MODE == 2, kRun>(v, crow, col, N, vec_ok, read_c, beta, split,

@@ -24,6 +24,7 @@
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
 #include "common/sixteen_bit_c.cuh"
+#include "common/bias.cuh"
 #include "sgemm/ptx.cuh"
 #include "sgemm/shape.cuh"
 #include "sgemm/copy_global_to_shared.cuh"
@@ -47,7 +48,7 @@ __global__ void __launch_bounds__(
     sgemm(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
           const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
           float* __restrict__ workspace, int swizzle, long long stride_a, long long stride_b,
-          long long stride_c) {
+          long long stride_c, const float* __restrict__ bias) {
   using S =
       SgemmShape<BM, BN, BK, TM, TN, WARP_ROWS, PAD_A, PAD_B, STAGES, ASYNC, TRANSPOSE_A, VEC, OP_A, OP_B, TRANSPOSE_B>;
   extern __shared__ float4 smem_raw[];  // float4: 16-byte alignment for vector accesses
@@ -173,6 +174,9 @@ __global__ void __launch_bounds__(
           const float4 c = *reinterpret_cast<const float4*>(row + gn);
           r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
         }
+        if (bias != nullptr) {  // the host gives partial and atomic slices none (common/bias.cuh)
+          r.x += bias[gn], r.y += bias[gn + 1], r.z += bias[gn + 2], r.w += bias[gn + 3];
+        }
         if (atomic) {
           detail::atomic_add_f32x4(row + gn, r);
         } else {
@@ -186,7 +190,7 @@ __global__ void __launch_bounds__(
             if (atomic) {
               detail::atomic_add_f32(row + gn + j, r);
             } else {
-              row[gn + j] = read_c ? r + beta * row[gn + j] : r;
+              row[gn + j] = (read_c ? r + beta * row[gn + j] : r) + c16::bias_at<false>(bias, gn + j);
             }
           }
         }

@@ -22,6 +22,7 @@
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
 #include "common/sixteen_bit_c.cuh"
+#include "common/bias.cuh"
 #include "skinny/memory.cuh"
 #include "skinny/stream.cuh"
 #include "skinny/tiled.cuh"

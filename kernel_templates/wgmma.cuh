@@ -48,6 +48,7 @@
 // Each part needs the ones before it: not to be sorted.
 // clang-format off
 #include "common/sixteen_bit_c.cuh"
+#include "common/bias.cuh"
 #include "wgmma/ptx.cuh"
 #include "wgmma/mma_ops.cuh"
 #include "wgmma/shape.cuh"
@@ -79,13 +80,15 @@ namespace gemmtune {
 // splits, K's slices (1: none; more: with an FP32 C, C already scaled by beta and each slice adds into
 // it; with a 16-bit C, slice z stores its raw sums to workspace[z][entry][M][N], FP32, entries =
 // batch, every element inside M x N, for the host's reduction kernel). workspace: unused otherwise.
+// bias: a row of C's type added to every row (common/bias.cuh); null, as for split-K's slices: none.
 template <int TYPE, int BM, int BN, int STAGES, int CONSUMERS, int CLUSTER, int OP_A, int OP_B, int C16,
           int PINGPONG = 0, int CLUSTER_K = 1>
 __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, PINGPONG>::kThreads, 1)
     wgmma_gemm(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                typename wgmma::OutputC<C16 ? (TYPE == 0 ? 1 : 2) : 0>::Elem* __restrict__ C, int M, int N,
                int K, int ldc, float alpha, float beta, int group_m, int batch, long long stride_c,
-               int a_batched, int b_batched, int splits, float* __restrict__ workspace) {
+               int a_batched, int b_batched, int splits, float* __restrict__ workspace,
+               const typename wgmma::OutputC<C16 ? (TYPE == 0 ? 1 : 2) : 0>::Elem* __restrict__ bias) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using S = wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, PINGPONG>;
   constexpr int kCType = C16 ? (TYPE == 0 ? 1 : 2) : 0;  // C's element: 0 FP32, 1 bf16, 2 fp16
@@ -340,7 +343,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
         const bool wide = (N & 3) == 0 && (reinterpret_cast<unsigned long long>(w_entry) & 15) == 0;
         wgmma::store_tile<S::kMI, S::kAccRegs, BN, 0>(
             acc, w_entry, N, M, N, tm * BM + row_offset + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
-            interior, pairs, 1.0f, 0.0f, false, wide);
+            interior, pairs, 1.0f, 0.0f, nullptr, false, wide);
       } else {
         typename wgmma::OutputC<kCType>::Elem* c_entry = C + static_cast<long long>(entry) * stride_c;
         // Pairs: an even ldc and C aligned to two elements.
@@ -351,7 +354,7 @@ __global__ void __launch_bounds__(wgmma::Shape<TYPE, BM, BN, STAGES, CONSUMERS, 
         const bool wide = (ldc & (C16 ? 7 : 3)) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 15) == 0;
         wgmma::store_tile<S::kMI, S::kAccRegs, BN, kCType>(
             acc, c_entry, ldc, M, N, tm * BM + row_offset + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
-            interior, pairs, alpha, beta, splits > 1, wide);
+            interior, pairs, alpha, beta, bias, splits > 1, wide);
       }
     }
   }
@@ -389,7 +392,7 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
     wgmma_gemm_tf32x(const __grid_constant__ TensorMap tma_a, const __grid_constant__ TensorMap tma_b,
                      float* __restrict__ C, int M, int N, int K, int ldc, float alpha, float beta,
                      int group_m, int batch, long long stride_c, int a_batched, int b_batched, int splits,
-                     float* workspace) {
+                     float* workspace, const float* __restrict__ bias) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr bool kStaged = OP_B == 0, kSplit = PASSES == 3;
   using S = wgmma::SplitShape<PASSES, BM, BN, STAGES, CONSUMERS, kStaged>;
@@ -686,7 +689,7 @@ __global__ void __launch_bounds__(wgmma::SplitShape<PASSES, BM, BN, STAGES, CONS
       const bool wide = (ldc & 3) == 0 && (reinterpret_cast<unsigned long long>(c_entry) & 15) == 0;
       wgmma::store_tile<1, S::kAccRegs, BN, 0>(
           acc, c_entry, ldc, M, N, tm * BM + c * 64 + warp * 16 + lane / 4, tn * BN + 2 * (lane % 4),
-          interior, pairs, alpha, beta, splits > 1, wide);
+          interior, pairs, alpha, beta, bias, splits > 1, wide);
     }
   }
 #else

@@ -127,10 +127,10 @@ struct CElement<0> {
 
 }  // namespace detail
 
-// Sums the split-K partials in a fixed order: C = alpha * sum_z W[z] + beta * C, for every entry of
-// a strided batch (W is [splits][batch][M][N], C's entries stride_c apart). A template only so
-// that NVRTC compiles it when asked for by name, like the GEMM itself. With splits == 0 (and no
-// workspace) it is the atomic split-K's first step, C = beta * C: that GEMM is then its
+// Sums the split-K partials in a fixed order: C = alpha * sum_z W[z] + beta * C + bias, for every
+// entry of a strided batch (W is [splits][batch][M][N], C's entries stride_c apart; a null bias adds
+// nothing). A template only so that NVRTC compiles it when asked for by name, like the GEMM itself.
+// With splits == 0 (and no workspace) it is the atomic split-K's first step, C = beta * C + bias: that GEMM is then its
 // programmatic dependent, so it lets that GEMM launch at once (a no-op for anything else).
 // CTYPE: C's element, 0 FP32, 1 bf16, 2 fp16 (a 16-bit C is rounded once, from the FP32 sum).
 // One float per thread: a float4 version with a quarter of the threads measured 2% slower at 16
@@ -138,7 +138,8 @@ struct CElement<0> {
 template <int THREADS, int CTYPE>
 __global__ void __launch_bounds__(THREADS)
     splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace, float alpha, float beta,
-                  typename detail::CElement<CTYPE>::Bits* __restrict__ C, int ldc, int batch, long long stride_c) {
+                  typename detail::CElement<CTYPE>::Bits* __restrict__ C, int ldc, int batch, long long stride_c,
+                  const typename detail::CElement<CTYPE>::Bits* __restrict__ bias) {
   using Element = detail::CElement<CTYPE>;
   // Launched early on sm_90: wait for the previous kernel (the GEMM's partials, or whatever came
   // before atomic split-K) and only then let the dependent GEMM start, which reads A and B at once.
@@ -153,7 +154,8 @@ __global__ void __launch_bounds__(THREADS)
     const long long entry = idx / per_entry, e = idx % per_entry;
     const int m = static_cast<int>(e / N), n = static_cast<int>(e % N);
     typename Element::Bits* c = C + entry * stride_c + static_cast<long long>(m) * ldc + n;
-    Element::store(c, beta != 0.0f ? alpha * sum + beta * Element::load(c) : alpha * sum);
+    Element::store(c, (beta != 0.0f ? alpha * sum + beta * Element::load(c) : alpha * sum) +
+                          c16::bias_at<CTYPE == 1>(bias, n));
   }
 }
 

@@ -67,7 +67,8 @@ __global__ void __launch_bounds__(32 * WN * WK)
     stream(int M, int N, int K, float alpha, const typename Element<ELEM>::T* __restrict__ A, int lda,
            const typename Element<ELEM>::T* __restrict__ B, int ldb, float beta,
            typename OutputC<ELEM, C16>::T* __restrict__ C, int ldc, float* __restrict__ workspace, int splits,
-           long long stride_a, long long stride_b, long long stride_c) {
+           long long stride_a, long long stride_b, long long stride_c,
+           const typename OutputC<ELEM, C16>::T* __restrict__ bias) {
   using T = typename Element<ELEM>::T;
   using Out = OutputC<ELEM, C16>;
   constexpr int VEC = 16 / static_cast<int>(sizeof(T));  // elements in one 16-byte load
@@ -314,7 +315,7 @@ __global__ void __launch_bounds__(32 * WN * WK)
       const int gm = m0 + i, gn = n0 + c;
       if (gm < M && gn < N) {
         typename Out::T* p = C + static_cast<long long>(gm) * ldc + gn;
-        Out::store(p, read_c ? alpha * v + beta * Out::load(p) : alpha * v);
+        Out::store(p, (read_c ? alpha * v + beta * Out::load(p) : alpha * v) + (bias ? Out::load(bias + gn) : 0.0f));
       }
     }
   };
@@ -362,7 +363,7 @@ __global__ void __launch_bounds__(32 * WN * WK)
     const int gm = m0 + e / BN, gn = n0 + e % BN;
     if (gm >= M || gn >= N) continue;
     typename Out::T* p = C + static_cast<long long>(gm) * ldc + gn;
-    Out::store(p, read_c ? alpha * v + beta * Out::load(p) : alpha * v);
+    Out::store(p, (read_c ? alpha * v + beta * Out::load(p) : alpha * v) + (bias ? Out::load(bias + gn) : 0.0f));
   }
 }
 

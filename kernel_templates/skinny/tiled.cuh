@@ -34,7 +34,7 @@ template <int OP_A, int OP_B, int BM, int BN, int BK, int TM, int TN, int STAGES
 __global__ void __launch_bounds__((BM / TM) * (BN / TN) * KG, MINB)
     tiled(int M, int N, int K, float alpha, const float* __restrict__ A, int lda, const float* __restrict__ B,
           int ldb, float beta, float* __restrict__ C, int ldc, float* __restrict__ workspace, int splits,
-          long long stride_a, long long stride_b, long long stride_c) {
+          long long stride_a, long long stride_b, long long stride_c, const float* __restrict__ bias) {
   using S = TiledShape<OP_A, OP_B, BM, BN, BK, TM, TN, STAGES, KG>;
   constexpr int THREADS = S::kThreads;
   constexpr int GM = BM / TM, GN = BN / TN;  // thread groups along m and n
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN) * KG, MINB)
   auto store_c = [&](int gm, int gn, float v) {
     if (gm < M && gn < N) {
       float* p = C + static_cast<long long>(gm) * ldc + gn;
-      *p = read_c ? alpha * v + beta * *p : alpha * v;
+      *p = (read_c ? alpha * v + beta * *p : alpha * v) + (bias ? bias[gn] : 0.0f);
     }
   };
   if (splits == 1) {

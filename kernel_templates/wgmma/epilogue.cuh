@@ -55,7 +55,8 @@ __device__ __forceinline__ void transpose_quad(unsigned (&p)[4], int q) {
 // crow: the row; col0: this thread's first column (a group's start + 2q).
 template <int ACC, int BN, int CTYPE>
 __device__ __forceinline__ void store_row_16_wide(const float (&acc)[ACC], unsigned short* __restrict__ crow,
-                                                  int col0, int h, float alpha) {
+                                                  int col0, int h, float alpha,
+                                                  const unsigned short* __restrict__ bias) {
   const int q = threadIdx.x & 3;  // the lane's place in its quad (consumer warpgroups start at multiples of 128)
 #pragma unroll
   for (int g = 0; g < BN / 32; ++g) {
@@ -63,7 +64,9 @@ __device__ __forceinline__ void store_row_16_wide(const float (&acc)[ACC], unsig
 #pragma unroll
     for (int t = 0; t < 4; ++t) {
       const int j = 4 * g + t;
-      p[t] = c16::round_pair_to_16<CTYPE == 1>(alpha * acc[4 * j + 2 * h], alpha * acc[4 * j + 2 * h + 1]);
+      const int col = col0 + 8 * j;
+      p[t] = c16::round_pair_to_16<CTYPE == 1>(alpha * acc[4 * j + 2 * h] + c16::bias_at<CTYPE == 1>(bias, col),
+                                               alpha * acc[4 * j + 2 * h + 1] + c16::bias_at<CTYPE == 1>(bias, col + 1));
     }
     transpose_quad(p, q);
     *reinterpret_cast<uint4*>(crow + col0 - 2 * q + 8 * (4 * g + q)) = make_uint4(p[0], p[1], p[2], p[3]);
@@ -77,15 +80,19 @@ __device__ __forceinline__ void store_row_16_wide(const float (&acc)[ACC], unsig
 // store_tile.
 template <int ACC, int BN>
 __device__ __forceinline__ void store_row_32_wide(const float (&acc)[ACC], float* __restrict__ crow, int col0,
-                                                  int h, float alpha, float beta, bool read_c, bool add) {
+                                                  int h, float alpha, float beta, const float* __restrict__ bias,
+                                                  bool read_c, bool add) {
   const int q = threadIdx.x & 3;  // as in store_row_16_wide
   const bool odd = (q & 1) != 0;
   float* const base = crow + col0 - 2 * q + 4 * ((q >> 1) | ((q & 1) << 1));
 #pragma unroll
   for (int g = 0; g < BN / 16; ++g) {
     const int j0 = 2 * g, j1 = 2 * g + 1;
-    const float a0 = alpha * acc[4 * j0 + 2 * h], a1 = alpha * acc[4 * j0 + 2 * h + 1];
-    const float b0 = alpha * acc[4 * j1 + 2 * h], b1 = alpha * acc[4 * j1 + 2 * h + 1];
+    const int ca = col0 + 8 * j0, cb = col0 + 8 * j1;  // the columns of a0 and b0 (a1, b1: the next)
+    const float a0 = alpha * acc[4 * j0 + 2 * h] + c16::bias_at<false>(bias, ca);
+    const float a1 = alpha * acc[4 * j0 + 2 * h + 1] + c16::bias_at<false>(bias, ca + 1);
+    const float b0 = alpha * acc[4 * j1 + 2 * h] + c16::bias_at<false>(bias, cb);
+    const float b1 = alpha * acc[4 * j1 + 2 * h + 1] + c16::bias_at<false>(bias, cb + 1);
     const float r0 = __shfl_xor_sync(0xffffffffu, odd ? a0 : b0, 1);
     const float r1 = __shfl_xor_sync(0xffffffffu, odd ? a1 : b1, 1);
     float4 v = odd ? make_float4(r0, r1, b0, b1) : make_float4(a0, a1, r0, r1);
@@ -110,7 +117,8 @@ template <int MI, int ACC, int BN, int CTYPE>
 __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
                                            typename OutputC<CTYPE>::Elem* __restrict__ C, int ldc, int M,
                                            int N, int row0, int col0, bool interior, bool pairs, float alpha,
-                                           float beta, bool add, bool wide = false) {
+                                           float beta, const typename OutputC<CTYPE>::Elem* __restrict__ bias,
+                                           bool add, bool wide = false) {
   const bool read_c = !add && beta != 0.0f;
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -121,12 +129,12 @@ __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
       typename OutputC<CTYPE>::Elem* crow = C + static_cast<long long>(row) * ldc;
       if constexpr (CTYPE != 0 && BN % 32 == 0) {
         if (interior && wide && !read_c) {  // uniform over the warpgroup, as the shuffles need
-          store_row_16_wide<ACC, BN, CTYPE>(acc[mi], crow, col0, h, alpha);
+          store_row_16_wide<ACC, BN, CTYPE>(acc[mi], crow, col0, h, alpha, bias);
           continue;
         }
       } else if constexpr (CTYPE == 0 && BN % 16 == 0) {
         if (interior && wide) {
-          store_row_32_wide<ACC, BN>(acc[mi], crow, col0, h, alpha, beta, read_c, add);
+          store_row_32_wide<ACC, BN>(acc[mi], crow, col0, h, alpha, beta, bias, read_c, add);
           continue;
         }
       }
@@ -134,6 +142,10 @@ __device__ __forceinline__ void store_tile(const float (&acc)[MI][ACC],
       for (int j = 0; j < BN / 8; ++j) {
         const int col = col0 + 8 * j;
         float v0 = alpha * acc[mi][4 * j + 2 * h], v1 = alpha * acc[mi][4 * j + 2 * h + 1];
+        if (bias != nullptr) {
+          if (interior || col < N) v0 += c16::bias_at<CTYPE == 1>(bias, col);
+          if (interior || col + 1 < N) v1 += c16::bias_at<CTYPE == 1>(bias, col + 1);
+        }
         if constexpr (CTYPE != 0) {  // never split here: no add
           if (interior || (pairs && col + 1 < N)) {
             unsigned* p = reinterpret_cast<unsigned*>(crow + col);

@@ -129,9 +129,10 @@ int main(int argc, char** argv) {
   const float* pb = b;
   float* pc = c;
   float* workspace = nullptr;
+  const float* bias = nullptr;
   long long stride_a = 0, stride_b = 0, stride_c = 0;  // one problem: the batch strides are unused
-  void* params[] = {&mm,  &nn,  &kk,        &alpha,   &pa,       &lda,      &pb,      &ldb,
-                    &beta, &pc, &ldc, &workspace, &swizzle, &stride_a, &stride_b, &stride_c};
+  void* params[] = {&mm,   &nn, &kk,  &alpha,     &pa,      &lda,      &pb,       &ldb,
+                    &beta, &pc, &ldc, &workspace, &swizzle, &stride_a, &stride_b, &stride_c, &bias};
   const dim3 grid(static_cast<unsigned>(((m + config.block_m - 1) / config.block_m) *
                                         ((n + config.block_n - 1) / config.block_n)));
   const dim3 block(static_cast<unsigned>(config.threads()));

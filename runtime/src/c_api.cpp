@@ -169,13 +169,22 @@ gemmtune_status_t gemmtune_gemm_ex(gemmtune_handle_t handle, gemmtune_precision_
                                    float alpha, const void* a, int lda, long long stride_a, const void* b, int ldb,
                                    long long stride_b, float beta, void* c, int ldc, long long stride_c,
                                    int batch_count, cudaStream_t stream) {
+  return gemmtune_gemm_bias(handle, precision, c_type, op_a, op_b, m, n, k, alpha, a, lda, stride_a, b, ldb,
+                            stride_b, beta, nullptr, c, ldc, stride_c, batch_count, stream);
+}
+
+gemmtune_status_t gemmtune_gemm_bias(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                     gemmtune_c_type_t c_type, gemmtune_operation_t op_a, gemmtune_operation_t op_b,
+                                     int m, int n, int k, float alpha, const void* a, int lda, long long stride_a,
+                                     const void* b, int ldb, long long stride_b, float beta, const void* bias,
+                                     void* c, int ldc, long long stride_c, int batch_count, cudaStream_t stream) {
   if (!handle) return GEMMTUNE_INVALID_ARGUMENT;
   gemmtune::GemmProblem p;
   p.m = m, p.n = n, p.k = k, p.lda = lda, p.ldb = ldb, p.ldc = ldc;
   p.op_a = to_op(op_a), p.op_b = to_op(op_b);
   p.batch = batch_count, p.stride_a = stride_a, p.stride_b = stride_b, p.stride_c = stride_c;
   if (!set_types(p, precision, c_type)) return GEMMTUNE_INVALID_ARGUMENT;
-  return to_c(handle->handle.gemm(p, alpha, a, b, beta, c, stream));
+  return to_c(handle->handle.gemm_bias(p, alpha, a, b, beta, bias, c, stream));
 }
 
 gemmtune_status_t gemmtune_set_sgemm_precision(gemmtune_handle_t handle, gemmtune_precision_t precision) {
@@ -198,10 +207,17 @@ gemmtune_status_t gemmtune_run_gemm_problem(gemmtune_handle_t handle, gemmtune_p
 gemmtune_status_t gemmtune_run_gemm_problem_ex(gemmtune_handle_t handle, gemmtune_precision_t precision,
                                                gemmtune_c_type_t c_type, const gemmtune_sgemm_problem_t* problem,
                                                const void* a, const void* b, void* c, cudaStream_t stream) {
+  return gemmtune_run_gemm_problem_bias(handle, precision, c_type, problem, a, b, nullptr, c, stream);
+}
+
+gemmtune_status_t gemmtune_run_gemm_problem_bias(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                                 gemmtune_c_type_t c_type, const gemmtune_sgemm_problem_t* problem,
+                                                 const void* a, const void* b, const void* bias, void* c,
+                                                 cudaStream_t stream) {
   if (!handle || !problem) return GEMMTUNE_INVALID_ARGUMENT;
   gemmtune::GemmProblem p = problem_of(*problem);
   if (!set_types(p, precision, c_type)) return GEMMTUNE_INVALID_ARGUMENT;
-  return to_c(handle->handle.gemm(p, problem->alpha, a, b, problem->beta, c, stream));
+  return to_c(handle->handle.gemm_bias(p, problem->alpha, a, b, problem->beta, bias, c, stream));
 }
 
 gemmtune_status_t gemmtune_sgemm_cm(gemmtune_handle_t handle, gemmtune_operation_t transa,

@@ -60,6 +60,17 @@ const LoadedKernel& DeviceKernels::load(const KernelConfig& config, KernelPath p
   return *slot;
 }
 
+const LoadedBiasPass& DeviceKernels::bias_pass(int c_type) {
+  if (const LoadedBiasPass* ready = bias_passes_[c_type].load(std::memory_order_acquire)) return *ready;
+  std::lock_guard<std::mutex> lock(resolve_mutex_);
+  if (!bias_pass_owned_[c_type]) {
+    const RelaxedCaptureMode relaxed;
+    bias_pass_owned_[c_type] = std::make_unique<LoadedBiasPass>(*compiler_.reduce_kernel(profile_.arch(), c_type));
+    bias_passes_[c_type].store(bias_pass_owned_[c_type].get(), std::memory_order_release);
+  }
+  return *bias_pass_owned_[c_type];
+}
+
 const ResolvedShape& DeviceKernels::resolve(const CallShape& shape) {
   std::lock_guard<std::mutex> lock(resolve_mutex_);
   if (const ResolvedShape* done = find(shape)) return *done;

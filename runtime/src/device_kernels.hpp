@@ -69,6 +69,11 @@ class DeviceKernels {
     for (const auto& [shape, resolved] : table_) visit(shape, *resolved);
   }
 
+  // The kernel over C a call with a bias runs before cuBLAS (LoadedBiasPass), for C's type (0 FP32, 1
+  // bf16, 2 fp16): compiled and loaded at its first use (inside a graph capture too), then one atomic
+  // read. Throws where it cannot be compiled or loaded.
+  const LoadedBiasPass& bias_pass(int c_type);
+
   const DeviceProfile& profile() const { return profile_; }
   StreamWorkspaces& workspaces() { return workspaces_; }
   CublasCalls& cublas() { return cublas_; }
@@ -93,6 +98,9 @@ class DeviceKernels {
   std::deque<ResolvedShape> resolved_;  // stable addresses for table_
   std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;  // by config name and path
   std::map<std::string, std::exception_ptr> failures_;  // config name -> why it cannot be compiled or loaded
+
+  std::atomic<const LoadedBiasPass*> bias_passes_[3] = {};  // by C's type; owned by bias_pass_owned_
+  std::unique_ptr<LoadedBiasPass> bias_pass_owned_[3];
 
   cublasLtHandle_t cublaslt_handle_ = nullptr;          // made with the first cuBLASLt winner
   std::deque<std::unique_ptr<CublasLtCall>> cublaslt_;  // one per resolved cuBLASLt shape

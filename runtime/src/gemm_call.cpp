@@ -3,6 +3,7 @@
 #include "gemm_call.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 namespace gemmtune {
@@ -26,6 +27,7 @@ const char* gemm_call_error(const GemmCall& call) {
   if (gemm_call_is_empty(call)) return nullptr;
   if (call.c == nullptr) return "c must not be null";
   if (p.k > 0 && (call.a == nullptr || call.b == nullptr)) return "a and b must not be null";
+  if (reinterpret_cast<std::uintptr_t>(call.bias) % (p.c16 ? 2 : 4) != 0) return "bias is not aligned to its element";
   return nullptr;
 }
 

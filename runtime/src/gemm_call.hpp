@@ -15,6 +15,7 @@ struct GemmCall {
   const void* a = nullptr;  // elements of problem.precision's type
   const void* b = nullptr;
   void* c = nullptr;  // float, or problem.precision's 16-bit type where problem.c16
+  const void* bias = nullptr;  // n elements of C's type added to every row (Handle::gemm_bias), or none
 };
 
 // Why the call cannot be run (sizes, leading dimensions for its layout, batch and strides, null
@@ -35,8 +36,8 @@ GemmCall from_column_major(Op transa, Op transb, int m, int n, int k, float alph
 inline GemmArguments kernel_arguments(const GemmCall& c) {
   const GemmProblem& p = c.problem;
   // GemmArguments types A and B as float; a tensor-core kernel reads them as its precision's type.
-  return {p.m,   p.n,  p.k,   c.alpha, static_cast<const float*>(c.a), p.lda, static_cast<const float*>(c.b), p.ldb,
-          c.beta, c.c, p.ldc, p.batch, p.stride_a, p.stride_b, p.stride_c};
+  return {p.m,    p.n, p.k,   c.alpha, static_cast<const float*>(c.a), p.lda,      static_cast<const float*>(c.b),
+          p.ldb,  c.beta, c.c, p.ldc, p.batch, p.stride_a, p.stride_b, p.stride_c, c.bias};
 }
 
 }  // namespace gemmtune

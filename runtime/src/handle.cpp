@@ -86,6 +86,9 @@ class Handle::Impl {
   Status kernels_for_current_device(DeviceKernels*& kernels);
 
   Status gemm(const GemmCall& call, cudaStream_t stream);
+  // A resolved call that no tuned kernel runs.
+  Status run_without_kernel(DeviceKernels& kernels, const ResolvedShape& resolved, const CallShape& shape,
+                            const GemmCall& call, cudaStream_t stream);
   // What resolves a call: its own problem, or with the sgemm opt-in an FP32 call's 3xtf32 winner.
   const ResolvedShape& resolve(DeviceKernels& kernels, CallShape shape);
   Status choose(const GemmProblem& p, const float* a, const float* b, KernelChoice& choice);
@@ -258,25 +261,7 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   const CallShape shape = call_shape_of(p, call.a, call.b, call.c);
   const ResolvedShape* resolved = &resolve(*kernels, shape);
   if (!record_path_.empty() || record_session_active()) resolved->calls.fetch_add(1, std::memory_order_relaxed);
-  if (!resolved->kernel) {
-    const CublasLtCall* lt = resolved->cublaslt;
-    // A cuBLASLt winner's descriptors hold densely packed operands: other calls run cuBLAS's default.
-    if (lt && lt->matmul.describes(kernel_arguments(call))) {
-      const std::size_t bytes = lt->choice.workspace_bytes;
-      const cudaError_t err =
-          bytes == 0 ? run_cublaslt(*lt, call, nullptr, stream)
-                     : kernels->workspaces().with_workspace(stream, bytes, WorkspaceKind::scratch, [&](float* memory) {
-                         return run_cublaslt(*lt, call, memory, stream);
-                       });
-      if (err != cudaSuccess)
-        runtime_logger().error("{} with cuBLASLt: {}", shape.problem.label(), cudaGetErrorString(err));
-      return status_of_cuda_error(err);
-    }
-    const cudaError_t err = kernels->cublas().run(call, stream);
-    if (err != cudaSuccess)
-      runtime_logger().error("{} with cuBLAS: {}", shape.problem.label(), cudaGetErrorString(err));
-    return status_of_cuda_error(err);
-  }
+  if (!resolved->kernel) return run_without_kernel(*kernels, *resolved, shape, call, stream);
   const LoadedKernel& kernel = *resolved->kernel;
   const GemmArguments args = kernel_arguments(call);
   const std::size_t workspace = workspace_bytes(kernel.config(), p.m, p.n, p.k, p.batch);
@@ -288,6 +273,40 @@ Status Handle::Impl::gemm(const GemmCall& call, cudaStream_t stream) {
   if (err != cudaSuccess)
     runtime_logger().error("{}x{}x{} with {}: {}", p.m, p.n, p.k, kernel.config().name(),
                            cudaGetErrorString(err));
+  return status_of_cuda_error(err);
+}
+
+// cuBLAS or a stored cuBLASLt algorithm. Neither adds a bias here: a call with one first sets
+// C = beta * C + bias (LoadedBiasPass), then adds the product with beta = 1.
+Status Handle::Impl::run_without_kernel(DeviceKernels& kernels, const ResolvedShape& resolved,
+                                        const CallShape& shape, const GemmCall& call, cudaStream_t stream) {
+  GemmCall product = call;
+  if (call.bias) {
+    const GemmProblem& p = call.problem;
+    const int c_type = !p.c16 ? 0 : p.precision == Precision::bf16 ? 1 : 2;
+    if (const cudaError_t err = kernels.bias_pass(c_type).launch(kernel_arguments(call), stream); err != cudaSuccess) {
+      runtime_logger().error("{}: the bias before cuBLAS: {}", shape.problem.label(), cudaGetErrorString(err));
+      return status_of_cuda_error(err);
+    }
+    product.beta = 1.0f;
+    product.bias = nullptr;
+  }
+  const CublasLtCall* lt = resolved.cublaslt;
+  // A cuBLASLt winner's descriptors hold densely packed operands: other calls run cuBLAS's default.
+  if (lt && lt->matmul.describes(kernel_arguments(product))) {
+    const std::size_t bytes = lt->choice.workspace_bytes;
+    const cudaError_t err =
+        bytes == 0 ? run_cublaslt(*lt, product, nullptr, stream)
+                   : kernels.workspaces().with_workspace(stream, bytes, WorkspaceKind::scratch, [&](float* memory) {
+                       return run_cublaslt(*lt, product, memory, stream);
+                     });
+    if (err != cudaSuccess)
+      runtime_logger().error("{} with cuBLASLt: {}", shape.problem.label(), cudaGetErrorString(err));
+    return status_of_cuda_error(err);
+  }
+  const cudaError_t err = kernels.cublas().run(product, stream);
+  if (err != cudaSuccess)
+    runtime_logger().error("{} with cuBLAS: {}", shape.problem.label(), cudaGetErrorString(err));
   return status_of_cuda_error(err);
 }
 
@@ -369,6 +388,16 @@ Status Handle::gemm(const GemmProblem& problem, float alpha, const void* a, cons
     return impl_->gemm({problem, alpha, beta, a, b, c}, stream);
   } catch (...) {
     return status_of_current_exception("gemm");
+  }
+}
+
+Status Handle::gemm_bias(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta,
+                         const void* bias, void* c, cudaStream_t stream) const noexcept {
+  if (!impl_) return Status::invalid_argument;
+  try {
+    return impl_->gemm({problem, alpha, beta, a, b, c, bias}, stream);
+  } catch (...) {
+    return status_of_current_exception("gemm_bias");
   }
 }
 

@@ -107,6 +107,18 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_gemm_ex(gemmtune_handle_t handle, gemm
                                                   long long stride_b, float beta, void* c, int ldc,
                                                   long long stride_c, int batch_count, cudaStream_t stream);
 
+/* gemmtune_gemm_ex with a bias, as a linear layer has: C = alpha * op(A) * op(B) + beta * C + bias,
+ * bias being n elements of C's type (float for GEMMTUNE_C_FP32, else the operands' 16-bit type) added
+ * to every row of every batch entry. A tuned kernel adds it as it stores C; cuBLAS and cuBLASLt calls
+ * get a kernel over C first. The choice is the problem's without a bias. bias NULL: gemmtune_gemm_ex. */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_gemm_bias(gemmtune_handle_t handle, gemmtune_precision_t precision,
+                                                    gemmtune_c_type_t c_type, gemmtune_operation_t op_a,
+                                                    gemmtune_operation_t op_b, int m, int n, int k, float alpha,
+                                                    const void* a, int lda, long long stride_a, const void* b,
+                                                    int ldb, long long stride_b, float beta, const void* bias,
+                                                    void* c, int ldc, long long stride_c, int batch_count,
+                                                    cudaStream_t stream);
+
 /* GEMMTUNE_3XTF32 lets the FP32 calls (gemmtune_sgemm and the others) run the problem's 3xTF32
  * winner where a kernel won it (never less accurate than cublasSgemm); GEMMTUNE_FP32 (the default,
  * or $GEMMTUNE_SGEMM_PRECISION=3xtf32 at creation) turns it off. See Handle::set_sgemm_precision. */
@@ -143,6 +155,14 @@ GEMMTUNE_C_API gemmtune_status_t gemmtune_run_gemm_problem_ex(gemmtune_handle_t 
                                                               const gemmtune_sgemm_problem_t* problem,
                                                               const void* a, const void* b, void* c,
                                                               cudaStream_t stream);
+
+/* gemmtune_run_gemm_problem_ex with a bias (gemmtune_gemm_bias). */
+GEMMTUNE_C_API gemmtune_status_t gemmtune_run_gemm_problem_bias(gemmtune_handle_t handle,
+                                                                gemmtune_precision_t precision,
+                                                                gemmtune_c_type_t c_type,
+                                                                const gemmtune_sgemm_problem_t* problem,
+                                                                const void* a, const void* b, const void* bias,
+                                                                void* c, cudaStream_t stream);
 
 /* cublasSgemm's and cublasSgemmStridedBatched's arguments one for one (column-major, alpha and beta
  * in host memory), on the stream set with gemmtune_set_stream: a cuBLAS caller switches by renaming. */

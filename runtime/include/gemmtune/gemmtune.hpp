@@ -174,6 +174,14 @@ class GEMMTUNE_API Handle {
   // sm_75) returns unsupported_device and launches nothing. sgemm takes fp32, 3xtf32 and tf32.
   Status gemm(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta, void* c,
               cudaStream_t stream) const noexcept;
+  // gemm with a bias, as a linear layer has: C = alpha * op(A) * op(B) + beta * C + bias, bias being
+  // n elements of C's type (float; with problem.c16 the operands' type) added to every row of every
+  // batch entry (cuBLASLt's CUBLASLT_EPILOGUE_BIAS in row-major terms). A tuned kernel adds it as it
+  // stores C; a call that cuBLAS or cuBLASLt runs gets a kernel over C first (C = beta * C + bias,
+  // then the product added with beta = 1). The choice is the problem's without a bias. bias null:
+  // gemm.
+  Status gemm_bias(const GemmProblem& problem, float alpha, const void* a, const void* b, float beta,
+                   const void* bias, void* c, cudaStream_t stream) const noexcept;
   // The opt-in that lets sgemm callers run 3xTF32 (FP32-accurate: tuned never to be less accurate
   // than cublasSgemm) where the tuner measured it faster: Precision::tf32x3 makes every FP32 call
   // (sgemm, sgemm_cm, sgemm_strided_batched_cm, gemm with fp32) run the problem's 3xtf32 winner when
