@@ -138,6 +138,7 @@ _PROTOTYPES = {
     "gemmtune_run_sgemm_problem": (_I, [_P, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
     "gemmtune_run_gemm_problem": (_I, [_P, _I, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
     "gemmtune_run_gemm_problem_ex": (_I, [_P, _I, _I, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P]),
+    "gemmtune_run_gemm_problem_bias": (_I, [_P, _I, _I, ctypes.POINTER(SgemmProblem), _P, _P, _P, _P, _P]),
     "gemmtune_choose_gemm": (
         _I, [_P, _I, _I, _I, _I, _I, _I, _P, _I, _LL, _P, _I, _LL, _I, _LL, _I, ctypes.POINTER(_I), _STR, _S, _STR,
              _S]),

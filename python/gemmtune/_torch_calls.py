@@ -216,9 +216,10 @@ def _run(plan, a, b, c, device, name):
     _run_pointers(plan.precision, plan.c_type, plan.problem, a.data_ptr(), b.data_ptr(), c.data_ptr(), device, name)
 
 
-def _run_pointers(precision, c_type, problem, pa, pb, pc, device, name):
+def _run_pointers(precision, c_type, problem, pa, pb, pc, device, name, pbias=0):
     """One library call into pc: gemmtune_run_gemm_problem_ex with c_type for a 16-bit C (pc holds
-    the operands' dtype), gemmtune_run_gemm_problem for an FP32 C (pc holds floats)."""
+    the operands' dtype), gemmtune_run_gemm_problem for an FP32 C (pc holds floats); with a bias
+    (pbias: n elements of C's dtype, added to every row), gemmtune_run_gemm_problem_bias."""
     global _multi_device
     handle = _handles._handles.get(device)
     if handle is None:
@@ -227,8 +228,10 @@ def _run_pointers(precision, c_type, problem, pa, pb, pc, device, name):
         _multi_device = torch.cuda.device_count() > 1
     if _multi_device and torch.cuda.current_device() != device:
         with torch.cuda.device(device):
-            return _run_pointers(precision, c_type, problem, pa, pb, pc, device, name)
-    if c_type:
+            return _run_pointers(precision, c_type, problem, pa, pb, pc, device, name, pbias)
+    if pbias:
+        status = _run_problem_bias(handle, precision, c_type, problem, pa, pb, pbias, pc, _raw_stream(device))
+    elif c_type:
         status = _run_problem_ex(handle, precision, c_type, problem, pa, pb, pc, _raw_stream(device))
     else:
         status = _run_problem(handle, precision, problem, pa, pb, pc, _raw_stream(device))
@@ -251,6 +254,12 @@ def _run_problem_ex(*args):
     global _run_problem_ex
     _run_problem_ex = L.lib().gemmtune_run_gemm_problem_ex
     return _run_problem_ex(*args)
+
+
+def _run_problem_bias(*args):
+    global _run_problem_bias
+    _run_problem_bias = L.lib().gemmtune_run_gemm_problem_bias
+    return _run_problem_bias(*args)
 
 
 def _library_implementation(args, precision, c_type, pa, pb, device) -> str:
@@ -439,8 +448,9 @@ def _linear_plan(name, rows, weight, bias, device, precision, tf32):
     args = plan_mm(name, rows.shape, rows.stride(), (weight.shape[1], weight.shape[0]),
                    (weight.stride(1), weight.stride(0)))
     dtype = rows.dtype
-    # The bias has the input's dtype (checked), so a 16-bit layer's C is 16-bit (c16) and the bias
-    # copied into it exactly; the library reads it as cublasGemmEx reads a 16-bit C (beta = 1).
+    # The bias has the input's dtype (checked), so a 16-bit layer's C is 16-bit (c16) and so is the
+    # bias. A bias row goes to the library, which adds it as it stores C (beta = 0; cuBLAS's calls get a
+    # kernel over C first); another broadcast is copied into C and read with beta = 1.
     value, c_type, c_dtype, _ = _precision_of(name, dtype, precision, None, tf32, None if bias is None else bias.dtype)
     bias_row = bias is not None and bias.dim() == 1 and bias.shape[0] == args.n
     route = 0
@@ -458,8 +468,8 @@ def _linear_plan(name, rows, weight, bias, device, precision, tf32):
                 _sm_counts[device] = torch.cuda.get_device_properties(device).multi_processor_count
             route = (TORCH_LINEAR if bias is None
                      else torch_linear_route(args.m, args.n, args.k, _sm_counts[device], sixteen_bit))
-    return _LinearPlan(args, L.sgemm_problem(args, 1.0, 0.0 if bias is None else 1.0), route, bias_row, value, c_type,
-                       c_dtype, device)
+    beta = 1.0 if bias is not None and not bias_row else 0.0
+    return _LinearPlan(args, L.sgemm_problem(args, 1.0, beta), route, bias_row, value, c_type, c_dtype, device)
 
 
 def _runs_here(x, weight, bias) -> bool:
@@ -475,8 +485,8 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
     others_in_torch: tensors gemmtune does not take (on the CPU, of another dtype) run torch's linear
     (nn.Linear's drop-in path) instead of raising. The plan (checks, stride mapping, precision, C
     type, route) is cached per shapes, strides, dtypes and devices, so a repeated call costs one key
-    and one lookup, then torch's call or the output's allocation (the bias copied in) and the library
-    call."""
+    and one lookup, then torch's call or the output's allocation and the library call (given the bias
+    row, which its kernels add as they store C; a bias of another shape is copied into C first)."""
     try:  # _tf32_allowed(), inline
         tf32 = _legacy_tf32_allowed()
     except RuntimeError:
@@ -507,15 +517,19 @@ def linear(x, weight, bias=None, name="gemmtune.nn.functional.linear", precision
         out = _addmm_in_torch(rows, weight, bias)
     else:
         out = rows.new_empty((args.m, args.n), dtype=plan.c_dtype)
-        if plan.bias_row:
-            out.copy_(bias)  # broadcast over the rows; the bias has C's dtype, so exactly
-        elif bias is not None:
+        runs = args.m and args.n and args.k
+        pbias = 0
+        if plan.bias_row and runs:
+            if bias.stride(0) != 1:
+                bias = bias.contiguous()  # n elements; freed in stream order after the call
+            pbias = bias.data_ptr()
+        elif bias is not None:  # broadcast over the rows; the bias has C's dtype, so exactly
             _broadcast_into(name, bias, (args.m, args.n), out, checked=True)
         elif args.k == 0:
             out.zero_()
-        if args.m and args.n and args.k:
+        if runs:
             _run_pointers(plan.precision, plan.c_type, plan.problem, rows.data_ptr(), weight.data_ptr(),
-                          out.data_ptr(), plan.device, name)
+                          out.data_ptr(), plan.device, name, pbias)
     return out if dims == 2 else out.view(*x.shape[:-1], args.n)
 
 

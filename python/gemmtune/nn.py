@@ -6,8 +6,8 @@ operands cast first; torch caches a weight's cast within the region, this layer 
 precision: None computes as torch's Linear would (fp32, or tf32 where torch allows TF32, for float32;
 bf16 and fp16 for 16-bit tensors); "3xtf32", "tf32" or "fp32" ask for one for float32 tensors.
 The output has the input's dtype: for bfloat16 and float16 the library writes it in that dtype (FP32
-sums, each element rounded once, the bias read as 16-bit as cuBLAS reads a 16-bit C), chosen from
-the results' c16 entries, with no FP32 intermediate or cast.
+sums and the bias added in FP32, each element rounded once, as cuBLASLt's bias epilogue does),
+chosen from the results' c16 entries, with no FP32 intermediate or cast.
 """
 
 from __future__ import annotations

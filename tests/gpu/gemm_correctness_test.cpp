@@ -1,6 +1,6 @@
 // Every kind of kernel the space can express, at edge sizes (1, tile +-1, primes, odd leading
 // dimensions), against a float64 CPU reference, with beta != 0 (-0.5 and 1) and with beta == 0 over
-// NaN.
+// NaN, and with a bias row (beta 0 and 1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,8 +12,8 @@
 
 #include "core/cuda_check.hpp"
 #include "core/gemm_launch.hpp"
-#include "gpu_test_support.hpp"
 #include "core/kernel_compiler.hpp"
+#include "gpu_test_support.hpp"
 #include "measure/gpu_bench.hpp"
 
 namespace gemmtune {
@@ -68,10 +68,10 @@ struct Shape {
 // binary must refuse them), the next five take whole vectors, one of them (65x72x40) with ldc > N,
 // so split-K's partials (dense, N wide) and C differ in row stride there, and the last two whole
 // tiles for every block_n up to 256 (and 128x128x128 and 256x256x1000 for the smaller ones).
-const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},      {63, 65, 129, 1, 3, 2},
-                         {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},     {97, 101, 7, 2, 0, 1},
-                         {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0},  {256, 256, 1000, 0, 0, 0},
-                         {100, 36, 20, 0, 0, 0},   {97, 68, 44, 4, 8, 1},     {65, 72, 40, 0, 4, 8},
+const Shape kShapes[] = {{1, 1, 1, 0, 0, 0},       {17, 33, 9, 0, 0, 0},     {63, 65, 129, 1, 3, 2},
+                         {127, 129, 131, 0, 0, 0}, {1, 257, 64, 4, 4, 4},    {97, 101, 7, 2, 0, 1},
+                         {300, 1, 77, 0, 0, 0},    {128, 128, 128, 0, 0, 0}, {256, 256, 1000, 0, 0, 0},
+                         {100, 36, 20, 0, 0, 0},   {97, 68, 44, 4, 8, 1},    {65, 72, 40, 0, 4, 8},
                          {97, 256, 44, 0, 0, 0},   {33, 256, 20, 4, 0, 4}};
 
 // One problem: `batch` entries of op(A) (m x k) times op(B) (k x n) in config's layout, each operand
@@ -88,19 +88,21 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   const int lda = (a_t ? s.m : s.k) + s.lda_pad, ldb = (b_t ? s.k : s.n) + s.ldb_pad, ldc = s.n + s.ldc_pad;
   // Odd strides between entries: every entry but the first starts misaligned where the padding is.
   const long long stride_a = static_cast<long long>(a_rows) * lda + (batch > 1 ? s.lda_pad : 0);
-  const long long stride_b = shared_b ? 0 : static_cast<long long>(b_rows) * ldb + (batch > 1 ? s.ldb_pad : 0);
+  const long long stride_b =
+      shared_b ? 0 : static_cast<long long>(b_rows) * ldb + (batch > 1 ? s.ldb_pad : 0);
   const long long stride_c = static_cast<long long>(s.m) * ldc + (batch > 1 ? 1 : 0);
-  SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " " << layout_name(config.layout) << " ld "
-                                  << lda << "," << ldb << "," << ldc << " batch " << batch
+  SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " " << layout_name(config.layout)
+                                  << " ld " << lda << "," << ldb << "," << ldc << " batch " << batch
                                   << (shared_b ? " (B shared)" : ""));
   if (kernel.path() != KernelPath::general) {
-    const GemmArguments aligned{s.m, s.n, s.k, 1.0f, nullptr, lda, nullptr, ldb, 0.0f, nullptr, ldc,
-                                batch, stride_a, stride_b, stride_c};
+    const GemmArguments aligned{s.m,  s.n,     s.k, 1.0f,  nullptr,  lda,      nullptr, ldb,
+                                0.0f, nullptr, ldc, batch, stride_a, stride_b, stride_c};
     if (kernel_path_for(config, aligned) < kernel.path()) {
       DeviceBuffer c(16);
-      const GemmArguments args{s.m, s.n, s.k, 1.0f, c.get(), lda, c.get(), ldb, 0.0f, c.get(), ldc,
-                               batch, stride_a, stride_b, stride_c};
-      EXPECT_EQ(kernel.launch(args, nullptr, nullptr), cudaErrorInvalidValue) << "a specialised binary ran a call it cannot";
+      const GemmArguments args{s.m,  s.n,     s.k, 1.0f,  c.get(),  lda,      c.get(), ldb,
+                               0.0f, c.get(), ldc, batch, stride_a, stride_b, stride_c};
+      EXPECT_EQ(kernel.launch(args, nullptr, nullptr), cudaErrorInvalidValue)
+          << "a specialised binary ran a call it cannot";
       return 0;
     }
   }
@@ -111,7 +113,10 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   for (auto& x : a) x = dist(rng);
   for (auto& x : b) x = dist(rng);
   for (auto& x : c0) x = dist(rng);
-  DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4);
+  std::vector<float> bias(s.n);
+  for (auto& x : bias) x = dist(rng);
+  DeviceBuffer da(a.size() * 4), db(b.size() * 4), dc(c0.size() * 4), dbias(bias.size() * 4);
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(dbias.get(), bias.data(), bias.size() * 4, cudaMemcpyHostToDevice));
   // Atomic split-K's workspace holds a counter per tile: zeroed once, and every launch that scales
   // C in the GEMM adds exactly 2^32 to each. Without a workspace a kernel scales C first: both
   // paths run. The skinny kernels' is all zeros before and after every launch.
@@ -130,19 +135,37 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
   const auto op_b = [&](int e, int p, int j) {
     return double(b[std::size_t(stride_b) * e + (b_t ? std::size_t(j) * ldb + p : std::size_t(p) * ldb + j)]);
   };
+  // The float64 products and their magnitudes, once for every case below.
+  std::vector<double> products(c0.size()), magnitudes(c0.size());
+  for (int e = 0; e < batch; ++e)
+    for (int i = 0; i < s.m; ++i)
+      for (int j = 0; j < s.n; ++j) {
+        double ref = 0, mag = 0;
+        for (int p = 0; p < s.k; ++p) {
+          const double product = op_a(e, i, p) * op_b(e, p, j);
+          ref += product;
+          mag += std::fabs(product);
+        }
+        const std::size_t at = std::size_t(stride_c) * e + std::size_t(i) * ldc + j;
+        products[at] = ref, magnitudes[at] = mag;
+      }
   for (const bool give_workspace : {true, false}) {
     if (!give_workspace && !counters) continue;
     SCOPED_TRACE(give_workspace ? "with workspace" : "without workspace");
-    // beta 1 is a path of its own for atomic split-K (nothing scales C first, no counting).
-    for (const float beta : {-0.5f, 0.0f, 1.0f}) {
+    // beta 1 is a path of its own for atomic split-K (nothing scales C first, no counting), unless a
+    // bias must be added first.
+    for (const auto& [beta, with_bias] :
+         {std::pair{-0.5f, false}, std::pair{0.0f, false}, std::pair{1.0f, false}, std::pair{0.0f, true},
+          std::pair{1.0f, true}}) {
       const float alpha = 1.5f;
       if (beta != 0) {
         GEMMTUNE_CUDA_CHECK(cudaMemcpy(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
       } else {
         GEMMTUNE_CUDA_CHECK(cudaMemset(dc.get(), 0xFF, c0.size() * 4));  // NaN: must be overwritten
       }
-      const GemmArguments args{s.m, s.n, s.k, alpha, da.get(), lda, db.get(), ldb, beta, dc.get(), ldc,
-                               batch, stride_a, stride_b, stride_c};
+      const GemmArguments args{
+          s.m,  s.n,      s.k, alpha, da.get(), lda,      db.get(), ldb,
+          beta, dc.get(), ldc, batch, stride_a, stride_b, stride_c, with_bias ? dbias.get() : nullptr};
       float* const workspace = ws_bytes > 0 && give_workspace ? ws.get() : nullptr;
       EXPECT_EQ(kernel.launch(args, workspace, nullptr), cudaSuccess);
       EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -168,20 +191,17 @@ int check_problem(const LoadedKernel& kernel, const Shape& s, int batch, bool sh
       for (int e = 0; e < batch; ++e) {
         for (int i = 0; i < s.m && bad < 3; ++i) {
           for (int j = 0; j < s.n && bad < 3; ++j) {
-            double ref = 0, mag = 0;
-            for (int p = 0; p < s.k; ++p) {
-              const double product = op_a(e, i, p) * op_b(e, p, j);
-              ref += product;
-              mag += std::fabs(product);
-            }
             const std::size_t at = std::size_t(stride_c) * e + std::size_t(i) * ldc + j;
             const double cij = beta != 0 ? c0[at] : 0.0;
-            const double expected = alpha * ref + beta * cij;
-            const double bound = (s.k + 4) * std::ldexp(1.0, -24) * (alpha * mag + std::fabs(beta * cij)) + 1e-30;
+            const double bj = with_bias ? bias[j] : 0.0;
+            const double expected = alpha * products[at] + beta * cij + bj;
+            const double bound = (s.k + 4) * std::ldexp(1.0, -24) *
+                                     (alpha * magnitudes[at] + std::fabs(beta * cij) + std::fabs(bj)) +
+                                 1e-30;
             if (!(std::fabs(got[at] - expected) <= bound)) {
               ++bad;
-              ADD_FAILURE() << "beta " << beta << " entry " << e << " C[" << i << "][" << j << "] = " << got[at]
-                            << ", expected " << expected;
+              ADD_FAILURE() << "beta " << beta << (with_bias ? " with a bias" : "") << " entry " << e << " C["
+                            << i << "][" << j << "] = " << got[at] << ", expected " << expected;
             }
           }
         }
@@ -216,7 +236,8 @@ std::vector<std::unique_ptr<LoadedKernel>> load_all(const std::vector<KernelConf
     for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors, KernelPath::whole_tiles}) {
       if (path != KernelPath::general && config.vector_width == 1) continue;
       if (path == KernelPath::whole_tiles && !has_whole_tiles_path(config)) continue;
-      auto& binary = binaries[config.name_expression(path) + (needs_reduction(config) ? " with its reduction" : "")];
+      auto& binary =
+          binaries[config.name_expression(path) + (needs_reduction(config) ? " with its reduction" : "")];
       if (!binary.valid())
         binary = std::async(std::launch::async, [&compiler, &device, config, path] {
                    return compiler.compile(config, device.arch(), path);
@@ -241,7 +262,9 @@ std::string name_of(const LoadedKernel& kernel) {
 
 std::vector<KernelConfig> runnable(std::vector<KernelConfig> configs, const DeviceProfile& device) {
   configs.erase(std::remove_if(configs.begin(), configs.end(),
-                               [&](const KernelConfig& c) { return min_compute_capability(c) > device.compute_capability; }),
+                               [&](const KernelConfig& c) {
+                                 return min_compute_capability(c) > device.compute_capability;
+                               }),
                 configs.end());
   return configs;
 }
@@ -281,8 +304,8 @@ TEST(GemmCorrectness, EveryLayoutAndBatchAtEdgeSizes) {
       }
     }
   std::mt19937 rng(7);
-  const Shape batched_shapes[] = {{17, 33, 9, 0, 0, 0}, {63, 65, 129, 1, 3, 2}, {128, 128, 128, 0, 0, 0},
-                                  {97, 68, 44, 4, 8, 1}};
+  const Shape batched_shapes[] = {
+      {17, 33, 9, 0, 0, 0}, {63, 65, 129, 1, 3, 2}, {128, 128, 128, 0, 0, 0}, {97, 68, 44, 4, 8, 1}};
   for (const auto& kernel : load_all(runnable(configs, device), device)) {
     SCOPED_TRACE(name_of(*kernel));
     if (kernel->config().layout != Layout::nn)
@@ -295,8 +318,8 @@ TEST(GemmCorrectness, EveryLayoutAndBatchAtEdgeSizes) {
 // The skinny families (kernel_templates/skinny.cuh) in each layout: each row tile the search picks
 // for m (stream for 1 to 8 rows, tiled for 8 to 32), with split-K's in-launch reduction and without,
 // on both load paths.
-KernelConfig skinny_stream(int rows, int thread_n, int lanes_k, int warps_n, int k_groups, int unroll, bool prefetch,
-                           int split_k) {
+KernelConfig skinny_stream(int rows, int thread_n, int lanes_k, int warps_n, int k_groups, int unroll,
+                           bool prefetch, int split_k) {
   KernelConfig c;
   c.family = KernelFamily::skinny_stream;
   c.block_m = rows, c.thread_n = thread_n, c.lanes_k = lanes_k, c.warps_n = warps_n, c.k_groups = k_groups;
@@ -305,8 +328,8 @@ KernelConfig skinny_stream(int rows, int thread_n, int lanes_k, int warps_n, int
   return c;
 }
 
-KernelConfig skinny_tiled(int rows, int block_n, int block_k, int thread_m, int stages, int k_groups, int min_blocks,
-                          int split_k) {
+KernelConfig skinny_tiled(int rows, int block_n, int block_k, int thread_m, int stages, int k_groups,
+                          int min_blocks, int split_k) {
   KernelConfig c;
   c.family = KernelFamily::skinny_tiled;
   c.block_m = rows, c.block_n = block_n, c.block_k = block_k, c.thread_m = thread_m, c.thread_n = 4;
@@ -316,7 +339,11 @@ KernelConfig skinny_tiled(int rows, int block_n, int block_k, int thread_m, int 
 
 // The row tile the search gives m rows (search_space.cpp's row_tile), with the kernel it would run.
 KernelConfig skinny_for(int m, bool split, Layout layout) {
-  KernelConfig c = m <= 8 ? skinny_stream(m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8, 4, 8, 2, 4, 2, false, split ? 3 : 1)
+  KernelConfig c = m <= 8 ? skinny_stream(m <= 1   ? 1
+                                          : m <= 2 ? 2
+                                          : m <= 4 ? 4
+                                                   : 8,
+                                          4, 8, 2, 4, 2, false, split ? 3 : 1)
                           : skinny_tiled(m <= 16 ? 16 : 32, 128, 32, m <= 16 ? 4 : 8, 4, 2, 2, split ? 5 : 1);
   c.layout = layout;
   return c;
@@ -333,7 +360,8 @@ TEST(GemmCorrectness, SkinnyKernelsForEveryRowCountLayoutAndBatch) {
         if (std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
       }
   for (const Layout layout : {Layout::nn, Layout::nt}) {  // the other kernels of each family's space
-    KernelConfig wide = skinny_stream(8, 8, 4, 2, 2, 4, true, 2), tiled8 = skinny_tiled(8, 64, 16, 2, 3, 1, 4, 4);
+    KernelConfig wide = skinny_stream(8, 8, 4, 2, 2, 4, true, 2),
+                 tiled8 = skinny_tiled(8, 64, 16, 2, 3, 1, 4, 4);
     // block_k 64: a space may offer it (the built-in one does not; docs/kernel-notes.md, session 36).
     KernelConfig deep = skinny_tiled(32, 128, 64, 8, 3, 2, 1, 3);
     wide.layout = tiled8.layout = deep.layout = layout;
@@ -348,7 +376,8 @@ TEST(GemmCorrectness, SkinnyKernelsForEveryRowCountLayoutAndBatch) {
     // The rows it is chosen for (the least and the most), and more than one row tile; odd n and k
     // (the general path) and whole vectors (n, k and the leading dimensions multiples of 4).
     for (const int m : {std::max(1, rows / 2 + 1), rows, rows + 3})
-      for (const Shape& s : {Shape{m, 1001, 777, 0, 0, 0}, Shape{m, 260, 516, 0, 4, 0}, Shape{m, 37, 4099, 3, 1, 2}})
+      for (const Shape& s :
+           {Shape{m, 1001, 777, 0, 0, 0}, Shape{m, 260, 516, 0, 4, 0}, Shape{m, 37, 4099, 3, 1, 2}})
         check_problem(*kernel, s, 1, false, rng);
     check_problem(*kernel, Shape{rows, 300, 200, 0, 0, 0}, 3, true, rng);
     check_problem(*kernel, Shape{rows, 97, 61, 1, 0, 0}, 2, false, rng);
@@ -359,7 +388,8 @@ TEST(GemmCorrectness, SkinnyKernelsForEveryRowCountLayoutAndBatch) {
       const auto kernels = load_all({skinny_for(m, m % 2 == 1, layout)}, device);
       for (const auto& kernel : kernels) {
         SCOPED_TRACE(name_of(*kernel));
-        if (kernel->path() == KernelPath::general) check_problem(*kernel, Shape{m, 515, 333, 0, 0, 0}, 1, false, rng);
+        if (kernel->path() == KernelPath::general)
+          check_problem(*kernel, Shape{m, 515, 333, 0, 0, 0}, 1, false, rng);
       }
     }
 }

@@ -93,9 +93,11 @@ enum class Input {
 };
 
 // One problem of `batch` entries (B shared when shared_b) with padded leading dimensions, checked
-// for beta = -0.5 and beta = 0 over NaN. A c16 kernel's C0 is rounded to C's type (the reference
-// multiplies beta by the value the kernel reads), and its bound adds C's own rounding.
-void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_b, Input input, std::mt19937& rng) {
+// for beta = -0.5 and beta = 0 over NaN, and with a bias row (GemmArguments::bias, C's type) at both.
+// A c16 kernel's C0 and bias are rounded to C's type (the reference takes the values the kernel
+// reads), and its bound adds C's own rounding.
+void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_b, Input input,
+           std::mt19937& rng) {
   const KernelConfig& config = kernel.config();
   const Precision p = config.precision;
   const int bytes = operand_bytes(p);
@@ -106,11 +108,11 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   const long long stride_a = static_cast<long long>(a_rows) * lda;
   const long long stride_b = shared_b ? 0 : static_cast<long long>(b_rows) * ldb;
   const long long stride_c = static_cast<long long>(s.m) * ldc;
-  SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << "," << ldc
-                                  << " batch " << batch << " input " << int(input));
-  const GemmArguments shape_only{s.m, s.n, s.k, 1.0f, nullptr, lda, nullptr, ldb, 0.0f, nullptr, ldc,
-                                 batch, stride_a, stride_b, stride_c};
-  if (kernel_path_for(config, shape_only) < kernel.path()) return;  // the general binary's call
+  SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k << " ld " << lda << "," << ldb << ","
+                                  << ldc << " batch " << batch << " input " << int(input));
+  const GemmArguments shape_only{s.m,  s.n,     s.k, 1.0f,  nullptr,  lda,      nullptr, ldb,
+                                 0.0f, nullptr, ldc, batch, stride_a, stride_b, stride_c};
+  if (kernel_path_for(config, shape_only) < kernel.path()) return;      // the general binary's call
   if (s.c_offset != 0 && kernel.path() != KernelPath::general) return;  // C unaligned: likewise
   const std::size_t a_count = std::size_t(stride_a) * (batch - 1) + std::size_t(a_rows) * lda;
   const std::size_t b_count = std::size_t(stride_b) * (batch - 1) + std::size_t(b_rows) * ldb;
@@ -134,9 +136,16 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   }
   for (std::size_t i = 0; i < c_count; ++i)
     c0[i] = config.c16 ? rounded(p, dist(rng), &c0_bits[i]) : dist(rng);
+  std::vector<float> bias(s.n);
+  std::vector<std::uint16_t> bias_bits(s.n);
+  for (int j = 0; j < s.n; ++j) bias[j] = config.c16 ? rounded(p, dist(rng), &bias_bits[j]) : dist(rng);
   if (input == Input::nan_in_a) a[0] = rounded(p, std::numeric_limits<float>::quiet_NaN(), &a_bits[0]);
   if (input == Input::inf_in_a) a[0] = rounded(p, std::numeric_limits<float>::infinity(), &a_bits[0]);
-  DeviceBuffer da(a_count * bytes), db(b_count * bytes), dc((c_count + s.c_offset) * c_bytes);
+  DeviceBuffer da(a_count * bytes), db(b_count * bytes), dc((c_count + s.c_offset) * c_bytes),
+      dbias(s.n * c_bytes);
+  GEMMTUNE_CUDA_CHECK(cudaMemcpy(dbias.get(),
+                                 config.c16 ? static_cast<const void*>(bias_bits.data()) : bias.data(),
+                                 s.n * c_bytes, cudaMemcpyHostToDevice));
   void* const c_at = reinterpret_cast<char*>(dc.get()) + std::size_t(s.c_offset) * c_bytes;
   GEMMTUNE_CUDA_CHECK(cudaMemcpy(da.get(), bytes == 2 ? static_cast<const void*>(a_bits.data()) : a.data(),
                                  a_count * bytes, cudaMemcpyHostToDevice));
@@ -156,7 +165,25 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
   const double u_out = !config.c16 ? 0.0 : p == Precision::bf16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
   const double subnormal_half_step =
       u_out * (p == Precision::bf16 ? std::ldexp(1.0, -126) : std::ldexp(1.0, -14));
-  for (const float beta : {-0.5f, 0.0f}) {
+  // The float64 products and their magnitudes, once for every case below.
+  std::vector<double> product(c_count), magnitude(c_count);
+  for (int e = 0; e < batch; ++e)
+    for (int i = 0; i < s.m; ++i)
+      for (int j = 0; j < s.n; ++j) {
+        double ref = 0, mag = 0;
+        for (int q = 0; q < s.k; ++q) {
+          const double x =
+              a[std::size_t(stride_a) * e + (a_t ? std::size_t(q) * lda + i : std::size_t(i) * lda + q)];
+          const double y =
+              b[std::size_t(stride_b) * e + (b_t ? std::size_t(j) * ldb + q : std::size_t(q) * ldb + j)];
+          ref += x * y;
+          mag += std::fabs(x * y);
+        }
+        const std::size_t at = std::size_t(stride_c) * e + std::size_t(i) * ldc + j;
+        product[at] = ref, magnitude[at] = mag;
+      }
+  for (const auto& [beta, with_bias] :
+       {std::pair{-0.5f, false}, std::pair{0.0f, false}, std::pair{0.0f, true}, std::pair{-0.5f, true}}) {
     const float alpha = 1.5f;
     if (beta != 0) {
       GEMMTUNE_CUDA_CHECK(cudaMemcpy(c_at, config.c16 ? static_cast<const void*>(c0_bits.data()) : c0.data(),
@@ -165,8 +192,9 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
       // NaN (0xFFFF in a 16-bit C too): must be overwritten
       GEMMTUNE_CUDA_CHECK(cudaMemset(c_at, 0xFF, c_count * c_bytes));
     }
-    const GemmArguments args{s.m,  s.n,  s.k, alpha, da.get(), lda,      db.get(), ldb,
-                             beta, c_at, ldc, batch, stride_a, stride_b, stride_c};
+    const GemmArguments args{
+        s.m,  s.n,  s.k, alpha, da.get(), lda,      db.get(), ldb,
+        beta, c_at, ldc, batch, stride_a, stride_b, stride_c, with_bias ? dbias.get() : nullptr};
     // C has landed before the launch: on sm_90 the launch is a programmatic dependent, and a binary
     // without griddepcontrol.wait (the sm_75 PTX that Fp16Sm75PathJitCompiledOnThisGpu JIT-compiles)
     // would not wait for the stream's previous work.
@@ -185,31 +213,30 @@ void check(const LoadedKernel& kernel, const Problem& s, int batch, bool shared_
     for (int e = 0; e < batch && bad < 3; ++e)
       for (int i = 0; i < s.m && bad < 3; ++i)
         for (int j = 0; j < s.n && bad < 3; ++j) {
-          double ref = 0, mag = 0;
-          for (int q = 0; q < s.k; ++q) {
-            const double x = a[std::size_t(stride_a) * e + (a_t ? std::size_t(q) * lda + i : std::size_t(i) * lda + q)];
-            const double y = b[std::size_t(stride_b) * e + (b_t ? std::size_t(j) * ldb + q : std::size_t(q) * ldb + j)];
-            ref += x * y;
-            mag += std::fabs(x * y);
-          }
           const std::size_t at = std::size_t(stride_c) * e + std::size_t(i) * ldc + j;
+          const double ref = product[at], mag = magnitude[at];
           const double cij = beta != 0 ? c0[at] : 0.0;
-          const double expected = alpha * ref + beta * cij;
+          const double bj = with_bias ? bias[j] : 0.0;
+          const double expected = alpha * ref + beta * cij + bj;
           if (std::isnan(expected)) {  // the NaN of A[0][0] reaches row 0 of entry 0
-            if (!std::isnan(got[at])) ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", not NaN";
+            if (!std::isnan(got[at]))
+              ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", not NaN";
             continue;
           }
           if (std::isinf(expected)) {  // the infinity of A[0][0]
             const bool ok = p == Precision::tf32x3 ? !std::isfinite(got[at]) : double(got[at]) == expected;
-            if (!ok) ++bad, ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", expected " << expected;
+            if (!ok)
+              ++bad,
+                  ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got[at] << ", expected " << expected;
             continue;
           }
-          double bound =
-              (2.0 * s.k + 4) * u * alpha * mag + 4 * std::ldexp(1.0, -24) * std::fabs(beta * cij) + 1e-30;
+          double bound = (2.0 * s.k + 4) * u * alpha * mag +
+                         4 * std::ldexp(1.0, -24) * (std::fabs(beta * cij) + std::fabs(bj)) + 1e-30;
           bound += u_out * (std::fabs(expected) + bound) + subnormal_half_step;  // 0 for an FP32 C
           if (!(std::fabs(got[at] - expected) <= bound))
-            ++bad, ADD_FAILURE() << "beta " << beta << " entry " << e << " C[" << i << "][" << j << "] = " << got[at]
-                                 << ", expected " << expected << " (bound " << bound << ")";
+            ++bad, ADD_FAILURE() << "beta " << beta << (with_bias ? " with a bias" : "") << " entry " << e
+                                 << " C[" << i << "][" << j << "] = " << got[at] << ", expected " << expected
+                                 << " (bound " << bound << ")";
         }
   }
 }
@@ -231,7 +258,8 @@ TEST(TensorCores, EveryPrecisionAndLayoutAtEdgeSizes) {
       // A 64-wide tile and a 128-wide one with split-K (3 uneven slices); 16-bit k-major tiles need
       // 64+ columns, FP32 B stored k x n warp tiles 32+ wide.
       // 3xtf32 also with block_k 16, its small-K candidates (two k steps a tile).
-      std::vector<KernelConfig> configs = {mma(p, 64, 64, wide ? 64 : 32, 32, 32, 3), mma(p, 128, 128, 32, 64, 32, 4, 3)};
+      std::vector<KernelConfig> configs = {mma(p, 64, 64, wide ? 64 : 32, 32, 32, 3),
+                                           mma(p, 128, 128, 32, 64, 32, 4, 3)};
       if (p == Precision::tf32x3) configs.push_back(mma(p, 128, 64, 16, 32, 32, 4));
       for (KernelConfig c : configs) {
         if (p == Precision::tf32x3) c.warp_m = 32, c.round_split = c.split_k > 1;
@@ -240,9 +268,10 @@ TEST(TensorCores, EveryPrecisionAndLayoutAtEdgeSizes) {
         for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
           SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
           const LoadedKernel kernel(compiler.compile(c, device.arch(), path), c);
-          for (const Problem& s : {Problem{1, 1, 1, 0, 0, 0}, Problem{17, 33, 9, 0, 0, 0}, Problem{63, 65, 129, 1, 3, 2},
-                                   Problem{127, 129, 131, 0, 0, 0}, Problem{128, 128, 128, 0, 0, 0},
-                                   Problem{96, 64, 1000, 8, 8, 4}, Problem{130, 72, 264, 0, 0, 0}})
+          for (const Problem& s :
+               {Problem{1, 1, 1, 0, 0, 0}, Problem{17, 33, 9, 0, 0, 0}, Problem{63, 65, 129, 1, 3, 2},
+                Problem{127, 129, 131, 0, 0, 0}, Problem{128, 128, 128, 0, 0, 0},
+                Problem{96, 64, 1000, 8, 8, 4}, Problem{130, 72, 264, 0, 0, 0}})
             check(kernel, s, 1, false, Input::plain, rng);
           check(kernel, Problem{80, 96, 72, 0, 0, 0}, 3, true, Input::plain, rng);
           check(kernel, Problem{33, 40, 48, 0, 0, 0}, 1, false, Input::nan_in_a, rng);
@@ -263,7 +292,8 @@ TEST(TensorCores, LongKInEveryPrecision) {
   std::mt19937 rng(11);
   for (const Precision p : {Precision::tf32x3, Precision::tf32, Precision::bf16, Precision::fp16}) {
     if (!runs_precision(device, p)) continue;
-    for (KernelConfig c : {mma(p, 64, 64, operand_bytes(p) == 2 ? 64 : 32, 32, 32, 3), mma(p, 64, 64, 32, 32, 32, 3, 8)}) {
+    for (KernelConfig c :
+         {mma(p, 64, 64, operand_bytes(p) == 2 ? 64 : 32, 32, 32, 3), mma(p, 64, 64, 32, 32, 32, 3, 8)}) {
       if (p == Precision::tf32x3) c.round_split = c.split_k > 1;
       ASSERT_EQ(config_error(c), std::nullopt) << c.name();
       SCOPED_TRACE(c.name());
@@ -388,8 +418,8 @@ TEST(TensorCores, ThreeTf32WithBlockK16IsMoreAccurateAtSmallK) {
       const KernelConfig c = mma(Precision::tf32x3, 128, 64, block_k, 32, 32, 4);
       const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::whole_vectors), c);
       const Verification v = bench.verify(kernel);
-      std::printf("%s %s: normwise error %.3g, cuBLAS SGEMM's %.3g\n", shape.label().c_str(), c.name().c_str(),
-                  v.normwise_error, v.sgemm_normwise_error);
+      std::printf("%s %s: normwise error %.3g, cuBLAS SGEMM's %.3g\n", shape.label().c_str(),
+                  c.name().c_str(), v.normwise_error, v.sgemm_normwise_error);
       errors[block_k == 16 ? 0 : 1] = v.normwise_error;
       // At K = 64 the model's margin under SGEMM is under 10%: printed, not required.
       if (block_k == 16 && shape.k == 512) {
@@ -401,7 +431,8 @@ TEST(TensorCores, ThreeTf32WithBlockK16IsMoreAccurateAtSmallK) {
   }
 }
 
-KernelConfig hopper(Precision precision, int bm, int bn, int consumers, int stages, int cluster, bool persistent) {
+KernelConfig hopper(Precision precision, int bm, int bn, int consumers, int stages, int cluster,
+                    bool persistent) {
   KernelConfig c;
   c.family = KernelFamily::wgmma;
   c.precision = precision;
@@ -569,10 +600,10 @@ TEST(Wgmma, PassesTheTunersCheck) {
   const KernelCompiler compiler{default_cache_dir()};
   const DeviceChecks checks;
   for (const Precision p : {Precision::bf16, Precision::fp16, Precision::tf32, Precision::tf32x3})
-    for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, Layout::nt, 1, p},
-                                   GemmShape{513, 2048, 264, Layout::nt, 1, p}}) {
-      KernelConfig c = p == Precision::tf32x3 ? hopper(p, 128, 128, 2, 4, 1, true)
-                                              : hopper(p, 128, 256, 2, 4, 1, true);
+    for (const GemmShape& shape :
+         {GemmShape{1000, 1000, 1000, Layout::nt, 1, p}, GemmShape{513, 2048, 264, Layout::nt, 1, p}}) {
+      KernelConfig c =
+          p == Precision::tf32x3 ? hopper(p, 128, 128, 2, 4, 1, true) : hopper(p, 128, 256, 2, 4, 1, true);
       for (const int split_k : {1, 4}) {  // split-K: C poisoned with NaN is scaled by beta = 0 first
         c.split_k = split_k;
         GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
@@ -586,8 +617,10 @@ TEST(Wgmma, PassesTheTunersCheck) {
     }
   for (const Precision p : {Precision::bf16, Precision::tf32, Precision::tf32x3})  // MN-major operands
     for (const Layout layout : {Layout::nn, Layout::tn, Layout::tt})
-      for (const GemmShape& shape : {GemmShape{1000, 1000, 1000, layout, 1, p}, GemmShape{520, 2048, 264, layout, 1, p}}) {
-        KernelConfig c = operand_bytes(p) == 4 ? hopper(p, 128, 128, 2, 3, 1, true) : hopper(p, 128, 256, 2, 4, 1, true);
+      for (const GemmShape& shape :
+           {GemmShape{1000, 1000, 1000, layout, 1, p}, GemmShape{520, 2048, 264, layout, 1, p}}) {
+        KernelConfig c =
+            operand_bytes(p) == 4 ? hopper(p, 128, 128, 2, 3, 1, true) : hopper(p, 128, 256, 2, 4, 1, true);
         c.layout = layout;
         std::vector<KernelConfig> configs = {c};
         if (p == Precision::tf32) {  // and the nt kernel on K-major copies, split or not
@@ -599,7 +632,8 @@ TEST(Wgmma, PassesTheTunersCheck) {
         }
         GpuBench bench(shape, static_cast<std::size_t>(device.l2_megabytes * (1 << 20)), 7, checks);
         for (const KernelConfig& config : configs) {
-          const LoadedKernel kernel(compiler.compile(config, device.arch(), kernel_path_for(config, shape)), config);
+          const LoadedKernel kernel(compiler.compile(config, device.arch(), kernel_path_for(config, shape)),
+                                    config);
           const Verification v = bench.verify(kernel);
           EXPECT_TRUE(v.passed) << config.name() << " " << shape.label() << ": " << v.detail;
           if (p == Precision::tf32x3) {
@@ -613,8 +647,8 @@ TEST(Wgmma, PassesTheTunersCheck) {
 // (1, 4 with split-K in three uneven slices, 8 with warps along k), every layout, both load paths;
 // the rows it serves and more than one tile, odd n and k, padded leading dimensions, batches with
 // a shared B, NaN propagation and a wide dynamic range.
-KernelConfig stream16(Precision p, Layout layout, int rows, int thread_n, int lanes_k, int k_groups, int unroll,
-                      bool prefetch, int split_k) {
+KernelConfig stream16(Precision p, Layout layout, int rows, int thread_n, int lanes_k, int k_groups,
+                      int unroll, bool prefetch, int split_k) {
   KernelConfig c;
   c.family = KernelFamily::skinny_stream;
   c.precision = p, c.layout = layout;
@@ -632,9 +666,9 @@ TEST(SkinnyStream, SixteenBitOperandsForEveryRowTileLayoutAndBatch) {
   for (const Precision p : {Precision::bf16, Precision::fp16})
     for (const Layout layout : {Layout::nn, Layout::nt, Layout::tn, Layout::tt}) {
       const int narrow = op_b_transposed(layout) ? 4 : 8;  // B rows along n take whole 8-column vectors
-      for (const KernelConfig& c : {stream16(p, layout, 1, 8, 8, 1, 2, false, 1),
-                                    stream16(p, layout, 4, narrow, 4, 1, 2, true, 3),
-                                    stream16(p, layout, 8, 8, 2, 2, 4, false, 1)}) {
+      for (const KernelConfig& c :
+           {stream16(p, layout, 1, 8, 8, 1, 2, false, 1), stream16(p, layout, 4, narrow, 4, 1, 2, true, 3),
+            stream16(p, layout, 8, 8, 2, 2, 4, false, 1)}) {
         ASSERT_EQ(config_error(c), std::nullopt) << c.name();
         for (const KernelPath path : {KernelPath::general, KernelPath::whole_vectors}) {
           SCOPED_TRACE(c.name() + (path == KernelPath::general ? " general" : " whole vectors"));
@@ -655,7 +689,8 @@ TEST(SkinnyStream, SixteenBitOperandsForEveryRowTileLayoutAndBatch) {
   for (const Layout layout : {Layout::nt, Layout::nn})
     for (int m = 1; m <= 8; ++m) {
       const int rows = m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8;
-      const KernelConfig c = stream16(Precision::bf16, layout, rows, 8, 4, 2, 2, m % 2 == 0, m % 3 == 0 ? 2 : 1);
+      const KernelConfig c =
+          stream16(Precision::bf16, layout, rows, 8, 4, 2, 2, m % 2 == 0, m % 3 == 0 ? 2 : 1);
       SCOPED_TRACE(c.name());
       const LoadedKernel kernel(compiler.compile(c, device.arch(), KernelPath::general), c);
       check(kernel, Problem{m, 515, 333, 0, 0, 0}, 1, false, Input::plain, rng);

@@ -183,6 +183,7 @@ def test_ex_calls_refuse_bad_arguments():
     assert lib.gemmtune_run_gemm_problem_ex(None, bf16, c16, problem, 16, 16, 16, None) == L.INVALID_ARGUMENT
     assert lib.gemmtune_run_gemm_problem_ex(None, fp32, c16, problem, 16, 16, 16, None) == L.INVALID_ARGUMENT
     assert lib.gemmtune_run_gemm_problem_ex(None, bf16, c16, None, 16, 16, 16, None) == L.INVALID_ARGUMENT
+    assert lib.gemmtune_run_gemm_problem_bias(None, bf16, c16, problem, 16, 16, 16, 16, None) == L.INVALID_ARGUMENT
     assert lib.gemmtune_choose_gemm_ex(None, bf16, c16, 0, 0, 4, 8, 6, None, 6, 0, None, 8, 0, 8, 0, 1, None, None,
                                        0, None, 0) == L.INVALID_ARGUMENT
 

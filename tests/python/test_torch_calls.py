@@ -27,6 +27,7 @@ class Library:
     def __init__(self, implementation="mma_bf16_64x64x32_w32x32_s3_b1_z1_k1"):
         self.implementation = implementation  # what choose answers
         self.runs = []  # (function, precision, c_type, problem, pc, bytes of C before the call)
+        self.biases = []  # pbias of every gemmtune_run_gemm_problem_bias
         self.chosen = []  # (precision, c_type) of every choose
 
     def run(self, handle, precision, problem, pa, pb, pc, stream):
@@ -34,6 +35,10 @@ class Library:
 
     def run_ex(self, handle, precision, c_type, problem, pa, pb, pc, stream):
         return self._record("gemmtune_run_gemm_problem_ex", precision, c_type, problem, pc)
+
+    def run_bias(self, handle, precision, c_type, problem, pa, pb, pbias, pc, stream):
+        self.biases.append(pbias)
+        return self._record("gemmtune_run_gemm_problem_bias", precision, c_type, problem, pc)
 
     def _record(self, function, precision, c_type, problem, pc):
         size = 2 if c_type == C_OPERAND_TYPE else 4
@@ -53,6 +58,7 @@ def library(monkeypatch):
     fake = Library()
     monkeypatch.setattr(calls, "_run_problem", fake.run)
     monkeypatch.setattr(calls, "_run_problem_ex", fake.run_ex)
+    monkeypatch.setattr(calls, "_run_problem_bias", fake.run_bias)
     monkeypatch.setattr(L, "choose_gemm", fake.choose)
     monkeypatch.setattr(calls, "_raw_stream", lambda device: 0)
     monkeypatch.setitem(_handles._handles, DEVICE, 1)
@@ -176,15 +182,25 @@ def test_addmm_without_a_product_rounds_once(library):
 
 
 @pytest.mark.parametrize("dtype, precision", [(torch.bfloat16, BF16), (torch.float16, FP16)])
-def test_16_bit_linear_writes_a_16_bit_c_starting_as_the_bias(library, dtype, precision):
+def test_16_bit_linear_writes_a_16_bit_c_and_gives_the_library_its_bias(library, dtype, precision):
+    """The bias row goes to the library (its kernels add it as they store C): beta 0, no copy into C.
+    A bias of stride 2 is made contiguous first; a bias of another shape is copied into C (beta 1)."""
     x, weight, bias = rand(2, 5, 7, dtype=dtype), rand(3, 7, dtype=dtype, seed=1), rand(3, dtype=dtype, seed=2)
     y = calls.linear(x, weight, bias)
     assert y.dtype == dtype and y.shape == (2, 5, 3)
-    function, run_precision, c_type, problem, pc, c_before = library.runs[-1]
-    assert (function, run_precision, c_type) == ("gemmtune_run_gemm_problem_ex", precision, C_OPERAND_TYPE)
-    assert pc == y.data_ptr() and (problem.op_b, problem.beta) == (L.OP_T, 1.0)
-    assert c_before == as_bytes(bias.expand(10, 3).contiguous())
-    assert library.chosen == [(precision, C_OPERAND_TYPE)]
+    function, run_precision, c_type, problem, pc, _ = library.runs[-1]
+    assert (function, run_precision, c_type) == ("gemmtune_run_gemm_problem_bias", precision, C_OPERAND_TYPE)
+    assert pc == y.data_ptr() and (problem.op_b, problem.beta) == (L.OP_T, 0.0)
+    assert library.biases == [bias.data_ptr()]
+    strided = rand(6, dtype=dtype, seed=3)[::2]
+    calls.linear(x, weight, strided)
+    assert library.runs[-1][0] == "gemmtune_run_gemm_problem_bias" and library.biases[-1] != strided.data_ptr()
+    square = rand(10, 3, dtype=dtype, seed=4)  # one value per element: C starts as it
+    calls.linear(x, weight, square)
+    function, _, _, problem, _, c_before = library.runs[-1]
+    assert (function, problem.beta) == ("gemmtune_run_gemm_problem_ex", 1.0)
+    assert c_before == as_bytes(square)
+    assert library.chosen[0] == (precision, C_OPERAND_TYPE)
     plan = next(iter(calls._linear_plans.values()))
     assert (plan.c_type, plan.c_dtype, plan.torch_route) == (C_OPERAND_TYPE, dtype, 0)
 

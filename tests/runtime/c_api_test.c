@@ -76,6 +76,13 @@ int main(int argc, char** argv) {
     expect(gemmtune_run_gemm_problem(handle, (gemmtune_precision_t)7, &problem, &value, &value, &value, NULL) ==
                GEMMTUNE_INVALID_ARGUMENT,
            "run_gemm_problem with an unknown precision");
+    expect(gemmtune_run_gemm_problem_bias(handle, GEMMTUNE_BF16, GEMMTUNE_C_OPERAND_TYPE, &problem, &value, &value,
+                                          (const char*)&value + 1, &value, NULL) == GEMMTUNE_INVALID_ARGUMENT,
+           "a bias not aligned to its element");
+    expect(gemmtune_gemm_bias(handle, GEMMTUNE_FP32, GEMMTUNE_C_OPERAND_TYPE, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4,
+                              1.0f, &value, 4, 0, &value, 4, 0, 0.0f, &value, &value, 4, 0, 1, NULL) ==
+               GEMMTUNE_INVALID_ARGUMENT,
+           "a 16-bit C and bias with FP32 operands");
     expect(gemmtune_choose_gemm(NULL, GEMMTUNE_BF16, GEMMTUNE_OP_N, GEMMTUNE_OP_N, 4, 4, 4, NULL, 4, 0, NULL, 4, 0, 4,
                                 0, 1, &source, name, sizeof name, reason, sizeof reason) == GEMMTUNE_INVALID_ARGUMENT,
            "choose_gemm without a handle");

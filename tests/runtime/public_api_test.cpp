@@ -92,6 +92,10 @@ TEST(PublicApi, ArgumentErrorsComeBeforeTheDevice) {
             Status::invalid_argument);
   EXPECT_EQ(handle.sgemm({0, 4, 4, 4, 4, 4}, 1, nullptr, nullptr, 0, &dummy, nullptr),
             Status::success);  // no-op
+  float bias[2] = {};
+  const void* misaligned = reinterpret_cast<const char*>(bias) + 1;
+  EXPECT_EQ(handle.gemm_bias({4, 4, 4, 4, 4, 4}, 1, &dummy, &dummy, 0, misaligned, &dummy, nullptr),
+            Status::invalid_argument);
   KernelChoice choice;
   EXPECT_EQ(handle.choose({4, 4, 4, 4, 3, 4}, nullptr, nullptr, choice), Status::invalid_argument);
 }

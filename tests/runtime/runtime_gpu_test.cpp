@@ -68,23 +68,30 @@ class DeviceBuffer {
 };
 
 // Runs one problem through handle on stream and checks every element of C (and that the padding of
-// C is untouched) against a float64 reference. beta == 0 runs over a C full of NaN.
+// C is untouched) against a float64 reference. beta == 0 runs over a C full of NaN. with_bias: through
+// gemm_bias, a row of n floats added to every row.
 ::testing::AssertionResult runs_correctly(const Handle& handle, const Problem& p, float beta,
-                                          cudaStream_t stream, unsigned seed = 1) {
+                                          cudaStream_t stream, unsigned seed = 1, bool with_bias = false) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<float> a(std::size_t(p.m) * p.lda + p.a_offset), b(std::size_t(p.k) * p.ldb + p.b_offset),
       c0(std::size_t(p.m) * p.ldc);
-  for (auto* v : {&a, &b, &c0})
+  std::vector<float> bias(p.n, 0.0f);
+  for (auto* v : {&a, &b, &c0, &bias})
     for (float& x : *v) x = uniform(rng);
+  if (!with_bias) std::fill(bias.begin(), bias.end(), 0.0f);
   if (beta == 0) std::fill(c0.begin(), c0.end(), NAN);
-  DeviceBuffer da(a.size()), db(b.size()), dc(c0.size());
+  DeviceBuffer da(a.size()), db(b.size()), dc(c0.size()), dbias(bias.size());
   cudaMemcpyAsync(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice, stream);
   cudaMemcpyAsync(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice, stream);
   cudaMemcpyAsync(dc.get(), c0.data(), c0.size() * 4, cudaMemcpyHostToDevice, stream);
+  cudaMemcpyAsync(dbias.get(), bias.data(), bias.size() * 4, cudaMemcpyHostToDevice, stream);
   const float alpha = 1.25f;
-  const Status status = handle.sgemm({p.m, p.n, p.k, p.lda, p.ldb, p.ldc}, alpha, da.get() + p.a_offset,
-                                     db.get() + p.b_offset, beta, dc.get(), stream);
+  const GemmProblem problem{p.m, p.n, p.k, p.lda, p.ldb, p.ldc};
+  const Status status = with_bias ? handle.gemm_bias(problem, alpha, da.get() + p.a_offset, db.get() + p.b_offset,
+                                                     beta, dbias.get(), dc.get(), stream)
+                                  : handle.sgemm(problem, alpha, da.get() + p.a_offset, db.get() + p.b_offset, beta,
+                                                 dc.get(), stream);
   if (status != Status::success) return ::testing::AssertionFailure() << "sgemm: " << status_name(status);
   std::vector<float> got(c0.size());
   cudaMemcpyAsync(got.data(), dc.get(), got.size() * 4, cudaMemcpyDeviceToHost, stream);
@@ -107,9 +114,10 @@ class DeviceBuffer {
         magnitude += std::fabs(term);
       }
       const double c_in = beta != 0 ? c0[std::size_t(i) * p.ldc + j] : 0.0;
-      const double expected = alpha * sum + beta * c_in;
+      const double expected = alpha * sum + beta * c_in + bias[j];
       const double bound =
-          (p.k + 4) * std::ldexp(1.0, -24) * (alpha * magnitude + std::fabs(beta * c_in)) + 1e-30;
+          (p.k + 4) * std::ldexp(1.0, -24) * (alpha * magnitude + std::fabs(beta * c_in) + std::fabs(bias[j])) +
+          1e-30;
       if (!(std::fabs(value - expected) <= bound))
         return ::testing::AssertionFailure() << p.m << "x" << p.n << "x" << p.k << ": C[" << i << "][" << j
                                              << "] = " << value << ", expected " << expected;
@@ -227,6 +235,8 @@ TEST_F(RuntimeGpu, ExactAndNearestShapesRunTheTunedConfig) {
   EXPECT_TRUE(runs_correctly(handle, dense(190, 310, 120), 0.5f, nullptr));
   EXPECT_EQ(choice(handle, dense(1900, 2100, 1800)).config_name, kWide.name());
   EXPECT_TRUE(runs_correctly(handle, dense(1900, 2100, 180), -1.0f, nullptr));
+  for (const float beta : {0.0f, 0.5f})  // a bias row: added by the kernel as it stores C
+    EXPECT_TRUE(runs_correctly(handle, {190, 310, 120, 121, 311, 313}, beta, nullptr, 2, true));
 }
 
 TEST_F(RuntimeGpu, SameArchitectureThenCublas) {
@@ -276,6 +286,9 @@ TEST_F(RuntimeGpu, CublasRunsWhereNoKernelIsExpectedToWin) {
     EXPECT_EQ(c.source, source) << c.reason;
     EXPECT_TRUE(runs_correctly(handle, p, 0.0f, nullptr));
     EXPECT_TRUE(runs_correctly(handle, p, 0.5f, nullptr));
+    // A bias row: C = beta * C + bias first (LoadedBiasPass), then cuBLAS with beta = 1.
+    EXPECT_TRUE(runs_correctly(handle, p, 0.0f, nullptr, 4, true));
+    EXPECT_TRUE(runs_correctly(handle, p, -0.5f, nullptr, 5, true));
   }
   EXPECT_EQ(choice(handle, dense(1000, 1000, 1000)).implementation, Implementation::tuned_kernel);
 }
@@ -306,6 +319,7 @@ TEST_F(RuntimeGpu, CublasLtWinnersRunAndRefusedOnesFallBack) {
   EXPECT_EQ(runs.config_name, "cublaslt");
   EXPECT_TRUE(runs_correctly(handle, dense(48, 320, 272), 0.0f, nullptr));
   EXPECT_TRUE(runs_correctly(handle, dense(48, 320, 272), 0.5f, nullptr));
+  EXPECT_TRUE(runs_correctly(handle, dense(48, 320, 272), 0.0f, nullptr, 6, true));  // the bias first
   const KernelChoice first = choice(handle, dense(40, 320, 272));
   EXPECT_EQ(first.implementation, Implementation::cublaslt) << first.reason;
   EXPECT_NE(first.reason.find("refused"), std::string::npos) << first.reason;
@@ -445,6 +459,8 @@ TEST_F(RuntimeGpu, AtomicSplitKAndDeterministicMode) {
     EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, nullptr));
     EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.0f, nullptr));
     EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 1.0f, nullptr));  // nothing scales C first
+    for (const float beta : {0.0f, 1.0f})  // with a bias the kernel over C adds it first, whatever beta
+      EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), beta, nullptr, 7, true));
   }
   ASSERT_EQ(setenv("GEMMTUNE_DETERMINISTIC", "1", 1), 0);
   const Handle handle(path);
@@ -453,6 +469,7 @@ TEST_F(RuntimeGpu, AtomicSplitKAndDeterministicMode) {
   EXPECT_EQ(chosen.config_name, kSplitK.name());
   EXPECT_NE(chosen.reason.find("GEMMTUNE_DETERMINISTIC"), std::string::npos) << chosen.reason;
   EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, nullptr));
+  EXPECT_TRUE(runs_correctly(handle, dense(96, 80, 700), 0.5f, nullptr, 8, true));  // the reduction adds it
 }
 
 // A kernel that lets programmatic dependents launch at once, then stays busy for a while before it
