@@ -181,6 +181,15 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
   return cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params);
 }
 
+// splitk_reduce's grid over an m x n C of `batch` entries (x: columns, y: rows, z: entries), at
+// most about max_blocks blocks: the kernel loops over whatever it does not cover.
+dim3 over_c_grid(int m, int n, int batch, long long max_blocks) {
+  const long long x = std::min<long long>((n + kReduceThreads - 1) / kReduceThreads, max_blocks);
+  const long long y = std::min<long long>({m, 65535, std::max<long long>(1, max_blocks / x)});
+  const long long z = std::min<long long>({batch, 65535, std::max<long long>(1, max_blocks / (x * y))});
+  return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z));
+}
+
 }  // namespace
 
 bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspace) const {
@@ -232,9 +241,7 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   // The split-K kernel over C (the reduction, or atomic split-K's scaling): a thread per element,
   // each looping over several when max_blocks caps the grid.
   auto launch_over_c = [&](int slices, const float* partials, bool programmatic, long long max_blocks) {
-    const long long elements = static_cast<long long>(m) * n * batch;
-    const dim3 grid(static_cast<unsigned>(
-        std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, max_blocks)));
+    const dim3 grid = over_c_grid(m, n, batch, max_blocks);
     void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
     return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
   };
@@ -402,8 +409,7 @@ cudaError_t LoadedBiasPass::launch(const GemmArguments& args, cudaStream_t strea
   void* c = args.c;
   long long stride_c = args.stride_c;
   const void* bias = args.bias;
-  const long long elements = static_cast<long long>(m) * n * batch;
-  const dim3 grid(static_cast<unsigned>(std::min<long long>((elements + kReduceThreads - 1) / kReduceThreads, 65535LL * 8)));
+  const dim3 grid = over_c_grid(m, n, batch, 65535LL * 8);
   void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
   return launch_on(kernel_, grid, dim3(kReduceThreads), 0, stream, params, false);
 }

@@ -219,7 +219,10 @@ def test_float32_linear_keeps_the_fp32_c_calls(library):
     x, weight, bias = rand(5, 7), rand(3, 7, seed=1), rand(3, seed=2)
     y = calls.linear(x, weight, bias)
     assert y.dtype == torch.float32
-    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", FP32, C_FP32) and library.runs[-1][4] == y.data_ptr()
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem_bias", FP32, C_FP32)
+    assert library.runs[-1][4] == y.data_ptr() and library.biases == [bias.data_ptr()]
+    calls.linear(x, weight)
+    assert library.runs[-1][:3] == ("gemmtune_run_gemm_problem", FP32, C_FP32)
     assert library.chosen == [(FP32, C_FP32)]
 
 
