@@ -392,6 +392,9 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, Layout layout,
 }
 
 LoadedBiasPass::LoadedBiasPass(const CompiledKernel& reduce) {
+  int device = 0;
+  GEMMTUNE_CUDA_CHECK(cudaGetDevice(&device));
+  GEMMTUNE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
   GEMMTUNE_CUDA_CHECK(cudaLibraryLoadData(&library_, reduce.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   if (const cudaError_t err = cudaLibraryGetKernel(&kernel_, library_, reduce.symbol.c_str()); err != cudaSuccess) {
     cudaLibraryUnload(library_);
@@ -409,7 +412,8 @@ cudaError_t LoadedBiasPass::launch(const GemmArguments& args, cudaStream_t strea
   void* c = args.c;
   long long stride_c = args.stride_c;
   const void* bias = args.bias;
-  const dim3 grid = over_c_grid(m, n, batch, 65535LL * 8);
+  // One wave of full SMs (2048 threads each): every thread then stores many rows of its column.
+  const dim3 grid = over_c_grid(m, n, batch, static_cast<long long>(sm_count_) * (2048 / kReduceThreads));
   void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
   return launch_on(kernel_, grid, dim3(kReduceThreads), 0, stream, params, false);
 }

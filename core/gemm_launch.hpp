@@ -127,6 +127,7 @@ class LoadedBiasPass {
  private:
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t kernel_ = nullptr;
+  int sm_count_ = 1;
 };
 
 }  // namespace gemmtune

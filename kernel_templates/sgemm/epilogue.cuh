@@ -135,10 +135,13 @@ struct CElement<0> {
 // launch at once (a no-op for anything else).
 // CTYPE: C's element, 0 FP32, 1 bf16, 2 fp16 (a 16-bit C is rounded once, from the FP32 sum).
 // Grid: x over N's columns (THREADS a block), y over M's rows, z over the entries, each a loop with
-// the grid's stride, so any grid covers C. One element per thread and step: a float4 version with a
-// quarter of the threads measured 2% slower at 16 slices (64x4096x4096) and 1% faster at 4 (1000,
-// 1024) on an H100. The indices are counted, not divided out of one flat index: the 64-bit divisions
-// of that made it compute-bound (H200, 2026-11-30: 85 us for C = bias over 4096 x 4096 bf16).
+// the grid's stride, so any grid covers C; a thread reads its column's bias once and walks down the
+// rows, four at a time in flight. With a grid of one element a thread the kernel is bound by the
+// latency of each thread's one load, not by bandwidth: a grid of a block a row and 256 columns, C =
+// bias over 4096 x 4096 took 55 us where torch's broadcast copy takes 10 to 15 (H200, 2026-11-30,
+// bf16 and FP32 alike). The host sizes the grid: one wave for C = beta * C + bias, one element a
+// thread for split-K's reduction, as measured before (a float4 version with a quarter of the threads
+// measured 2% slower at 16 slices, 64x4096x4096, and 1% faster at 4, 1000 and 1024, on an H100).
 template <int THREADS, int CTYPE>
 __global__ void __launch_bounds__(THREADS)
     splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace, float alpha, float beta,
@@ -151,16 +154,16 @@ __global__ void __launch_bounds__(THREADS)
   detail::allow_dependent_launch();
   const long long total = static_cast<long long>(M) * N * batch;  // a slice of the partial sums
   for (int entry = blockIdx.z; entry < batch; entry += gridDim.z) {
-    for (int m = blockIdx.y; m < M; m += gridDim.y) {
-      const long long row = static_cast<long long>(entry) * M + m;
-      typename Element::Bits* crow = C + entry * stride_c + static_cast<long long>(m) * ldc;
-      for (int n = blockIdx.x * THREADS + threadIdx.x; n < N; n += gridDim.x * THREADS) {
-        const long long idx = row * N + n;
+    for (int n = blockIdx.x * THREADS + threadIdx.x; n < N; n += gridDim.x * THREADS) {
+      const float b = c16::bias_at<CTYPE == 1>(bias, n);
+      typename Element::Bits* const column = C + entry * stride_c + n;
+      const long long first = static_cast<long long>(entry) * M * N + n;  // element (entry, 0, n) of a slice
+#pragma unroll 4
+      for (int m = blockIdx.y; m < M; m += gridDim.y) {
         float sum = 0.0f;
-        for (int z = 0; z < splits; ++z) sum += workspace[z * total + idx];
-        typename Element::Bits* c = crow + n;
-        Element::store(c, (beta != 0.0f ? alpha * sum + beta * Element::load(c) : alpha * sum) +
-                              c16::bias_at<CTYPE == 1>(bias, n));
+        for (int z = 0; z < splits; ++z) sum += workspace[z * total + first + static_cast<long long>(m) * N];
+        typename Element::Bits* const c = column + static_cast<long long>(m) * ldc;
+        Element::store(c, (beta != 0.0f ? alpha * sum + beta * Element::load(c) : alpha * sum) + b);
       }
     }
   }
