@@ -136,12 +136,12 @@ struct CElement<0> {
 // CTYPE: C's element, 0 FP32, 1 bf16, 2 fp16 (a 16-bit C is rounded once, from the FP32 sum).
 // Grid: x over N's columns (THREADS a block), y over M's rows, z over the entries, each a loop with
 // the grid's stride, so any grid covers C; a thread reads its column's bias once and walks down the
-// rows, four at a time in flight. With a grid of one element a thread the kernel is bound by the
-// latency of each thread's one load, not by bandwidth: a grid of a block a row and 256 columns, C =
-// bias over 4096 x 4096 took 55 us where torch's broadcast copy takes 10 to 15 (H200, 2026-11-30,
-// bf16 and FP32 alike). The host sizes the grid: one wave for C = beta * C + bias, one element a
-// thread for split-K's reduction, as measured before (a float4 version with a quarter of the threads
-// measured 2% slower at 16 slices, 64x4096x4096, and 1% faster at 4, 1000 and 1024, on an H100).
+// rows, four at a time in flight. The host sizes the grid: one wave of full SMs for C = beta * C +
+// bias, where a grid of one element a thread waited on each thread's one load (H200, 2026-11-30:
+// C = bias, then cuBLAS with beta 1, at 4096x4096x1024 bf16: 135.8 us, with one wave 66.8; torch's
+// copy of the bias and the same cuBLAS call 86.5); one element a thread for split-K's reduction, as
+// measured before (a float4 version with a quarter of the threads measured 2% slower at 16 slices,
+// 64x4096x4096, and 1% faster at 4, 1000 and 1024, on an H100).
 template <int THREADS, int CTYPE>
 __global__ void __launch_bounds__(THREADS)
     splitk_reduce(int M, int N, int splits, const float* __restrict__ workspace, float alpha, float beta,
