@@ -26,8 +26,9 @@ GEMMTUNE_C_OPERAND_TYPE for a 16-bit result; reload() empties the plans):
   call cost 1.3 to 1.9 us. (The route was first taken because the library's FP32 C and its cast cost
   more; with a 16-bit C that cost is gone, and whether a c16 cuBLASLt winner should now stay in the
   library, as float32's do, is not measured yet: docs/16-bit-c.md, the bf16 MLP measured again.)
-- A linear layer: the library copies the bias into C (new_empty, then copy_ broadcasting it; a 16-bit
-  bias into a 16-bit C exactly) and adds the product (beta = 1). Given cuBLAS (float32) or cuBLAS or
+- A linear layer: the library gets the bias row (gemmtune_run_gemm_problem_bias, beta = 0) and its
+  kernels add it as they store C; a bias of another shape is copied into C first (beta = 1). Given
+  cuBLAS (float32) or cuBLAS or
   cuBLASLt (16-bit), torch's linear runs it (cuBLASLt with the bias in its epilogue: 512x4096x1024:nt
   95 us against 116 on the H100), or for float32 products with few output tiles and a long K torch's
   addmm over the bias expanded to C's shape, which is the library's own cuBLAS work at less host time
