@@ -181,6 +181,9 @@ cudaError_t launch_on(cudaKernel_t kernel, dim3 grid, dim3 block, std::size_t sh
   return cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(kernel), params);
 }
 
+// Split-K's reduction runs one element a thread (splitk_reduce says why) up to this many blocks.
+constexpr long long kSliceReductionBlocks = 65535LL * 8;
+
 // splitk_reduce's grid over an m x n C of `batch` entries (x: columns, y: rows, z: entries), at
 // most about max_blocks blocks: the kernel loops over whatever it does not cover.
 dim3 over_c_grid(int m, int n, int batch, long long max_blocks) {
@@ -190,10 +193,24 @@ dim3 over_c_grid(int m, int n, int batch, long long max_blocks) {
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z));
 }
 
+// splitk_reduce (kernel) over C of args' sizes: C = alpha * (the sum of `slices` partial products)
+// + beta * C + bias; with no slices, C = beta * C + bias (alpha unread).
+cudaError_t launch_over_c(cudaKernel_t kernel, const GemmArguments& args, int slices, const float* partials,
+                          long long max_blocks, cudaStream_t stream, bool programmatic) {
+  int m = args.m, n = args.n, ldc = args.ldc, batch = args.batch;
+  float alpha = args.alpha, beta = args.beta;
+  void* c = args.c;
+  long long stride_c = args.stride_c;
+  const void* bias = args.bias;
+  void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
+  return launch_on(kernel, over_c_grid(m, n, batch, max_blocks), dim3(kReduceThreads), 0, stream, params,
+                   programmatic);
+}
+
 }  // namespace
 
 bool LoadedKernel::gemm_scales_c(const GemmArguments& args, const float* workspace) const {
-  return workspace_kind(config_) == WorkspaceKind::counters && args.beta != 1.0f && args.bias == nullptr &&
+  return workspace_kind(config_) == WorkspaceKind::counters && (args.beta != 1.0f || args.bias != nullptr) &&
          workspace != nullptr;
 }
 
@@ -235,20 +252,16 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   const float* b = args.b;
   void* c = args.c;
   int swizzle = config_.swizzle;
-  // The bias is added once an element: by the GEMM when K is not split, else by the kernel over C.
+  // The bias is added once an element: by the GEMM when K is not split or when its atomic slices'
+  // first one sets C = beta * C + bias, else by the kernel over C.
   const void* bias = args.bias;
-  const void* gemm_bias = splits > 1 ? nullptr : bias;
-  // The split-K kernel over C (the reduction, or atomic split-K's scaling): a thread per element,
-  // each looping over several when max_blocks caps the grid.
-  auto launch_over_c = [&](int slices, const float* partials, bool programmatic, long long max_blocks) {
-    const dim3 grid = over_c_grid(m, n, batch, max_blocks);
-    void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
-    return launch_on(reduce_, grid, dim3(kReduceThreads), 0, stream, params, programmatic);
-  };
+  const void* gemm_bias = splits > 1 && !gemm_scales_c(args, workspace) ? nullptr : bias;
+  GemmArguments gemm_args = args;
+  gemm_args.bias = gemm_bias;
 
   // Atomic split-K adds into C, so C = beta * C + bias must come first, unless beta is 1 and there is
-  // no bias: done by each tile's first slice (beta only), which needs the workspace's counters to tell
-  // the others, or, without a workspace, by a kernel before the GEMM. The GEMM then starts as that
+  // no bias: done by each tile's first slice (sgemm), which needs the workspace's counters to tell the
+  // others, or, without a workspace, by a kernel before the GEMM. The GEMM then starts as that
   // kernel's programmatic dependent and waits for it before its first addition.
   const bool scale_first = atomic && (beta != 1.0f || bias != nullptr) && !gemm_scales_c(args, workspace);
   float* gemm_workspace = scale_first ? nullptr : workspace;
@@ -256,20 +269,19 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
     // One block per SM, so the GEMM's blocks find room beside it and run their main loops while
     // it scales; a block per 256 elements fills every SM's thread slots until it is done (H100:
     // 2% slower at 512, 0.3 to 0.6% on the skinny shapes).
-    if (const cudaError_t err = launch_over_c(0, nullptr, programmatic_launch_, sm_count_);
+    if (const cudaError_t err = launch_over_c(reduce_, args, 0, nullptr, sm_count_, stream, programmatic_launch_);
         err != cudaSuccess)
       return err;
   }
   if (config_.family == KernelFamily::wgmma) {
     // pretranspose: the nt kernel on K-major copies (FP32 C: no partial sums share the workspace).
-    GemmArguments gemm_args = args;
     if (copies) {
       if (const cudaError_t err = pretranspose(gemm_args, workspace, stream); err != cudaSuccess) return err;
     }
     const cudaError_t err = config_.pretranspose ? launch_wgmma(gemm_args, Layout::nt, nullptr, stream)
-                                                 : launch_wgmma(args, config_.layout, gemm_workspace, stream);
+                                                 : launch_wgmma(gemm_args, config_.layout, gemm_workspace, stream);
     if (err != cudaSuccess || splits == 1 || atomic) return err;
-    return launch_over_c(splits, workspace, programmatic_launch_, 65535LL * 8);
+    return launch_over_c(reduce_, args, splits, workspace, kSliceReductionBlocks, stream, programmatic_launch_);
   }
   void* gemm_params[] = {&m,   &n,   &k,   &alpha,          &a,       &lda,      &b,        &ldb,       &beta,
                          &c,   &ldc, &gemm_workspace, &swizzle, &stride_a, &stride_b, &stride_c, &gemm_bias};
@@ -280,7 +292,7 @@ cudaError_t LoadedKernel::launch_entries(const GemmArguments& args, float* works
   if (err != cudaSuccess || splits == 1 || atomic) return err;
 
   // The GEMM lets it launch from its epilogue, so it is scheduled while the last blocks run.
-  return launch_over_c(splits, workspace, programmatic_launch_, 65535LL * 8);
+  return launch_over_c(reduce_, args, splits, workspace, kSliceReductionBlocks, stream, programmatic_launch_);
 }
 
 // kernel_templates/skinny.cuh: the sgemm template's arguments with the split count in the swizzle's
@@ -382,8 +394,7 @@ cudaError_t LoadedKernel::launch_wgmma(const GemmArguments& args, Layout layout,
   float alpha = args.alpha, beta = args.beta;
   void* cp = args.c;
   long long stride_c = args.stride_c;
-  // Split-K's slices get no bias: the kernel over C adds it (launch_entries).
-  const void* bias = splits > 1 ? nullptr : args.bias;
+  const void* bias = args.bias;  // none for split-K's slices (launch_entries)
   void* params[] = {&map_a,  &map_b,     &cp,    &m,       &n,        &k,         &ldc,
                     &alpha,  &beta,      &group_m, &batch, &stride_c, &a_batched, &b_batched,
                     &splits, &workspace, &bias};
@@ -406,16 +417,9 @@ LoadedBiasPass::~LoadedBiasPass() { GEMMTUNE_CUDA_CHECK_NOTHROW(cudaLibraryUnloa
 
 cudaError_t LoadedBiasPass::launch(const GemmArguments& args, cudaStream_t stream) const {
   if (args.m <= 0 || args.n <= 0 || args.batch <= 0) return cudaSuccess;
-  int m = args.m, n = args.n, slices = 0, ldc = args.ldc, batch = args.batch;
-  const float* partials = nullptr;
-  float alpha = 1.0f, beta = args.beta;
-  void* c = args.c;
-  long long stride_c = args.stride_c;
-  const void* bias = args.bias;
   // One wave of full SMs (2048 threads each): every thread then stores many rows of its column.
-  const dim3 grid = over_c_grid(m, n, batch, static_cast<long long>(sm_count_) * (2048 / kReduceThreads));
-  void* params[] = {&m, &n, &slices, &partials, &alpha, &beta, &c, &ldc, &batch, &stride_c, &bias};
-  return launch_on(kernel_, grid, dim3(kReduceThreads), 0, stream, params, false);
+  return launch_over_c(kernel_, args, 0, nullptr, static_cast<long long>(sm_count_) * (2048 / kReduceThreads),
+                       stream, false);
 }
 
 }  // namespace gemmtune

@@ -81,8 +81,8 @@ class LoadedKernel {
   // serve (a call that needs a less specialised binary).
   cudaError_t launch(const GemmArguments& args, float* workspace, cudaStream_t stream) const;
 
-  // Atomic split-K must scale C by beta (and add the bias) before adding into it. True when this
-  // call's GEMM does it itself, which needs its workspace (a counter per tile) and no bias; otherwise
+  // Atomic split-K must scale C by beta and add the bias before adding into it. True when this
+  // call's GEMM does it itself (sgemm's), which needs its workspace (a counter per tile); otherwise
   // launch() runs a kernel over C first. (The skinny kernels reduce inside the launch: never.)
   bool gemm_scales_c(const GemmArguments& args, const float* workspace) const;
 

@@ -54,11 +54,11 @@ __global__ void __launch_bounds__(
   extern __shared__ float4 smem_raw[];  // float4: 16-byte alignment for vector accesses
   float* smem = reinterpret_cast<float*>(smem_raw);
 
-  // Atomic split-K adds into C, so C must be scaled by beta first (unless beta is 1). Given a
-  // workspace (of per-tile counters), each tile's first slice does it; otherwise splitk_reduce did
-  // it before this kernel.
+  // Atomic split-K adds into C, so C must be set to beta * C + bias first (unless beta is 1 and there
+  // is no bias). Given a workspace (of per-tile counters), each tile's first slice does it; otherwise
+  // splitk_reduce did it before this kernel (and the host passes no bias).
   const bool atomic = SPLIT_ATOMIC && gridDim.z > 1;
-  const bool scales_c = atomic && beta != 1.0f && workspace != nullptr;
+  const bool scales_c = atomic && (beta != 1.0f || bias != nullptr) && workspace != nullptr;
   const bool after_scaling = atomic && beta != 1.0f && workspace == nullptr;
   // Launched as a programmatic dependent on sm_90 (runtime/src/gemm_launch.cpp), so this grid may
   // start while the stream's previous kernel still runs: wait for it before the first access to
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(
   detail::FragmentLoader<S> load_fragments{smem, row_base, col_base};
   detail::FragmentMultiplier<S, FMA_ORDER> multiply_fragments{acc};
   detail::Fragments<S> frag[2];
-  detail::AtomicSplitKScaling<S, SPLIT_ATOMIC> scaling{scales_c, C, ldc, M, N, m0, n0, beta, tid, ticket, counter};
+  detail::AtomicSplitKScaling<S, SPLIT_ATOMIC> scaling{scales_c, C, ldc, M, N, m0, n0, beta, bias, tid, ticket, counter};
   detail::MainLoop<S, detail::FragmentMultiplier<S, FMA_ORDER>, detail::AtomicSplitKScaling<S, SPLIT_ATOMIC>>
       main_loop{copy, load_fragments, multiply_fragments, scaling, frag, kt_begin, k_tiles};
   main_loop(detail::Flag<PATH != 0>{});
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(
           const float4 c = *reinterpret_cast<const float4*>(row + gn);
           r.x += beta * c.x, r.y += beta * c.y, r.z += beta * c.z, r.w += beta * c.w;
         }
-        if (bias != nullptr) {  // the host gives partial and atomic slices none (common/bias.cuh)
+        if (!atomic && bias != nullptr) {  // partial slices get none; atomic ones' first slice added it
           r.x += bias[gn], r.y += bias[gn + 1], r.z += bias[gn + 2], r.w += bias[gn + 3];
         }
         if (atomic) {
