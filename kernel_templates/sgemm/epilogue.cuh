@@ -19,8 +19,8 @@ namespace detail {
 // whole tile while the pipeline's first tiles are in flight (H100: 1 to 2% faster there than before
 // the first loads are issued; as fast as every slice scaling a share). beta 0 does not read C, which
 // may hold NaN. The bias (null: none) is added here and never by the slices' additions: a kernel
-// over C before the GEMM for it cost 64x1024x4096 half again (H200, 2026-11-30: 33.3 us, 21.2 with no
-// bias).
+// over C before the GEMM for it made 64x1024x4096 28% slower (H200, 2026-11-30, one config: 33.0 us
+// against 25.8 with no bias).
 template <int BM, int BN, int THREADS>
 __device__ __forceinline__ void scale_tile(float* C, int ldc, int M, int N, int m0, int n0, float beta,
                                            const float* bias) {
@@ -30,23 +30,32 @@ __device__ __forceinline__ void scale_tile(float* C, int ldc, int M, int N, int 
   const int r1 = min(M, m0 + BM);  // rows [r0, r1) of C
   const int cols = min(BN, N - n0);
   const bool vec = ldc % 4 == 0 && aligned_to(C, 16);
+  // When THREADS * 4 is a multiple of BN (so far, every config), a thread's 4 columns are the same in
+  // every row it scales: their bias is read once, before the loop. Read in the loop, each row's
+  // stores waited for its loads: the bias then cost 64x1024x4096 5.9 us more than none, not 0.6
+  // (H200, 2026-11-30).
+  constexpr bool kOneColumn = (THREADS * 4) % BN == 0;
+  float column_bias[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  if (kOneColumn) {
+    const int c = threadIdx.x * 4 % BN;
+    for (int j = 0; j < 4; ++j)
+      if (c + j < cols) column_bias[j] = c16::bias_at<false>(bias, n0 + c + j);
+  }
   for (int e = threadIdx.x * 4; e < (r1 - r0) * BN; e += THREADS * 4) {
     const int c = e % BN;
     float* p = C + static_cast<long long>(r0 + e / BN) * ldc + n0 + c;
+    float b[4];
+    for (int j = 0; j < 4; ++j)
+      b[j] = kOneColumn ? column_bias[j] : c + j < cols ? c16::bias_at<false>(bias, n0 + c + j) : 0.0f;
     if (vec && c + 4 <= cols) {
-      float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 v = make_float4(b[0], b[1], b[2], b[3]);
       if (beta != 0.0f) {
-        v = *reinterpret_cast<const float4*>(p);
-        v.x *= beta, v.y *= beta, v.z *= beta, v.w *= beta;
-      }
-      if (bias != nullptr) {
-        const float* b = bias + n0 + c;
-        v.x += b[0], v.y += b[1], v.z += b[2], v.w += b[3];
+        const float4 old = *reinterpret_cast<const float4*>(p);
+        v.x += beta * old.x, v.y += beta * old.y, v.z += beta * old.z, v.w += beta * old.w;
       }
       *reinterpret_cast<float4*>(p) = v;
     } else {
-      for (int j = 0; j < 4 && c + j < cols; ++j)
-        p[j] = (beta != 0.0f ? beta * p[j] : 0.0f) + c16::bias_at<false>(bias, n0 + c + j);
+      for (int j = 0; j < 4 && c + j < cols; ++j) p[j] = (beta != 0.0f ? beta * p[j] : 0.0f) + b[j];
     }
   }
 }
