@@ -1,8 +1,9 @@
 // A bias row added in the epilogue (a GEMM with a bias: C = alpha * A * B + beta * C + bias): one
 // value per column of C, of C's element type (FP32, or a 16-bit C's raw bits, widened exactly), the
 // same for every row and batch entry. Added once, where each element's final value is formed: the
-// host gives split-K's slices none (its reduction, or the kernel over C before atomic slices, adds
-// it). A null bias adds nothing. Needs common/sixteen_bit_c.cuh before it.
+// host gives split-K's slices none (its reduction adds it, or for atomic slices the kernel over C
+// before them or sgemm's first slice, as it scales the tile). A null bias adds nothing. Needs
+// common/sixteen_bit_c.cuh before it.
 
 namespace gemmtune {
 namespace c16 {
