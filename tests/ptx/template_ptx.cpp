@@ -6,7 +6,9 @@
 //
 // Output: DIR/<arch>/<config name>.ptx, one per distinct binary (swizzle and split-K count, which
 // the same binary serves, are set to 1 in the name); a config the architecture cannot run is
-// skipped with a line on stdout.
+// skipped with a line on stdout. The general path's binary (the wgmma family's whole-vector one), or
+// with --every-path each path's the runtime may load, the specialised ones named
+// <config name>.whole_vectors.ptx and .whole_tiles.ptx (what a call with aligned operands runs).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "core/atomic_file.hpp"
 #include "core/kernel_compiler.hpp"
 #include "core/kernel_config.hpp"
+#include "core/kernel_path.hpp"
 #include "core/results_file.hpp"
 
 namespace {
@@ -50,6 +53,23 @@ std::vector<KernelConfig> configs_of_results(const std::string& path) {
 
 int compute_capability(const std::string& arch) { return std::stoi(arch.substr(3)); }
 
+// The paths whose binaries are written: the one every call can run, and with every_path the
+// specialised ones the config has. The wgmma family has only the whole-vector binary (tensor maps
+// need aligned rows).
+std::vector<gemmtune::KernelPath> paths_of(const KernelConfig& c, bool every_path) {
+  using gemmtune::KernelPath;
+  if (c.family == gemmtune::KernelFamily::wgmma) return {KernelPath::whole_vectors};
+  std::vector<KernelPath> paths{KernelPath::general};
+  if (every_path && c.vector_width > 1) paths.push_back(KernelPath::whole_vectors);
+  if (every_path && gemmtune::has_whole_tiles_path(c)) paths.push_back(KernelPath::whole_tiles);
+  return paths;
+}
+
+const char* file_suffix(gemmtune::KernelPath path, const KernelConfig& c) {
+  if (path == gemmtune::KernelPath::general || c.family == gemmtune::KernelFamily::wgmma) return ".ptx";
+  return path == gemmtune::KernelPath::whole_vectors ? ".whole_vectors.ptx" : ".whole_tiles.ptx";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,6 +81,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_dir, "Output directory")->required();
   app.add_option("--arch", archs, "sm_XX, repeatable")->required();
   app.add_option("--jobs", jobs, "Parallel NVRTC compiles")->check(CLI::Range(1, 64));
+  bool every_path = false;
+  app.add_flag("--every-path", every_path, "Also the whole-vector and whole-tile binaries of each config");
   app.add_option("results", results, "Results files whose configs to compile");
   CLI11_PARSE(app, argc, argv);
 
@@ -75,6 +97,7 @@ int main(int argc, char** argv) {
     struct Job {
       KernelConfig config;
       std::string arch;
+      gemmtune::KernelPath path;
     };
     std::vector<Job> todo;
     for (const auto& arch : archs) {
@@ -85,7 +108,7 @@ int main(int argc, char** argv) {
                       gemmtune::min_compute_capability(c));
           continue;
         }
-        todo.push_back({c, arch});
+        for (const gemmtune::KernelPath path : paths_of(c, every_path)) todo.push_back({c, arch, path});
       }
     }
 
@@ -96,12 +119,10 @@ int main(int argc, char** argv) {
     auto work = [&] {
       for (std::size_t i; (i = next++) < todo.size();) {
         const Job& job = todo[i];
-        const auto file = std::filesystem::path(out_dir) / job.arch / (job.config.name() + ".ptx");
+        const auto file =
+            std::filesystem::path(out_dir) / job.arch / (job.config.name() + file_suffix(job.path, job.config));
         try {
-          // The wgmma family has only the whole-vector binary (tensor maps need aligned rows).
-          const auto path = job.config.family == gemmtune::KernelFamily::wgmma ? gemmtune::KernelPath::whole_vectors
-                                                                              : gemmtune::KernelPath::general;
-          std::ofstream(file, std::ios::binary) << compiler.ptx(job.config, job.arch, path);
+          std::ofstream(file, std::ios::binary) << compiler.ptx(job.config, job.arch, job.path);
         } catch (const std::exception& e) {
           const std::lock_guard<std::mutex> lock(print);
           std::fprintf(stderr, "%s %s: %s\n", job.arch.c_str(), job.config.name().c_str(), e.what());
@@ -112,7 +133,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> threads;
     for (int t = 0; t < jobs; ++t) threads.emplace_back(work);
     for (auto& t : threads) t.join();
-    std::printf("%zu configs, %zu compiles (config x arch), %d failed\n", configs.size(), todo.size(),
+    std::printf("%zu configs, %zu compiles (config x arch x path), %d failed\n", configs.size(), todo.size(),
                 failures.load());
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
