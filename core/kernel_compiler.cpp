@@ -29,12 +29,6 @@ std::string embedded_template() {
   return std::string(src);
 }
 
-// splitk_reduce's CTYPE, C's element: 0 FP32, 1 bf16, 2 fp16.
-int reduce_c_type(const KernelConfig& config) {
-  if (!config.c16) return 0;
-  return config.precision == Precision::bf16 ? 1 : 2;
-}
-
 std::string reduce_expression(int c_type) {
   return fmt::format("gemmtune::splitk_reduce<{},{}>", kReduceThreads, c_type);
 }
@@ -257,7 +251,7 @@ CompiledKernel KernelCompiler::compile(const KernelConfig& config, const std::st
 }
 
 void KernelCompiler::add_helpers(const KernelConfig& config, const std::string& arch, CompiledKernel& k) const {
-  if (needs_reduction(config)) k.reduce = reduce_kernel(arch, reduce_c_type(config));
+  if (needs_reduction(config)) k.reduce = reduce_kernel(arch, reduce_c_type(config.precision, config.c16));
   if (config.pretranspose) k.transpose = transpose_kernel(arch);
 }
 

@@ -67,6 +67,12 @@ struct NvrtcOutput {
 // Threads per block of the split-K reduction kernel.
 inline constexpr int kReduceThreads = 256;
 
+// The reduction kernel's C type (its CTYPE, reduce_kernel's c_type): 0 FP32, 1 bf16, 2 fp16.
+inline int reduce_c_type(Precision precision, bool c16) {
+  if (!c16) return 0;
+  return precision == Precision::bf16 ? 1 : 2;
+}
+
 // True when config's launches need the split-K reduction kernel beside the GEMM.
 inline bool needs_reduction(const KernelConfig& config) { return config.split_k > 1 && !is_skinny(config.family); }
 

@@ -283,8 +283,8 @@ Status Handle::Impl::run_without_kernel(DeviceKernels& kernels, const ResolvedSh
   GemmCall product = call;
   if (call.bias) {
     const GemmProblem& p = call.problem;
-    const int c_type = !p.c16 ? 0 : p.precision == Precision::bf16 ? 1 : 2;
-    if (const cudaError_t err = kernels.bias_pass(c_type).launch(kernel_arguments(call), stream); err != cudaSuccess) {
+    const LoadedBiasPass& pass = kernels.bias_pass(reduce_c_type(p.precision, p.c16));
+    if (const cudaError_t err = pass.launch(kernel_arguments(call), stream); err != cudaSuccess) {
       runtime_logger().error("{}: the bias before cuBLAS: {}", shape.problem.label(), cudaGetErrorString(err));
       return status_of_cuda_error(err);
     }
